@@ -4798,6 +4798,19 @@ SubString(s::String, i::Int, j::Int) = _substring(s, i, j)
 SubString(s::String, i::Int) = SubString(s, i, lastindex(s))
 SubString(s::String, r::UnitRange{Int}) = SubString(s, r.start, r.stop)
 SubString(s::String) = SubString(s, 1, lastindex(s))
+# Of a `SubString` (and so its slices): Julia's `BoundsError` names it (`checkbounds(s, i:j)`).
+function SubString(s::SubString, i::Int, j::Int)
+    if i <= j && !(1 <= i && j <= ncodeunits(s))
+        error("BoundsError: attempt to access $(summary(s)) at index [$i:$j]")
+    end
+    return _substring(s, i, j)
+end
+function getindex(s::SubString, i::Int)
+    if !(1 <= i <= ncodeunits(s))
+        error("BoundsError: attempt to access $(summary(s)) at index [$i]")
+    end
+    return Char(_char_at(s, i))
+end
 view(s::String, r::UnitRange{Int}) = SubString(s, r)
 maybeview(s::String, r::UnitRange{Int}) = view(s, r)
 # Julia's `convert(::Type{String}, s::AbstractString) = String(s)` and `convert(::Type{SubString{S}},
