@@ -93,7 +93,8 @@ impl ToNative {
                     self.value(arena, v, t, out)?;
                 }
             }
-            (Value::Exception(_), Type::Exception) | (Value::Str(_), Type::String) => {
+            (Value::Exception(_), Type::Exception)
+            | (Value::Str(_), Type::String | Type::SubString) => {
                 out.push(arena.hold(v.clone()) as u64)
             }
             (Value::NamedTuple(_, vs), Type::NamedTuple(fs)) if vs.len() == fs.len() => {
@@ -576,7 +577,7 @@ impl FromNative {
             Type::Any | Type::Param(_) | Type::Recur(..) => {
                 return Err(format!("internal error: JIT value of type {ty}"))
             }
-            Type::String | Type::Exception => {
+            Type::String | Type::SubString | Type::Exception => {
                 let p = next()? as *const Value;
                 if p.is_null() {
                     return Err(format!("internal error: JIT {ty} without a value"));

@@ -216,7 +216,7 @@ impl Layout {
             }
             // A string or a caught exception: the address of a value the runtime holds
             // (`Arena::hold`), which only the interpreter's primitives look into.
-            Type::String | Type::Exception => out.push(Slot::Ptr),
+            Type::String | Type::SubString | Type::Exception => out.push(Slot::Ptr),
             Type::Recur(..) => {
                 return Err(JitError::interpreted(format!(
                     "a `{ty}` whose shape depends on the data (a recursive struct, its fields \
@@ -273,7 +273,7 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
 /// elements of Julia's `Any`, `Real` or `Number` (numbers each of its own type, and their
 /// gradients, which compiled code would read as unset where a member has none).
 fn interpreted(t: &Type) -> bool {
-    matches!(t, Type::String | Type::Exception)
+    matches!(t, Type::String | Type::SubString | Type::Exception)
         || t.is_any_symbol()
         || matches!(t, Type::Union(_)) && !stored_by_reference(t)
         || matches!(t, Type::Union(u) if is_open(&u.name))

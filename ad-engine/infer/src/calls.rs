@@ -751,7 +751,7 @@ impl<'a> Cx<'a> {
         builtin: &str,
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
-        let ordered = |t: &Type| matches!(t, Type::Struct(_) | Type::Tuple(_) | Type::String);
+        let ordered = |t: &Type| matches!(t, Type::Struct(_) | Type::Tuple(_)) || t.is_string();
         let (fallback, args) = match (builtin, args) {
             ("max", [x, y]) if ordered(&x.ty) && ordered(&y.ty) => {
                 ("Base._isless_max", args.to_vec())
@@ -1118,6 +1118,7 @@ impl<'a> Cx<'a> {
             Type::Float64 => "Float64".into(),
             Type::Int64 => "Int64".into(),
             Type::String => "String".into(),
+            Type::SubString => "SubString{String}".into(),
             Type::Symbol(_) if t.is_any_symbol() => "Symbol".into(),
             Type::Struct(s) if s.kind == StructKind::User && s.params.is_empty() => s.name.clone(),
             Type::Bool

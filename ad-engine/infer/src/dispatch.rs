@@ -118,14 +118,14 @@ fn select_among(
         refuse_exception_dispatch(gf, &pats, args)?;
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
-            true => matches(p, t, b),
+            true => matches(p, t, b) || takes_substring(p, t),
             false => matches_as_julia(p, t, b, program),
         };
         if pats.iter().zip(args).all(|(p, t)| matching(p, t, &mut b)) {
             applicable.push((i, pats));
         }
     }
-    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| within(program, x, y));
+    let sub = |a: &[Pat], b: &[Pat]| a.iter().zip(b).all(|(x, y)| within(program, library, x, y));
     // Candidates at least as specific as every other applicable method; among equivalent
     // signatures the later definition replaces the earlier one, as in Julia.
     let best: Vec<usize> = applicable
@@ -163,15 +163,16 @@ fn select_among(
 
 /// Is the annotation `x` at least as specific as `y`? An array struct of the program, and the
 /// library's ranges (`AbstractRange` is their union), are more specific than an abstract array
-/// annotation.
-fn within(program: &Program, x: &Pat, y: &Pat) -> bool {
+/// annotation; in the library a `SubString` method is more specific than the `String` one that
+/// also takes it.
+fn within(program: &Program, library: bool, x: &Pat, y: &Pat) -> bool {
     match (x, y) {
         (
             Pat::Union(members),
             Pat::Array {
                 abstract_: true, ..
             },
-        ) if !members.is_empty() => members.iter().all(|m| within(program, m, y)),
+        ) if !members.is_empty() => members.iter().all(|m| within(program, library, m, y)),
         (
             Pat::Struct { name, .. },
             Pat::Array {
@@ -182,7 +183,19 @@ fn within(program: &Program, x: &Pat, y: &Pat) -> bool {
                 || crate::pattern::is_range_struct(name)
                 || subtype(x, y)
         }
+        (Pat::Leaf(Type::SubString), Pat::Leaf(Type::String)) => library,
         _ => subtype(x, y),
+    }
+}
+
+/// Does a library method's `String` annotation (alone or in a `Union`) take a `SubString`?
+/// The library's string functions are written for zy's strings, which hold a `SubString`'s
+/// text as a `String`'s, so they apply to both as Julia's `AbstractString` methods do.
+fn takes_substring(p: &Pat, t: &Type) -> bool {
+    match p {
+        Pat::Leaf(Type::String) => *t == Type::SubString,
+        Pat::Union(ps) => ps.iter().any(|p| takes_substring(p, t)),
+        _ => false,
     }
 }
 

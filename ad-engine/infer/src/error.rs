@@ -59,9 +59,6 @@ impl Fail {
                     "{name}: zy computes with Float64, Int64 and Bool only; write `Float64(x)` or `Int(x)` instead"
                 ))
             }
-            "SubString" => Fail::unsupported(
-                "`SubString` (Julia's view into a string; zy's strings are `String`s); write `s[i:j]` for a `String` of the same text",
-            ),
             "hash" | "objectid" => Fail::unsupported(format!(
                 "`{name}` (Julia's is a UInt64 that zy's numbers cannot hold, computed by a MurmurHash that changes between Julia versions); compare values with `==` or `isequal`, or use them as `Dict` keys"
             )),

@@ -191,7 +191,7 @@ fn iterated_by_methods(
     t: &Type,
     program: &Program,
 ) -> Option<(Vec<zy_ir::Name>, zy_ir::Name, bool)> {
-    if *t == Type::String {
+    if t.is_string() {
         let name: zy_ir::Name = "String".into();
         return method(program, &name, 2).map(|_| (Vec::new(), name, false));
     }
@@ -245,7 +245,7 @@ fn candidate(body: &Function, ty: &[Type], program: &Program) -> Option<Candidat
             };
             // A string's character `k` is read by `iterate` only in a loop counting `k` from 1
             // (not in the library's `_gen_elem` of an iterator around it).
-            if ty[x.index()] == Type::String && !counts_from_one(body, header, &args[1]) {
+            if ty[x.index()].is_string() && !counts_from_one(body, header, &args[1]) {
                 continue;
             }
             return Some(Candidate {

@@ -115,7 +115,7 @@ fn joins_nothing(t: &Type) -> bool {
     match t {
         Type::Tuple(ts) => !ts.is_empty(),
         Type::Struct(s) if &*s.name == "Base.UnitRange" => true,
-        t => t.is_number() || *t == Type::String || is_node(t),
+        t => t.is_number() || t.is_string() || is_node(t),
     }
 }
 

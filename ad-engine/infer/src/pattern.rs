@@ -37,7 +37,8 @@ pub(crate) enum Pat {
     Num(NumClass),
     /// A concrete leaf type: `Float64`, `Int64`, `Bool`, `Nothing`, `String`.
     Leaf(Type),
-    /// `AbstractString`: zy's only string type is `String`, less specific than it.
+    /// `AbstractString`: zy's string types are `String` and `SubString{String}`, each more
+    /// specific than it.
     AbstractString,
     /// `Array`/`Vector`/`Matrix` (`abstract_: false`) or their `Abstract` supertypes.
     Array {
@@ -193,6 +194,17 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "Bool" => no_params(Pat::Leaf(Type::Bool)),
         "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
         "String" => no_params(Pat::Leaf(Type::String)),
+        // `SubString{String}`, or `SubString` (zy's substrings are all of `String`s); the name
+        // is the prelude's constructor's where a program resolves it.
+        "SubString" | "Base.SubString" => match params.as_slice() {
+            [] => Ok(Pat::Leaf(Type::SubString)),
+            [TypeExpr::Named { name: s, params: p }] if &**s == "String" && p.is_empty() => {
+                Ok(Pat::Leaf(Type::SubString))
+            }
+            _ => Err(Fail::unsupported(format!(
+                "`{expr}`: zy's substrings are `SubString{{String}}`"
+            ))),
+        },
         "AbstractString" => no_params(Pat::AbstractString),
         "Function" => no_params(with_user_functions(program)),
         "NamedTuple" => no_params(Pat::NamedTuple),
@@ -602,7 +614,7 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         (Pat::Bounded(v, bound), _) => bind(v, t, b) && matches(bound, t, b),
         (Pat::Num(c), _) => in_class(*c, t),
         (Pat::Leaf(l), _) => l == t,
-        (Pat::AbstractString, _) => *t == Type::String,
+        (Pat::AbstractString, _) => t.is_string(),
         (
             Pat::Array {
                 abstract_,
@@ -955,7 +967,9 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::Num(x), Pat::Num(y)) => class_within(*x, *y),
         (Pat::Leaf(t), Pat::Num(c)) => in_class(*c, t),
         (Pat::Leaf(x), Pat::Leaf(y)) => x == y,
-        (Pat::Leaf(Type::String) | Pat::AbstractString, Pat::AbstractString) => true,
+        (Pat::Leaf(Type::String | Type::SubString) | Pat::AbstractString, Pat::AbstractString) => {
+            true
+        }
         (
             Pat::Array {
                 abstract_: aa,

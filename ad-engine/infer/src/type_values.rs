@@ -140,7 +140,8 @@ pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
     let reads_back = |t: &Type| -> bool {
         fn ok(t: &Type) -> bool {
             match t {
-                Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::String => true,
+                Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
+                Type::String | Type::SubString => true,
                 Type::Array(e, _) | Type::Adjoint(e) => ok(e),
                 Type::Tuple(ts) => ts.iter().all(ok),
                 // `findfirst`'s union: its type is `Nothing` or `Int64`, known only at run time.

@@ -95,6 +95,12 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
         (Some(Const::Bool(x)), Type::Int64) => return Ok(Val::lit(Const::Int(i64::from(*x)))),
         _ => {}
     }
+    // `convert(String, s)` of a `SubString` (a `Vector{String}`'s element, a `Dict`'s key) and
+    // `convert(SubString{String}, s)` of a `String`: the same text, held alike.
+    if v.ty.is_string() && to.is_string() {
+        let text = b.prim(Prim::StringOf, vec![v.arg], to.clone());
+        return Ok(Val::of(text, to.clone()));
+    }
     // A symbol known where it is compiled, stored where any symbol may be (`Vector{Symbol}`).
     if matches!(v.ty, Type::Symbol(_)) && to.is_any_symbol() {
         let f = Arg::Const(Const::Symbol("Symbol".into()));

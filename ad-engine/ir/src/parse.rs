@@ -855,6 +855,12 @@ impl<'a> Cursor<'a> {
             "Bool" => return Ok(Type::Bool),
             "Nothing" => return Ok(Type::Nothing),
             "String" => return Ok(Type::String),
+            "SubString" => {
+                self.expect("{")?;
+                self.expect("String")?;
+                self.expect("}")?;
+                return Ok(Type::SubString);
+            }
             "Exception" => return Ok(Type::Exception),
             "Symbol" if !self.rest().starts_with('{') => return Ok(Type::any_symbol()),
             "typeof" => {

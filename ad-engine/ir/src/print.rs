@@ -320,6 +320,7 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
         | Type::Function(_)
         | Type::Symbol(_)
         | Type::String
+        | Type::SubString
         | Type::Exception
         | Type::Param(_)
         | Type::Recur(..) => {}

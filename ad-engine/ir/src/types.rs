@@ -49,6 +49,10 @@ pub enum Type {
     /// `String`: a run-time string (literals, `string(x)`, `"x = $x"`, `a * b`). Carries no
     /// gradient; the JIT declines programs that hold one.
     String,
+    /// `SubString{String}`: a view of part of a `String` (`split`, `strip`, `SubString(s, i,
+    /// j)`, `view(s, r)`), held as its own text, as a `String` is: only its type differs
+    /// (`typeof`, `show` of its containers, dispatch). Carries no gradient.
+    SubString,
     /// The closure returned by `pullback(f, args...)`: calling it runs the pullback of this
     /// specialisation of `f`. Carries the callee type and the argument types.
     Pullback(Arc<[Type]>),
@@ -258,6 +262,11 @@ impl Type {
         matches!(self, Type::Symbol(n) if n.is_empty())
     }
 
+    /// Is this a string type: `String` or `SubString{String}`, which hold their text alike?
+    pub fn is_string(&self) -> bool {
+        matches!(self, Type::String | Type::SubString)
+    }
+
     /// Is this a number type (`Int64`, `Float64`, `Bool`)?
     pub fn is_number(&self) -> bool {
         matches!(self, Type::Float64 | Type::Int64 | Type::Bool)
@@ -411,6 +420,7 @@ pub fn tangent_type(t: &Type) -> Type {
         | Type::Function(_)
         | Type::Symbol(_)
         | Type::String
+        | Type::SubString
         | Type::Exception
         | Type::Pullback(_)
         | Type::Param(_) => Type::Nothing,
@@ -467,6 +477,7 @@ pub fn packed_size(t: &Type) -> u64 {
         | Type::Array(..)
         | Type::Adjoint(_)
         | Type::String
+        | Type::SubString
         | Type::Exception
         | Type::Pullback(_)
         | Type::Stack(_)
@@ -527,6 +538,7 @@ impl fmt::Display for Type {
             Type::Symbol(n) if f.alternate() && !n.is_empty() => write!(f, "Symbol{{:{n}}}"),
             Type::Symbol(_) => write!(f, "Symbol"),
             Type::String => write!(f, "String"),
+            Type::SubString => write!(f, "SubString{{String}}"),
             Type::Exception => write!(f, "Exception"),
             Type::Pullback(ts) => {
                 write!(f, "Pullback{{")?;

@@ -4706,7 +4706,7 @@ function _strip(f, s::String, left::Bool, right::Bool)
     while right && j >= i && f(cs[j])
         j -= 1
     end
-    return String(cs[i:j])
+    return SubString(String(cs[i:j]))
 end
 """
     titlecase(s)
@@ -4733,7 +4733,7 @@ the rest of `s`) when `limit > 0`, the empty ones left out unless `keepempty`.
 """
 function split(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true)
     pieces = _split(s, string(d))
-    out = String[]
+    out = SubString{String}[]
     k = 0
     while k < length(pieces) && (limit <= 0 || length(out) < limit - 1)
         k += 1
@@ -4744,7 +4744,7 @@ function split(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Boo
     if k < length(pieces)
         rest = join(pieces[k+1:end], string(d))
         if keepempty || !isempty(rest)
-            push!(out, rest)
+            push!(out, SubString(rest))
         end
     end
     return out
@@ -4756,17 +4756,17 @@ end
 """
 function rsplit(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true)
     t = string(d)
-    out = String[]
+    out = SubString{String}[]
     n = lastindex(s)
     j = _rsearch_index(s, t, n)
     k = j + lastindex(t) - 1
     while j > 0 && k > 0 && length(out) != limit - 1
-        (keepempty || k < n) && pushfirst!(out, s[nextind(s, k):n])
+        (keepempty || k < n) && pushfirst!(out, SubString(s, nextind(s, k), n))
         n = prevind(s, j)
         j = _rsearch_index(s, t, n)
         k = j + lastindex(t) - 1
     end
-    (keepempty || n > 0) && pushfirst!(out, s[1:n])
+    (keepempty || n > 0) && pushfirst!(out, SubString(s, 1, n))
     return out
 end
 lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
@@ -4791,10 +4791,44 @@ map(f, s::String) = _chars_string(map(f, collect(s)))
 _chars_string(v::Vector{Char}) = String(v)
 _chars_string(v) = throw(ArgumentError("map(f, s::AbstractString) requires f to return AbstractChar; try map(f, collect(s)) or a comprehension instead"))
 
-view(s::String, r) = error("unsupported: `view` of a string (Julia's `SubString`; zy's strings are `String`s); write `s[i:j]` for a `String` of the same text")
-# Slices by byte indices, as Julia's `String`s (`first(s, n)`, `chop` and `chomp` give Julia's
-# text; Julia's `chop` and `chomp` give a `SubString` of it, zy a `String`).
+"""
+    SubString(s, i, j = lastindex(s)), SubString(s, r), view(s, r)
+
+The text of `s` from byte index `i` to `j` (`r`) as a `SubString{String}`: Julia's view into
+`s`, zy's a string of that text (a string cannot be written, so nothing tells them apart but
+the type). Empty for `j < i`; Julia's `BoundsError` and `StringIndexError` as `s[i:j]`.
+Indices into a `SubString` count from its own start, as Julia's.
+"""
+SubString(s::String, i::Int, j::Int) = _substring(s, i, j)
+SubString(s::String, i::Int) = SubString(s, i, lastindex(s))
+SubString(s::String, r::UnitRange{Int}) = SubString(s, r.start, r.stop)
+SubString(s::String) = SubString(s, 1, lastindex(s))
+# Of a `SubString` (and so its slices): Julia's `BoundsError` names it (`checkbounds(s, i:j)`).
+function SubString(s::SubString, i::Int, j::Int)
+    if i <= j && !(1 <= i && j <= ncodeunits(s))
+        error("BoundsError: attempt to access $(summary(s)) at index [$i:$j]")
+    end
+    return _substring(s, i, j)
+end
+function getindex(s::SubString, i::Int)
+    if !(1 <= i <= ncodeunits(s))
+        error("BoundsError: attempt to access $(summary(s)) at index [$i]")
+    end
+    return Char(_char_at(s, i))
+end
+view(s::String, r::UnitRange{Int}) = SubString(s, r)
+maybeview(s::String, r::UnitRange{Int}) = view(s, r)
+# Julia's `convert(::Type{String}, s::AbstractString) = String(s)` and `convert(::Type{SubString{S}},
+# s::AbstractString) = SubString(convert(S, s))`: what a `Dict{String}` or a `Vector{String}`
+# stores of a `SubString`, and a `Vector{SubString{String}}` of a `String`.
+convert(T, s::String) = s isa T ? s : T <: AbstractString ? _convert_string(T, s) : _no_convert(T, s)
+_convert_string(::Type{String}, s) = String(s)
+_convert_string(T, s) = SubString(String(s))
+# Slices by byte indices: of a `String` a `String`, of a `SubString` a `SubString` (Julia's
+# `getindex(s::AbstractString, r)`); so `first(s, n)` and `last(s, n)` keep the type.
 getindex(s::String, r::UnitRange{Int}) = _str_slice(s, r.start, r.stop)
+getindex(s::SubString, r::UnitRange{Int}) = SubString(s, r)
+summary(s::SubString) = string(ncodeunits(s), "-codeunit SubString{String}")
 """
     nextind(s, i, n), prevind(s, i, n)
 
@@ -4840,16 +4874,16 @@ last(s::String, n::Int) = s[max(1, prevind(s, ncodeunits(s) + 1, n)):ncodeunits(
 `s` without its first `head` and last `tail` characters.
 """
 function chop(s::String; head::Int = 0, tail::Int = 1)
-    isempty(s) && return s
-    return _str_slice(s, nextind(s, 1, head), prevind(s, lastindex(s), tail))
+    isempty(s) && return SubString(s)
+    return SubString(s, nextind(s, 1, head), prevind(s, lastindex(s), tail))
 end
 """
     chomp(s)
 
 `s` without one trailing newline (`"\n"` or `"\r\n"`).
 """
-chomp(s::String) = endswith(s, "\r\n") ? s[1:ncodeunits(s) - 2] :
-                   endswith(s, "\n") ? s[1:ncodeunits(s) - 1] : s
+chomp(s::String) = endswith(s, "\r\n") ? SubString(s, 1, ncodeunits(s) - 2) :
+                   endswith(s, "\n") ? SubString(s, 1, ncodeunits(s) - 1) : SubString(s)
 
 # ---- Ranges of Float64s ----------------------------------------------------------------------
 
@@ -4975,6 +5009,61 @@ broadcast(f, r::StepRangeLen) = broadcast(f, collect(r))
 broadcast(f, r::StepRangeLen, y) = broadcast(f, collect(r), y)
 broadcast(f, x, r::StepRangeLen) = broadcast(f, x, collect(r))
 map(f, r::StepRangeLen) = map(f, collect(r))
+
+# ---- Ranges of rationals (Julia's range.jl) ---------------------------------------------------
+
+# Julia promotes the ends of `a:b` (`(:)(a::Real, b::Real) = (:)(promote(a, b)...)`) and of
+# `a:s:b` to one type: with a rational among them and no Float64, `Rational{Int64}`. `a:b` is
+# then a `UnitRange{Rational{Int64}}` ending at the last element reached from `a` in steps of
+# 1 (`unitrange_last`: `1//2:2` is `1//2:3//2`, an empty one ends at `a - 1`), and `a:s:b` a
+# `StepRange{Rational{Int64}, Rational{Int64}}` ending at the last element the steps reach
+# (`steprange_last`: an empty one ends at `a - s`).
+(:)(start::Rational{Int}, stop::Rational{Int}) =
+    UnitRange(start, stop >= start ? start + floor(stop - start) : start - 1)
+(:)(start::Int, stop::Rational{Int}) = Rational(start):stop
+(:)(start::Rational{Int}, stop::Int) = start:Rational(stop)
+# (Each method names `Rational{Int}` outside a `Union`: a program without rationals has none.)
+(:)(start::Rational{Int}, step::Union{Int, Rational{Int}}, stop::Union{Int, Rational{Int}}) =
+    _rational_range(start, Rational(step), Rational(stop))
+(:)(start::Int, step::Rational{Int}, stop::Union{Int, Rational{Int}}) =
+    _rational_range(Rational(start), step, Rational(stop))
+(:)(start::Int, step::Int, stop::Rational{Int}) =
+    _rational_range(Rational(start), Rational(step), stop)
+function _rational_range(a::Rational{Int}, s::Rational{Int}, b::Rational{Int})
+    s == 0 && throw(ArgumentError("step cannot be zero"))
+    if b == a
+        last = b
+    elseif (s > 0) != (b > a)
+        last = a - s
+    else
+        last = a + s * trunc((b - a) / s)
+    end
+    return StepRange(a, s, last)
+end
+
+length(r::UnitRange{Rational{Int}}) = Int(r.stop - r.start) + 1
+length(r::StepRange{Rational{Int}, Rational{Int}}) = Int((r.stop - r.start) / r.step) + 1
+first(r::UnitRange{Rational{Int}}) = r.start
+first(r::StepRange{Rational{Int}, Rational{Int}}) = r.start
+last(r::UnitRange{Rational{Int}}) = r.stop
+last(r::StepRange{Rational{Int}, Rational{Int}}) = r.stop
+step(r::UnitRange{Rational{Int}}) = 1 // 1
+step(r::StepRange{Rational{Int}, Rational{Int}}) = r.step
+size(r::UnitRange{Rational{Int}}) = (length(r),)
+size(r::StepRange{Rational{Int}, Rational{Int}}) = (length(r),)
+getindex(r::UnitRange{Rational{Int}}, i::Int) = _rational_range_at(r, i)
+getindex(r::StepRange{Rational{Int}, Rational{Int}}, i::Int) = _rational_range_at(r, i)
+function _rational_range_at(r, i::Int)
+    if !(1 <= i <= length(r))
+        throw(BoundsError(r, i))
+    end
+    return r.start + (i - 1) * step(r)
+end
+collect(r::UnitRange{Rational{Int}}) = [r[i] for i in 1:length(r)]
+collect(r::StepRange{Rational{Int}, Rational{Int}}) = [r[i] for i in 1:length(r)]
+# A `for` loop over `a:b` or `a:s:b` with a rational among them counts through its elements.
+_loop_length(r::StepRange{Rational{Int}, Rational{Int}}) = length(r)
+_loop_elem(r::StepRange{Rational{Int}, Rational{Int}}, k::Int) = r[k + 1]
 
 # ---- Polynomials and rounding to digits ------------------------------------------------------
 
@@ -5655,6 +5744,31 @@ _has_row(x::Union{Adjoint, Transpose, AdjointMatrix, TransposeMatrix}, xs...) = 
 _has_row(x, xs...) = _has_row(xs...)
 _reduce_cat_rows(::Val{true}, cat, xs...) = cat(xs...)
 _reduce_cat_rows(::Val{false}, cat, xs...) = reduce(cat, [xs...])
+# `reduce(vcat, [x' for x in xs])`, `reduce(vcat, transpose.(xs))` and `vcat(adjoint.(xs)...)`
+# (lowered so): Julia's `reduce(vcat, rows)`, the matrix whose `i`th row is `f(xs[i])`, made
+# without the vector of rows; rows of different lengths are Julia's `DimensionMismatch`, which
+# shows their widths as a vector (`_typed_vcat` maps the vector of rows) or, for
+# `vcat(rows...)` (`splatted`), a tuple.
+function _stack_rows(f, xs, splatted::Bool)
+    items = collect(xs)
+    n = length(items)
+    n == 0 && error("unsupported: stacking no rows (`reduce(vcat, ...)` of an empty vector of rows)")
+    first_row = f(items[1])
+    m = length(first_row)
+    A = _matrix([first_row[1]], n, m)
+    for i in 1:n
+        row = i == 1 ? first_row : f(items[i])
+        if length(row) != m
+            widths = join([length(f(x)) for x in items], ", ")
+            shown = splatted ? "($widths)" : "[$widths]"
+            throw(DimensionMismatch("number of columns of each array must match (got $shown)"))
+        end
+        for j in 1:m
+            A[i, j] = row[j]
+        end
+    end
+    return A
+end
 
 # `hcat(eachcol(A)...)`, `vcat(eachrow(A)...)`: Julia splats the views, then concatenates
 # them; zy concatenates copies of them one by one (no vector of views is made). `hcat()` of no

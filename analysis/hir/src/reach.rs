@@ -42,6 +42,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.CartesianIndex"],
         hooks: &[],
     },
+    // `SubString` names a type in an annotation, `isa` or a typed literal (inference's
+    // `pattern`), resolved to the prelude's constructors: code naming it reaches them.
+    Hooks {
+        triggers: &["Base.SubString"],
+        hooks: &[],
+    },
     // `Val(x)` is made by inference (`type_params`) of the struct that code naming `Val`
     // reaches.
     Hooks {
@@ -52,6 +58,11 @@ pub const HOOKS: &[Hooks] = &[
     // item then names: a trigger of nothing more.
     Hooks {
         triggers: &["Base._reduce_cat"],
+        hooks: &[],
+    },
+    // So is `Base._stack_rows` of `reduce(vcat, [x' for x in xs])` and the like.
+    Hooks {
+        triggers: &["Base._stack_rows"],
         hooks: &[],
     },
     // `!x` of a Bool known from the types (`l !== nothing`) is known (inference's `body`): only

@@ -580,6 +580,15 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         if let Some(made) = self.exception_value(callee, args, r) {
             return made;
         }
+        if let (ExprKind::Ident(cat), [arg]) = (&callee.kind, args) {
+            if let ExprKind::Splat(list) = &arg.kind {
+                if cat == "vcat" && !self.is_local(callee) {
+                    if let Some(rows) = self.rows_of(list, true, r) {
+                        return rows;
+                    }
+                }
+            }
+        }
         if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
             return self.splat_call(callee, args, r);
         }
@@ -620,21 +629,80 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         let (ExprKind::Ident(reduce), [op, list]) = (&callee.kind, args) else {
             return None;
         };
-        let (ExprKind::Ident(cat), ExprKind::Vect(items)) = (&op.kind, &list.kind) else {
+        let ExprKind::Ident(cat) = &op.kind else {
             return None;
         };
         if reduce != "reduce"
             || !matches!(cat.as_str(), "vcat" | "hcat")
             || self.is_local(callee)
             || self.is_local(op)
-            || items.is_empty()
-            || has_splat(items)
         {
+            return None;
+        }
+        if cat == "vcat" {
+            if let Some(rows) = self.rows_of(list, false, r) {
+                return Some(rows);
+            }
+        }
+        let ExprKind::Vect(items) = &list.kind else {
+            return None;
+        };
+        if items.is_empty() || has_splat(items) {
             return None;
         }
         let mut operands = vec![Const::Func(cat.as_str().into()).into()];
         operands.extend(self.all(items));
         Some(self.call("Base._reduce_cat", operands, r))
+    }
+
+    /// `[f(x) for x in xs]` whose body is a row (`x'`, `transpose(x)`), or `adjoint.(xs)`,
+    /// `transpose.(xs)`, as the rows `reduce(vcat, ...)` or `vcat(...)` stacks: the prelude's
+    /// `_stack_rows(f, xs, splatted)`, the matrix whose rows they are (Julia's
+    /// `reduce(vcat, rows)`, or `vcat(rows...)` when `splatted`), so that the vector of rows,
+    /// which a zy array cannot hold, is never built.
+    fn rows_of(&mut self, list: &Expr, splatted: bool, r: TextRange) -> Option<Operand> {
+        let (f, xs) = match &list.kind {
+            ExprKind::Call { callee, args, .. } if is_ident(callee, "Base.collect") => {
+                let [g] = args.as_slice() else {
+                    return None;
+                };
+                let ExprKind::Call { callee, args, .. } = &g.kind else {
+                    return None;
+                };
+                let [f, xs] = args.as_slice() else {
+                    return None;
+                };
+                let ExprKind::Function(def) = &f.kind else {
+                    return None;
+                };
+                let row = match def.body.last().map(|e| &e.kind) {
+                    Some(ExprKind::Unary {
+                        op: UnOp::Adjoint, ..
+                    }) => true,
+                    Some(ExprKind::Call { callee, args, .. }) => {
+                        is_ident(callee, "transpose") && args.len() == 1 && !self.is_local(callee)
+                    }
+                    _ => false,
+                };
+                if !is_ident(callee, "Base.Generator") || !row {
+                    return None;
+                }
+                (f, xs)
+            }
+            ExprKind::DotCall { callee, args } => {
+                let [xs] = args.as_slice() else {
+                    return None;
+                };
+                let row = is_ident(callee, "adjoint") || is_ident(callee, "transpose");
+                if !row || self.is_local(callee) || matches!(xs.kind, ExprKind::Splat(_)) {
+                    return None;
+                }
+                (&**callee, xs)
+            }
+            _ => return None,
+        };
+        let operands = vec![self.expr(f), self.expr(xs), Const::Bool(splatted).into()];
+        Some(self.call("Base._stack_rows", operands, r))
     }
 
     /// Is `callee` Base's `+` or `*` (not a local of that name)?
@@ -1030,6 +1098,11 @@ const NOT_VALUES: &[&str] = &[
 ];
 
 /// Does a tuple or vector literal splat one of its items (`(xs..., y)`)?
+/// Is `e` the name `name`?
+fn is_ident(e: &Expr, name: &str) -> bool {
+    matches!(&e.kind, ExprKind::Ident(n) if n == name)
+}
+
 fn has_splat(items: &[Expr]) -> bool {
     items.iter().any(|e| matches!(e.kind, ExprKind::Splat(_)))
 }

@@ -991,7 +991,7 @@ fn moves_slots(p: Prim) -> bool {
 /// Does a value of type `t` hold a string (itself, or in a field or an element)?
 fn holds_string(t: &Type) -> bool {
     match t {
-        Type::String => true,
+        Type::String | Type::SubString => true,
         Type::Tuple(ts) => ts.iter().any(holds_string),
         Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_string(t)),
         Type::Struct(s) => s.fields.iter().any(|(_, t)| holds_string(t)),

@@ -189,7 +189,9 @@ pub(crate) fn broadcast_prim(
             }
             // A boxed scalar (`Ref(v)`, `(v,)`), or a symbol or string (scalars to Julia's
             // `broadcastable`: `getfield.(v, :a)`) with an array: the synthesised broadcast.
-            Type::Ref(_) | Type::Tuple(_) | Type::Symbol(_) | Type::String => return Ok(None),
+            Type::Ref(_) | Type::Tuple(_) | Type::Symbol(_) | Type::String | Type::SubString => {
+                return Ok(None)
+            }
             t => return Err(Fail::unsupported(format!("broadcasting over {t}"))),
         }
     }

@@ -732,7 +732,7 @@ pub(crate) fn nested_elements(t: &Type) -> Option<String> {
 /// and tuples and named tuples of such.
 pub(crate) fn is_element_type(t: &Type) -> bool {
     match t {
-        _ if t.is_number() || *t == Type::Bottom || *t == Type::String => true,
+        _ if t.is_number() || *t == Type::Bottom || t.is_string() => true,
         _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
         // Complex and rational numbers, characters, pairs and unit ranges are the library's

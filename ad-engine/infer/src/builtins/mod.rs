@@ -528,7 +528,7 @@ pub(crate) fn call(
     // index), `length(x)` of anything else (a tuple's a constant).
     if name == "_end_index" {
         let last = match args {
-            [x] if x.ty == Type::String => "Base.lastindex",
+            [x] if x.ty.is_string() => "Base.lastindex",
             _ => "Base.length",
         };
         return Some(cx.call_named(b, &last.into(), args));

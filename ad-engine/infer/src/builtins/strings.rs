@@ -10,7 +10,7 @@ use crate::plan::{Arg, PlanBuilder};
 use crate::value::Val;
 
 fn is_str(v: &Val) -> bool {
-    v.ty == Type::String
+    v.ty.is_string()
 }
 
 /// The builtins of strings (beside `==`, `*`, `length` and the others they share).
@@ -45,6 +45,7 @@ pub(crate) const NAMES: &[&str] = &[
     "_str_ind",
     "_str_codes",
     "_str_slice",
+    "_substring",
     "_str_find",
     "_str_indices",
 ];
@@ -139,7 +140,12 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             let s = Val::of(b.prim(Prim::StringOf, all, Type::String), Type::String);
             string_fn(b, "Symbol", &[s], Type::any_symbol())
         }
-        ("String", [s]) if is_str(s) => s.clone(),
+        // A `SubString`'s text as a `String` (both hold their text alike).
+        ("String", [s]) if s.ty == Type::String => s.clone(),
+        ("String", [s]) if is_str(s) => match crate::value::convert(b, s.clone(), &Type::String) {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        },
         ("String", _) => {
             return Some(Err(Fail::unsupported(
                 "`String(...)` of anything but a string; write `string(x)` instead",
@@ -183,14 +189,15 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         ("length", [_]) if all_str => string_fn(b, "length", args, Type::Int64),
         // `split(s)` at whitespace, `split(s, delim)` at each `delim`: Julia's
-        // `Vector{SubString{String}}`, zy's `Vector{String}` of the same texts (`_split` of
-        // the prelude's `split` with keywords).
+        // `Vector{SubString{String}}` (`_split` of the prelude's `split` with keywords).
         ("split" | "_split", [_] | [_, _]) if all_str => {
-            let ty = Type::Array(std::sync::Arc::new(Type::String), 1);
+            let ty = Type::Array(std::sync::Arc::new(Type::SubString), 1);
             string_fn(b, "split", args, ty)
         }
-        ("uppercase" | "lowercase" | "strip" | "lstrip" | "rstrip", [_]) if all_str => {
-            string_fn(b, name, args, Type::String)
+        ("uppercase" | "lowercase", [_]) if all_str => string_fn(b, name, args, Type::String),
+        // Julia's `strip` is a view of the text kept (base/strings/util.jl).
+        ("strip" | "lstrip" | "rstrip", [_]) if all_str => {
+            string_fn(b, name, args, Type::SubString)
         }
         ("ncodeunits", [_]) if all_str => string_fn(b, name, args, Type::Int64),
         // `lpad(x, n, p = " ")`: `x` and `p` as `string` prints them.
@@ -226,6 +233,11 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         // `s[i:j]` by byte indices.
         ("_str_slice", [s, i, j]) if is_str(s) && i.ty == Type::Int64 && j.ty == Type::Int64 => {
             string_fn(b, name, args, Type::String)
+        }
+        // `SubString(s, i, j)`: the same text as `s[i:j]`, with the same `BoundsError` and
+        // `StringIndexError`, as Julia's `SubString` constructor checks them.
+        ("_substring", [s, i, j]) if is_str(s) && i.ty == Type::Int64 && j.ty == Type::Int64 => {
+            string_fn(b, "_str_slice", args, Type::SubString)
         }
         // Where `t` starts in `s` from byte index `i` on (or back from it), 0 if nowhere.
         ("_str_find", [s, t, i, forward])
@@ -291,7 +303,7 @@ fn as_string(b: &mut PlanBuilder, x: &Val) -> Val {
 fn printable(t: &Type) -> bool {
     match t {
         Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::String => true,
-        Type::Symbol(_) | Type::Exception => true,
+        Type::SubString | Type::Symbol(_) | Type::Exception => true,
         // A type or function value: its name.
         Type::Function(_) => true,
         Type::Tuple(ts) => ts.iter().all(printable),

@@ -81,9 +81,9 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         return Err(method_error(f, operands));
     };
     Ok(match (&**f, strs.as_slice()) {
-        ("split", [s]) => strings(s.split_whitespace()),
-        ("split", [s, d]) if d.is_empty() => strings(s.split_terminator("").skip(1)),
-        ("split", [s, d]) => strings(s.split(&**d)),
+        ("split", [s]) => substrings(s.split_whitespace()),
+        ("split", [s, d]) if d.is_empty() => substrings(s.split_terminator("").skip(1)),
+        ("split", [s, d]) => substrings(s.split(&**d)),
         ("length", [s]) => Value::Int(s.chars().count() as i64),
         ("ncodeunits", [s]) => Value::Int(s.len() as i64),
         ("strip", [s]) => Value::Str(s.trim_matches(is_space).into()),
@@ -176,11 +176,11 @@ fn replace(s: &str, pairs: &[std::sync::Arc<str>]) -> String {
     out
 }
 
-/// A `Vector{String}` of `parts`.
-fn strings<'a>(parts: impl Iterator<Item = &'a str>) -> Value {
+/// A `Vector{SubString{String}}` of `parts` (each held as its text, as every string is).
+fn substrings<'a>(parts: impl Iterator<Item = &'a str>) -> Value {
     let items: Vec<Value> = parts.map(|p| Value::Str(p.into())).collect();
     let objects = Objects {
-        elem: zy_ir::Type::String,
+        elem: zy_ir::Type::SubString,
         items,
     };
     Array::new(Shape::Vector(objects.items.len()), ArrayData::Obj(objects)).into_value()
