@@ -184,28 +184,69 @@ pub(crate) fn check(
     file: SourceFile,
     limits: &EvalLimits,
 ) -> (Vec<Diagnostic>, Vec<u32>) {
+    let ran = run_tests(db, file, None, limits);
+    (ran.findings, ran.taken)
+}
+
+/// What running tests of a file gave.
+#[derive(Default)]
+pub(crate) struct Ran {
+    /// Failures, errors, and notes on the tests zy cannot run.
+    pub(crate) findings: Vec<Diagnostic>,
+    /// How many tests passed (a test in a loop once per iteration, as Julia counts them).
+    pub(crate) passed: usize,
+    /// The top-level statements whose tests ran (by start offset).
+    pub(crate) taken: Vec<u32>,
+}
+
+/// Run the tests of `file`, or only those inside `within`.
+pub(crate) fn run_tests(
+    db: &RootDatabase,
+    file: SourceFile,
+    within: Option<TextRange>,
+    limits: &EvalLimits,
+) -> Ran {
+    let mut ran = Ran::default();
     if crate::eval::load_error(db, file).is_some() {
-        return (Vec::new(), Vec::new()); // reported by `diagnostics`
+        return ran; // reported by `diagnostics`
     }
-    let text = file.text(db);
-    let found = find(text);
-    let mut out = Vec::new();
-    for (range, reason) in found.skipped {
-        out.push(finding(db, file, range, TEST_NOT_RUN, reason, Vec::new()));
+    let inside = |r: TextRange| within.is_none_or(|w| w.start <= r.start && r.end <= w.end);
+    let found = find(file.text(db));
+    for (range, reason) in found.skipped.into_iter().filter(|(r, _)| inside(*r)) {
+        let note = finding(db, file, range, TEST_NOT_RUN, reason, Vec::new());
+        ran.findings.push(note);
     }
-    for mut case in found.cases {
+    for mut case in found.cases.into_iter().filter(|c| inside(c.range)) {
         match case.looped {
-            None => {
-                if let Outcome::Finding(code, message, related) =
-                    settle(db, file, &mut case, None, limits)
-                {
-                    out.push(finding(db, file, case.range, code, message, related));
+            None => match settle(db, file, &mut case, None, limits) {
+                Outcome::Finding(code, message, related) => {
+                    let f = finding(db, file, case.range, code, message, related);
+                    ran.findings.push(f);
                 }
-            }
-            Some(_) => run_iterations(db, file, &mut case, limits, &mut out),
+                Outcome::Passed => ran.passed += 1,
+                Outcome::Done => {}
+            },
+            Some(_) => run_iterations(db, file, &mut case, limits, &mut ran),
         }
     }
-    (out, found.taken)
+    ran.taken = found.taken;
+    ran
+}
+
+/// The `@testset`s of the file with `text` (nested ones too), by their macro calls' ranges.
+pub(crate) fn testsets(text: &str) -> Vec<TextRange> {
+    fn walk(text: &str, node: &SyntaxNode, out: &mut Vec<TextRange>) {
+        if test_macro(text, node) == Some(TestMacro::Testset) {
+            out.push(node.range);
+        }
+        for c in &node.children {
+            walk(text, c, out);
+        }
+    }
+    let parse = zy_syntax::tree::parse(text, None);
+    let mut out = Vec::new();
+    walk(text, &parse.root, &mut out);
+    out
 }
 
 /// Run a test in a loop once per time control reaches it, up to [`MAX_ITERATIONS`]: a
@@ -216,22 +257,24 @@ fn run_iterations(
     file: SourceFile,
     case: &mut Case,
     limits: &EvalLimits,
-    out: &mut Vec<Diagnostic>,
+    ran: &mut Ran,
 ) {
     for k in 1..=MAX_ITERATIONS {
         match settle(db, file, case, Some(k), limits) {
-            Outcome::Passed => {}
+            Outcome::Passed => ran.passed += 1,
             Outcome::Done => return,
             Outcome::Finding(TEST_FAILED, message, related) => {
                 let message = match name(db, file, case, k, limits) {
                     Some(name) => format!("{name}: {message}"),
                     None => message,
                 };
-                out.push(finding(db, file, case.range, TEST_FAILED, message, related));
+                ran.findings
+                    .push(finding(db, file, case.range, TEST_FAILED, message, related));
             }
             // zy's limit: the same in every iteration.
             Outcome::Finding(code, message, related) => {
-                out.push(finding(db, file, case.range, code, message, related));
+                ran.findings
+                    .push(finding(db, file, case.range, code, message, related));
                 return;
             }
         }
@@ -240,7 +283,7 @@ fn run_iterations(
         let message = format!(
             "zy ran this test in the first {MAX_ITERATIONS} iterations of its loop, not the later ones"
         );
-        out.push(finding(
+        ran.findings.push(finding(
             db,
             file,
             case.range,
