@@ -205,10 +205,10 @@ fn a_passing_test_is_silent_and_its_negation_fails() {
 fn tests_with_closures_and_in_loops_run_and_their_negations_fail() {
     // Each test beside its negation: exactly the negations fail, once per iteration of a
     // loop (named as Julia names a `@testset for` iteration); a running sum sees the earlier
-    // iterations' changes (1, 3, 6).
+    // iterations' changes (1, 3, 6); a `@testset let` runs its `let`.
     let dir = dir_with(&[(
         "t.jl",
-        "using Test\nsq(x) = x^2\n@test gradient(x -> sq(x), 3.0)[1] == 6.0\n@test gradient(x -> sq(x), 3.0)[1] != 6.0\n@test sum([sq(i) for i in 1:3]) == 14\n@test sum([sq(i) for i in 1:3]) != 14\n@testset \"n = $n\" for n in 1:2\n    @test sq(n) == n * n\n    @test sq(n) != n * n\nend\n@testset \"sum\" begin\n    s = 0\n    for i in 1:3\n        s += i\n        @test s == i * (i + 1) ÷ 2\n        @test s != i * (i + 1) ÷ 2\n    end\nend\n",
+        "using Test\nsq(x) = x^2\n@test gradient(x -> sq(x), 3.0)[1] == 6.0\n@test gradient(x -> sq(x), 3.0)[1] != 6.0\n@test sum([sq(i) for i in 1:3]) == 14\n@test sum([sq(i) for i in 1:3]) != 14\n@testset \"n = $n\" for n in 1:2\n    @test sq(n) == n * n\n    @test sq(n) != n * n\nend\n@testset \"sum\" begin\n    s = 0\n    for i in 1:3\n        s += i\n        @test s == i * (i + 1) ÷ 2\n        @test s != i * (i + 1) ÷ 2\n    end\nend\n@testset let x = 3.0\n    @test sq(x) == 9.0\n    @test sq(x) != 9.0\nend\n",
     )]);
     let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
     assert_eq!((status, err.as_str()), (1, ""));
@@ -220,6 +220,7 @@ fn tests_with_closures_and_in_loops_run_and_their_negations_fail() {
         t.jl:16:9 error test-failed Test Failed: Expression: s != i * (i + 1) ÷ 2, Evaluated: 1 != 1
         t.jl:16:9 error test-failed Test Failed: Expression: s != i * (i + 1) ÷ 2, Evaluated: 3 != 3
         t.jl:16:9 error test-failed Test Failed: Expression: s != i * (i + 1) ÷ 2, Evaluated: 6 != 6
+        t.jl:21:5 error test-failed Test Failed: Expression: sq(x) != 9.0, Evaluated: 9.0 != 9.0
     "#]]
     .assert_eq(&messages(&json(&out)));
 }

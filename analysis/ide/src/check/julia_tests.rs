@@ -631,7 +631,8 @@ impl Scope<'_> {
         String::from_utf8(bytes).unwrap_or_default()
     }
 
-    /// `@testset ["name"] begin ... end`, or `@testset ["name $i"] for ... end`.
+    /// `@testset ["name"] begin ... end`, `@testset ["name $i"] for ... end`, or `@testset
+    /// let ... end`.
     fn testset(mut self, node: &SyntaxNode, found: &mut Found) {
         match node.children.last() {
             Some(block) if block.kind == Kind::Block => {
@@ -655,8 +656,20 @@ impl Scope<'_> {
                 };
                 self.for_loop(node, f, desc, found);
             }
+            // `@testset let x = 1 ... end`: the `let` runs as written.
+            Some(l) if l.kind == Kind::Let => {
+                let Some(block) = l.children.last().filter(|b| b.kind == Kind::Block) else {
+                    not_run(self.text, node, "zy cannot read this `let`", found);
+                    return;
+                };
+                self.blanks
+                    .push((TextRange::new(node.range.start, l.range.start), ""));
+                self.depth += 1;
+                self.desc = None;
+                self.body(block, found);
+            }
             _ => {
-                let reason = "zy runs the tests of a `@testset` written with `begin ... end` or `for`, not of this form";
+                let reason = "zy runs the tests of a `@testset` written with `begin ... end`, `for` or `let`, not of this form";
                 not_run(self.text, node, reason, found);
             }
         }
