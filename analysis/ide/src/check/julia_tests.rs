@@ -1,6 +1,6 @@
 //! The file's own Julia tests, run by `check`: `@test`, `@test_throws`, `@test_broken` and
-//! `@test_skip` at top level and in `@testset ... begin ... end` blocks (nested), as Julia's
-//! `Test` runs them. A test inside a testset sees the statements before it in its testsets
+//! `@test_skip` at top level and in `@testset ... begin ... end` blocks (nested, and `@testset
+//! let`), as Julia's `Test` runs them. A test inside a testset sees the statements before it in its testsets
 //! (`m = Linear(2.0, 1.0)`), evaluated afresh for each test; an earlier test's expression is
 //! kept among them only where it calls a function named with `!` (it may change what later
 //! tests read), and left out again where it throws (Julia's `Test` catches that error).
@@ -113,6 +113,7 @@ impl Case {
     /// Leave out the kept expression `r` of an earlier test (it threw), here and in the
     /// operands' texts: spaces in its place, so that positions stay.
     fn drop_kept(&mut self, r: TextRange) {
+        self.kept.retain(|&k| k != r);
         let Some(start) = self.place.text_offset(r.start) else {
             return;
         };
@@ -135,7 +136,6 @@ impl Case {
             l.desc.iter_mut().for_each(|d| blank(d));
             blank(&mut l.reached);
         }
-        self.kept.retain(|&k| k != r);
     }
 
     /// `text` (one of the case's) for the `k`-th time the test is reached, in a loop.
