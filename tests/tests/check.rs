@@ -117,6 +117,7 @@ fn lint_fixtures_find_exactly_their_lint() {
         fixtures/lints/test_failed.jl:21:5 test-failed
         fixtures/lints/test_failed.jl:23:5 test-failed
         fixtures/lints/test_failed.jl:29:5 test-failed
+        fixtures/lints/test_failed.jl:35:5 test-failed
         fixtures/lints/unbounded_tape.jl:8:11 unbounded-tape
         fixtures/lints/unbounded_tape.jl:16:33 unbounded-tape
         fixtures/lints/unknown_package.jl:5:1 unknown-package
@@ -176,8 +177,8 @@ fn a_files_own_tests_run_and_fail_as_julia_reports() {
         fixtures/lints/test_failed.jl:21:5 error test-failed Unexpected Pass: Expression: sq(2.0) == 4.0, Got correct result, please change to @test if no longer broken
         fixtures/lints/test_failed.jl:23:5 error test-failed Error During Test: Expression evaluated to non-Boolean: sq(x), Value: 1.0
         fixtures/lints/test_failed.jl:29:5 error test-failed Error During Test: Expression: grow!(v) == 3, threw: UndefVarError: `grow!` not defined
-        fixtures/testsets.jl:20:1 note test-not-run zy cannot run this test: unsupported: anonymous functions in a call string
-        fixtures/testsets.jl:47:9 note test-not-run zy runs a testset's tests written as its statements, not those inside a loop or a condition
+        fixtures/lints/test_failed.jl:35:5 error test-failed i = 3: Test Failed: Expression: i < 3, Evaluated: 3 < 3
+        fixtures/testsets.jl:78:5 note test-not-run zy ran this test in the first 10 iterations of its loop, not the later ones
     "#]]
     .assert_eq(&messages(&json(&out)));
 }
@@ -196,6 +197,50 @@ fn a_passing_test_is_silent_and_its_negation_fails() {
         t.jl:8:5 error test-failed Test Failed: Expression: !(gradient(e, x)[1] == x)
         t.jl:10:5 error test-failed Test Failed: Expression: e("a", "b"), Expected: DomainError, Thrown: MethodError: no method matching e(::String, ::String)
         t.jl:13:1 error test-failed Test Failed: Expression: e([2.0]) != 2.0, Evaluated: 2.0 != 2.0
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
+fn tests_with_closures_and_in_loops_run_and_their_negations_fail() {
+    // Each test beside its negation: exactly the negations fail, once per iteration of a
+    // loop (named as Julia names a `@testset for` iteration); a running sum sees the earlier
+    // iterations' changes (1, 3, 6); a `@testset let` runs its `let`.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nsq(x) = x^2\n@test gradient(x -> sq(x), 3.0)[1] == 6.0\n@test gradient(x -> sq(x), 3.0)[1] != 6.0\n@test sum([sq(i) for i in 1:3]) == 14\n@test sum([sq(i) for i in 1:3]) != 14\n@testset \"n = $n\" for n in 1:2\n    @test sq(n) == n * n\n    @test sq(n) != n * n\nend\n@testset \"sum\" begin\n    s = 0\n    for i in 1:3\n        s += i\n        @test s == i * (i + 1) ÷ 2\n        @test s != i * (i + 1) ÷ 2\n    end\nend\n@testset let x = 3.0\n    @test sq(x) == 9.0\n    @test sq(x) != 9.0\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:4:1 error test-failed Test Failed: Expression: gradient(x -> sq(x), 3.0)[1] != 6.0, Evaluated: 6.0 != 6.0
+        t.jl:6:1 error test-failed Test Failed: Expression: sum([sq(i) for i in 1:3]) != 14, Evaluated: 14 != 14
+        t.jl:9:5 error test-failed n = 1: Test Failed: Expression: sq(n) != n * n, Evaluated: 1 != 1
+        t.jl:9:5 error test-failed n = 2: Test Failed: Expression: sq(n) != n * n, Evaluated: 4 != 4
+        t.jl:16:9 error test-failed Test Failed: Expression: s != i * (i + 1) ÷ 2, Evaluated: 1 != 1
+        t.jl:16:9 error test-failed Test Failed: Expression: s != i * (i + 1) ÷ 2, Evaluated: 3 != 3
+        t.jl:16:9 error test-failed Test Failed: Expression: s != i * (i + 1) ÷ 2, Evaluated: 6 != 6
+        t.jl:21:5 error test-failed Test Failed: Expression: sq(x) != 9.0, Evaluated: 9.0 != 9.0
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
+fn what_zy_cannot_run_is_a_note_and_what_julia_raises_a_failure() {
+    // A binding top-level code changes, an operation outside zy's subset (which a `catch`
+    // does not take either) are zy's limits: notes. Julia's own exception fails the test.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nusing Printf\nxs = [1.0]\npush!(xs, 2.0)\n@test sum(xs) == 3.0\n@test @sprintf(\"%a\", 1.0) == \"x\"\n@test try\n    @sprintf(\"%a\", 1.0)\ncatch\n    \"c\"\nend == \"c\"\n@test try\n    sqrt(-1.0)\ncatch\n    2.0\nend == 2.0\n@test sqrt(-1.0) == 2.0\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:4:1 note skipped-statement zy does not run a call of `push!` at top level: only definitions are loaded (it may change `xs`, so a function that reads it is refused)
+        t.jl:5:1 note test-not-run zy cannot run this test: ErrorException: `xs` is changed by top-level code that zy does not run (t.jl:4:1): its value here is unknown
+        t.jl:6:1 note test-not-run zy cannot run this test: unsupported: `@sprintf` conversion `%a`; zy formats `%d %i %f %e %g %s %c`
+        t.jl:7:1 note test-not-run zy cannot run this test: unsupported: `@sprintf` conversion `%a`; zy formats `%d %i %f %e %g %s %c`
+        t.jl:17:1 error test-failed Error During Test: Expression: sqrt(-1.0) == 2.0, threw: DomainError with -1.0: sqrt was called with a negative real argument but will only return a complex result if called with a complex argument. Try sqrt(Complex(x)).
     "#]]
     .assert_eq(&messages(&json(&out)));
 }

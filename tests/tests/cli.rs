@@ -352,10 +352,20 @@ fn a_struct_name_shows_its_call_methods() {
 }
 
 #[test]
-fn anonymous_functions_in_a_call_string_are_refused() {
+fn a_call_string_has_functions_of_its_own() {
+    // Closures, comprehensions and `do` blocks are lowered with the call: (x -> x)(2.0)^2 = 4.
+    assert_eq!(eval("pow((x -> x)(2.0), 2)"), "4.0 4.0");
+    assert_eq!(eval("sum([pow(i, 2) for i in 1:3])"), "14 14");
     assert_eq!(
-        eval("pow((x -> x)(2.0), 2)"),
-        "<call>:1:6: error: unsupported: anonymous functions in a call string"
+        eval("map([1.0, 2.0]) do v\n    pow(v, 3)\nend"),
+        "[1.0, 8.0] [1.0,8.0]"
+    );
+    // d/dx x³ = 3x², 12 at 2.
+    assert_eq!(eval("gradient(x -> pow(x, 3), 2.0)"), "(12.0,) [12.0]");
+    // An error in the call's own function is located in the call.
+    assert_eq!(
+        eval("map(v -> pow(v, 2) + \"a\", [1.0])"),
+        "<call>:1:10: error: MethodError: no method matching +(::Float64, ::String)"
     );
 }
 

@@ -8,10 +8,13 @@ use zy_ir::{Name, Span};
 
 use crate::value::Value;
 
-/// Errors of the engine itself, never caught by a `catch`: internal errors, the run's time
-/// limit and cancellation, and the AD tape's memory limit.
+/// Errors of the engine itself, never caught by a `catch`: internal errors, an operation
+/// outside zy's subset (`unsupported: ...`), the run's time limit and cancellation, and the AD
+/// tape's memory limit. Julia would not raise them: a `catch` that took one would hide what
+/// zy cannot do.
 pub fn catchable(message: &str) -> bool {
     !(message.starts_with("internal error")
+        || message.starts_with("unsupported")
         || message.starts_with("InterruptException")
         || message.starts_with("OutOfMemoryError"))
 }

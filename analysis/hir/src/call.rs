@@ -1,14 +1,17 @@
 //! Typing a call written as text (a `# zy: at` annotation, `zy-analyze eval`): the call becomes
 //! the body of a synthetic zero-argument binding, typed against the program of the file it is
-//! made in, with every specialisation it reaches taken from the memoised `typed` queries.
+//! made in, with every specialisation it reaches taken from the memoised `typed` queries. A call
+//! with functions of its own (`gradient(x -> x^2, 3.0)`, a comprehension, a `do` block) is
+//! lowered as any binding is, its closures' methods and environments with it, and typed in a
+//! program that holds them ([`ProgramKey::own`]).
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use zy_infer::{TypeError, GLOBAL_METHOD};
-use zy_ir::{Function, Global, Instance, Name, Op, Span, TypedProgram, ValueKind};
-use zy_syntax::ast::{Expr, ExprKind, GlobalDef};
+use zy_ir::{Function, Global, Instance, Name, Op, Program, Span, TypedProgram, ValueKind};
+use zy_syntax::ast::{Expr, GlobalDef};
 
 use zy_lower::LoweredItem;
 
@@ -66,13 +69,6 @@ pub fn type_call_in(
     module: &str,
     expr: &Expr,
 ) -> Result<TypedCall, CallErrors> {
-    if let Some(range) = find_function(expr) {
-        return Err(CallErrors(vec![TypeError {
-            span: Span::new(CALL_SPAN_FILE, range.0, range.1),
-            code: "unsupported",
-            message: "unsupported: anonymous functions in a call string".into(),
-        }]));
-    }
     let def = GlobalDef {
         name: CALL_NAME.into(),
         name_range: expr.range,
@@ -144,7 +140,7 @@ fn type_in(
 
 /// The program a call (lowered and resolved in `file`) is typed in: the file's, with the
 /// prelude definitions the call refers to and the file's code does not reach (and the methods
-/// on matrices when the call makes one, or `matrices` says so).
+/// on matrices when the call makes one, or `matrices` says so), and the call's own functions.
 fn call_program(
     db: &dyn salsa::Database,
     file: SourceFile,
@@ -157,7 +153,17 @@ fn call_program(
         names.push(MATRIX.into());
     }
     let reach = needed_names(db, file, names);
-    ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from(reach))
+    let own = (!call.methods.is_empty() || !call.structs.is_empty()).then(|| {
+        let mut own = Program::default();
+        for (name, method) in &call.methods {
+            own.add_method(name.clone(), method.clone());
+        }
+        for s in &call.structs {
+            own.structs.insert(s.name.clone(), s.clone());
+        }
+        Arc::new(own)
+    });
+    ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from(reach), own)
 }
 
 /// The typed bodies of `roots` (instances of the program `key`) and of everything they
@@ -285,12 +291,4 @@ fn lowering_errors(db: &dyn salsa::Database, key: ProgramKey, span_file: u32) ->
             message: e.message.clone(),
         });
     parsed.chain(lowered).collect()
-}
-
-/// The range of the first anonymous function in `e`, if any.
-fn find_function(e: &Expr) -> Option<(u32, u32)> {
-    match &e.kind {
-        ExprKind::Function(_) => Some((e.range.start, e.range.end)),
-        _ => e.children().into_iter().find_map(find_function),
-    }
 }

@@ -73,6 +73,7 @@ pub use item::{
 pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
 pub use program::{needed_names, program_index, resolved_ssa, ProgramIndex, ProgramKey};
+pub use resolve::UNKNOWN_BINDING;
 pub use scope::{
     file_module, includes, is_prelude, item_module, module_at, package_sources, qualify,
     scope_files, scope_root, MAIN, UNKNOWN_PACKAGE,

@@ -159,19 +159,24 @@ pub(crate) fn indexed_names(indexed: &Indexed, f: &mut impl FnMut(&Name, Mention
 
 /// Which program an analysis runs in: the program of a root file ([`crate::scope`]), with the
 /// prelude definitions of the names `reach` too. Those are the names a call string refers to
-/// that the root's own code does not reach ([`needed_names`]); usually there are none.
+/// that the root's own code does not reach ([`needed_names`]); usually there are none. A call
+/// string with functions of its own (a closure, a comprehension, a `do` block) is typed in a
+/// program holding them too: `own` is their methods and their environments' structs, lowered
+/// and resolved with the call.
 #[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
 pub struct ProgramKey {
     #[returns(copy)]
     pub root: SourceFile,
     #[returns(ref)]
     pub reach: Arc<[Name]>,
+    #[returns(ref)]
+    pub own: Option<Arc<Program>>,
 }
 
 impl ProgramKey {
     /// The program that the code of `file` sees.
     pub fn of(db: &dyn salsa::Database, file: SourceFile) -> ProgramKey {
-        ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from([]))
+        ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from([]), None)
     }
 
     /// The program's index.
@@ -210,7 +215,8 @@ impl ProgramKey {
     pub fn for_instance(db: &dyn salsa::Database, file: SourceFile, inst: &Instance) -> ProgramKey {
         let key = ProgramKey::of(db, file);
         if inst.args.iter().any(holds_matrix) && !key.index(db).reached.contains(MATRIX) {
-            ProgramKey::new(db, key.root(db), Arc::<[Name]>::from([Name::from(MATRIX)]))
+            let reach = Arc::<[Name]>::from([Name::from(MATRIX)]);
+            ProgramKey::new(db, key.root(db), reach, None)
         } else {
             key
         }
@@ -639,6 +645,17 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             part.errors.clear(); // reported per item
             part.add_to(&mut index.program, &mut index.errors);
         }
+    }
+    if let Some(own) = key.own(db) {
+        for (name, f) in &own.functions {
+            for m in &f.methods {
+                index.program.add_method(name.clone(), m.clone());
+            }
+        }
+        index
+            .program
+            .structs
+            .extend(own.structs.iter().map(|(n, s)| (n.clone(), s.clone())));
     }
     index.program.refused = scope_names(db, root).refused().clone();
     index.reached = match reached {

@@ -13,6 +13,10 @@ use zy_lower::LoweredItem;
 
 use crate::scope::ScopeNames;
 
+/// What the error raised where a function reads a binding that top-level code zy does not run
+/// changes says of it: the run's value there is unknown to zy, not an exception of Julia's.
+pub const UNKNOWN_BINDING: &str = "is changed by top-level code that zy does not run";
+
 /// `item` (written in `module`) with its definitions qualified and its free names resolved.
 pub fn resolve_item(item: &LoweredItem, module: &str, names: &ScopeNames) -> LoweredItem {
     let name = |n: &str| names.resolve(module, n);
@@ -120,9 +124,8 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
             Op::Global(n) => {
                 *n = resolve(n);
                 if let Some(at) = names.changed_by_skipped_code(n) {
-                    let message = format!(
-                        "`{n}` is changed by top-level code that zy does not run ({at}): its value here is unknown"
-                    );
+                    let message =
+                        format!("`{n}` {UNKNOWN_BINDING} ({at}): its value here is unknown");
                     s.op = Op::Call("error".into());
                     s.args = vec![Operand::Const(Const::Str(message.into()))];
                 }

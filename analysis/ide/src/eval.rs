@@ -104,20 +104,48 @@ pub(crate) fn eval(
 
 /// Why an evaluation gave no value.
 #[derive(Debug)]
-pub(crate) enum Failure {
-    /// The call did not type: the inference error's code (`method-error`, `undefined-name`,
-    /// `unsupported`, ...) and the error (or the file could not be read: code `load-error`).
-    Typing(&'static str, UserError),
-    /// It typed and threw while running (a Julia exception), or could not be prepared to run.
-    Running(UserError),
+pub(crate) struct Failure {
+    /// Whose verdict it is.
+    pub(crate) kind: FailureKind,
+    pub(crate) error: UserError,
+}
+
+/// Whether a failure is what Julia does too, or where zy stops.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum FailureKind {
+    /// An exception Julia raises too: a `MethodError` or `UndefVarError` found by inference,
+    /// or an exception the run threw.
+    Julia,
+    /// zy cannot run the call: a construct outside its subset (inference's `unsupported`, a
+    /// call it cannot differentiate), a file it cannot read, a binding whose value top-level
+    /// code it does not run changes ([`zy_hir::UNKNOWN_BINDING`]), an error of the engine
+    /// itself (internal, its time or memory limit: [`zy_interp::catchable`]).
+    Zy,
 }
 
 impl Failure {
+    /// A failure before the run, of inference's `code` (`method-error`, `unsupported`, ...;
+    /// `load-error` for a file that cannot be read): Julia's where the code is one of the
+    /// exceptions Julia raises.
+    fn typing(code: &str, error: UserError) -> Failure {
+        let kind = match code {
+            "method-error" | "undefined-name" => FailureKind::Julia,
+            _ => FailureKind::Zy,
+        };
+        Failure { kind, error }
+    }
+
+    /// Whose verdict the engine's error `e` of a run is.
+    fn running(e: &zy_interp::RuntimeError) -> FailureKind {
+        match zy_interp::catchable(&e.message) && !e.message.contains(zy_hir::UNKNOWN_BINDING) {
+            true => FailureKind::Julia,
+            false => FailureKind::Zy,
+        }
+    }
+
     /// The error, whatever stage it came from.
     pub(crate) fn into_error(self) -> UserError {
-        match self {
-            Failure::Typing(_, e) | Failure::Running(e) => e,
-        }
+        self.error
     }
 }
 
@@ -130,15 +158,15 @@ pub(crate) fn eval_at(
     limits: &EvalLimits,
 ) -> Result<EvalResult, Failure> {
     if let Some(e) = load_error(db, file) {
-        return Err(Failure::Typing("load-error", e));
+        return Err(Failure::typing("load-error", e));
     }
     let expr = zy_syntax::parse_expr(call).map_err(|e| {
-        Failure::Typing("syntax-error", in_site(db, site, e.range.start, e.message))
+        Failure::typing("syntax-error", in_site(db, site, e.range.start, e.message))
     })?;
     let typed =
         zy_hir::type_call(db, file, &expr).map_err(|errs| match errs.0.into_iter().next() {
-            Some(e) => Failure::Typing(e.code, error_at(db, e.span, site, e.message)),
-            None => Failure::Typing(
+            Some(e) => Failure::typing(e.code, error_at(db, e.span, site, e.message)),
+            None => Failure::typing(
                 "internal-error",
                 in_call(
                     call,
@@ -166,10 +194,15 @@ pub(crate) fn eval_at(
         Err(plain) => (plain, false),
     };
     let (program, body) = expand(db, typed).map_err(|e| {
-        Failure::Typing("not-differentiable", error_at(db, e.span, site, e.message))
+        Failure::typing("not-differentiable", error_at(db, e.span, site, e.message))
     })?;
-    let value = zy_interp::run_function(&program, &body, Vec::new(), &interp_limits)
-        .map_err(|e| Failure::Running(crate::locate::runtime_error_at(db, e, site)))?;
+    let value =
+        zy_interp::run_function(&program, &body, Vec::new(), &interp_limits).map_err(|e| {
+            Failure {
+                kind: Failure::running(&e),
+                error: crate::locate::runtime_error_at(db, e, site),
+            }
+        })?;
     match (shown, &value) {
         (true, zy_interp::Value::Tuple(parts)) => match &parts[..] {
             [value, zy_interp::Value::Str(text)] => Ok(EvalResult {

@@ -197,6 +197,15 @@ impl Snapshot {
         };
         Outcome::Done((call, limits))
     }
+
+    /// The limits of each test a testset's lens runs: the editor's gradient settings.
+    fn test_limits(&self) -> EvalLimits {
+        EvalLimits {
+            timeout: Some(self.settings.gradient_timeout),
+            max_memory: usize::try_from(self.settings.gradient_memory).unwrap_or(usize::MAX),
+            ..EvalLimits::default()
+        }
+    }
 }
 
 /// An immutable copy of a document for position conversions off the lock.
@@ -635,7 +644,7 @@ impl LanguageServer for Backend {
                     ..CompletionOptions::default()
                 }),
                 code_lens_provider: Some(CodeLensOptions {
-                    resolve_provider: Some(false),
+                    resolve_provider: Some(true),
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
@@ -923,7 +932,59 @@ impl LanguageServer for Backend {
                         data: None,
                     });
                 }
+                // A testset's lens is resolved (its tests run) only when the editor shows it.
+                let Ok(testsets) = snap.analysis.testsets(snap.file) else {
+                    return Outcome::Cancelled;
+                };
+                for t in testsets {
+                    lenses.push(CodeLens {
+                        range: snap.doc.doc.range(t.start, t.start),
+                        command: None,
+                        data: Some(serde_json::json!({ "uri": uri, "testset": t.start })),
+                    });
+                }
                 Outcome::Done(Some(lenses))
+            },
+        )
+        .await
+    }
+
+    async fn code_lens_resolve(&self, lens: CodeLens) -> Result<CodeLens> {
+        let testset = lens.data.as_ref().and_then(|d| {
+            let uri = Url::parse(d.get("uri")?.as_str()?).ok()?;
+            let start = u32::try_from(d.get("testset")?.as_u64()?).ok()?;
+            Some((uri, start))
+        });
+        let Some((uri, start)) = testset else {
+            return Ok(lens);
+        };
+        let snap = self.snapshot(&uri)?;
+        let budget = snap.lens_budget();
+        run(
+            "codeLens/resolve",
+            snap.analysis.stale_flag(),
+            budget,
+            move || {
+                let title = match &snap.too_large {
+                    Some(why) => format!("tests not run: {why}"),
+                    None => match snap
+                        .analysis
+                        .run_testset(snap.file, start, snap.test_limits())
+                    {
+                        Ok(Some(result)) => result.title(),
+                        Ok(None) => "tests not run: the testset moved (an edit)".to_string(),
+                        Err(_) => return Outcome::Cancelled,
+                    },
+                };
+                let command = Command {
+                    title,
+                    command: String::new(),
+                    arguments: None,
+                };
+                Outcome::Done(CodeLens {
+                    command: Some(command),
+                    ..lens
+                })
             },
         )
         .await

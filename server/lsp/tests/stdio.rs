@@ -106,6 +106,63 @@ fn code_lenses_name_the_gradient_and_ir_commands() {
     );
 }
 
+const TESTS: &str = "using Test
+sq(x) = x^2
+@testset \"squares\" begin
+    @test sq(2.0) == 4.0
+    @test gradient(x -> sq(x), 3.0)[1] == 6.0
+end
+@testset \"n = $n\" for n in 1:3
+    @test sq(n) < 5
+end
+@testset \"beyond zy\" begin
+    @test Float32(1.0) == 1
+end
+";
+
+#[test]
+fn a_testsets_lens_runs_its_tests_when_resolved() {
+    let mut c = Client::initialized();
+    c.open(&uri(), TESTS);
+    let lenses = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri() } }),
+    );
+    // Listing the lenses runs nothing: each testset's lens comes unresolved.
+    let testsets: Vec<Value> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l.get("data").is_some())
+        .cloned()
+        .collect();
+    assert_eq!(
+        testsets,
+        vec![
+            json!({ "range": range(2, 0, 2, 0), "data": { "uri": uri(), "testset": 23 } }),
+            json!({ "range": range(6, 0, 6, 0), "data": { "uri": uri(), "testset": 123 } }),
+            json!({ "range": range(9, 0, 9, 0), "data": { "uri": uri(), "testset": 178 } }),
+        ]
+    );
+    let titles: Vec<Value> = testsets
+        .into_iter()
+        .map(|l| c.request("codeLens/resolve", l)["command"].clone())
+        .collect();
+    // 2² = 4 and d/dx x² = 6 at 3 pass; n² < 5 fails at n = 3 only.
+    assert_eq!(
+        titles,
+        vec![
+            json!({ "title": "✓ 2 passed", "command": "" }),
+            json!({ "title": "✗ 1 failed, 2 passed", "command": "" }),
+            json!({ "title": "tests not run: zy cannot run this test: unsupported: Float32: zy computes with Float64, Int64 and Bool only; write `Float64(x)` or `Int(x)` instead", "command": "" }),
+        ]
+    );
+    // A lens with no testset (another server's, or an old one) comes back as it was.
+    let plain = json!({ "range": range(0, 0, 0, 0) });
+    assert_eq!(c.request("codeLens/resolve", plain.clone()), plain);
+    assert_eq!(c.shutdown(), Some(0));
+}
+
 const SLOPE: &str = "# zy: at slope(1.2)
 slope(x) = x^2 * sin(x)
 ";

@@ -1,17 +1,28 @@
 //! The file's own Julia tests, run by `check`: `@test`, `@test_throws`, `@test_broken` and
-//! `@test_skip` at top level and in `@testset ... begin ... end` blocks (nested), as Julia's
-//! `Test` runs them. A test inside a testset sees the statements before it in its testsets
+//! `@test_skip` at top level and in `@testset ... begin ... end` blocks (nested, and `@testset
+//! let`), as Julia's `Test` runs them. A test inside a testset sees the statements before it in its testsets
 //! (`m = Linear(2.0, 1.0)`), evaluated afresh for each test; an earlier test's expression is
 //! kept among them only where it calls a function named with `!` (it may change what later
-//! tests read), and left out again where it throws (Julia's `Test` catches that error). A test zy cannot run (an unsupported construct, a name top-level code changes,
-//! a test in a loop) is a note, never a failure: only Julia's verdicts are errors.
+//! tests read), and left out again where it throws (Julia's `Test` catches that error).
+//!
+//! A test in a loop (`@testset "n $i" for i in 1:3`, or a `for` loop of tests inside a
+//! testset or at top level) runs once per time control reaches it, up to [`MAX_ITERATIONS`]:
+//! its text is a closure of the iteration's number that runs the loops as written, counts
+//! the times the test is reached and returns the test's value the `k`-th time (so what
+//! earlier iterations changed is seen), and a failing iteration is named as Julia names its
+//! testset (`i = 2: Test Failed: ...`). A test zy cannot run (an unsupported construct, a name
+//! top-level code changes, a test under a condition) is a note, never a failure: only Julia's
+//! verdicts are errors.
+
+use std::path::Path;
 
 use zy_hir::{RootDatabase, SourceFile};
 use zy_syntax::ast::TextRange;
 use zy_syntax::kind::Kind;
 use zy_syntax::tree::SyntaxNode;
 
-use crate::eval::{eval_at, Failure};
+use crate::error::CALL_FILE;
+use crate::eval::{eval_at, EvalResult, Failure, FailureKind};
 use crate::locate::CallSite;
 use crate::{Diagnostic, EvalLimits, Related, Severity, UserError};
 
@@ -19,6 +30,9 @@ use crate::{Diagnostic, EvalLimits, Related, Severity, UserError};
 pub const TEST_FAILED: &str = "test-failed";
 /// The code of the note on a test zy cannot run.
 pub const TEST_NOT_RUN: &str = "test-not-run";
+
+/// The most iterations of its loops a test is run in.
+pub const MAX_ITERATIONS: u32 = 10;
 
 /// What a test macro asks.
 #[derive(Clone, PartialEq, Debug)]
@@ -38,21 +52,72 @@ struct Case {
     range: TextRange,
     /// The expression as written, for messages.
     shown: String,
-    /// The text evaluated: the enclosing testsets' statements, then the expression; byte `i`
-    /// of it is the file's byte `base + i` up to the expression (later positions are close).
+    /// The text evaluated: the enclosing testsets' statements, then the expression (in a loop,
+    /// a closure's text up to the iteration's number: see [`Looped`]).
     text: String,
-    base: u32,
+    /// Where the text's bytes are in the file.
+    place: Place,
     /// For a comparison `a op b`, how to show its operands when it fails.
     operands: Option<Operands>,
     /// The earlier tests' expressions kept in `text` (file ranges).
     kept: Vec<TextRange>,
+    /// For a test in a loop, what else its iterations need.
+    looped: Option<Looped>,
+}
+
+/// How the bytes of a test's texts stand for the file's: `lead` bytes of no file text (a
+/// loop's wrapper), the prefix whose byte `i` is the file's byte `base + i` (`head` bytes),
+/// `probe` bytes of no file text (a loop's count), then the expression at `expr` (its later
+/// positions close to the file's).
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    base: u32,
+    lead: u32,
+    head: u32,
+    probe: u32,
+    expr: u32,
+}
+
+impl Place {
+    /// The file offset of byte `t` of the text.
+    fn file_offset(&self, t: u32) -> u32 {
+        let Some(t) = t.checked_sub(self.lead) else {
+            return self.base;
+        };
+        if t < self.head {
+            return self.base + t;
+        }
+        match (t - self.head).checked_sub(self.probe) {
+            Some(t) => self.expr + t,
+            None => self.expr,
+        }
+    }
+
+    /// The text's byte standing for the file's byte `at`, in the prefix.
+    fn text_offset(&self, at: u32) -> Option<usize> {
+        let i = at.checked_sub(self.base).filter(|&i| i < self.head)?;
+        Some((self.lead + i) as usize)
+    }
+}
+
+/// A test in a loop: its text ends in `(` and takes the iteration's number and `)`.
+struct Looped {
+    /// The text giving the name of the iteration's testset where the test is (a `@testset
+    /// for`'s description, `"i = $(i)"` by default), if its innermost loop is a testset's.
+    desc: Option<String>,
+    /// The text whose value says whether control reaches the test a `k`-th time.
+    reached: String,
 }
 
 impl Case {
     /// Leave out the kept expression `r` of an earlier test (it threw), here and in the
     /// operands' texts: spaces in its place, so that positions stay.
     fn drop_kept(&mut self, r: TextRange) {
-        let (start, end) = ((r.start - self.base) as usize, (r.end - self.base) as usize);
+        self.kept.retain(|&k| k != r);
+        let Some(start) = self.place.text_offset(r.start) else {
+            return;
+        };
+        let end = start + (r.end - r.start) as usize;
         let blank = |t: &mut String| {
             if let Some(part) = t.get(start..end) {
                 let spaces: String = part
@@ -67,7 +132,18 @@ impl Case {
             blank(&mut o.a);
             blank(&mut o.b);
         }
-        self.kept.retain(|&k| k != r);
+        if let Some(l) = &mut self.looped {
+            l.desc.iter_mut().for_each(|d| blank(d));
+            blank(&mut l.reached);
+        }
+    }
+
+    /// `text` (one of the case's) for the `k`-th time the test is reached, in a loop.
+    fn at(&self, text: &str, k: Option<u32>) -> String {
+        match k {
+            Some(k) => format!("{text}{k})"),
+            None => text.to_string(),
+        }
     }
 }
 
@@ -91,6 +167,16 @@ struct Found {
     taken: Vec<u32>,
 }
 
+/// What running a test once gave.
+enum Outcome {
+    /// It passed.
+    Passed,
+    /// In a loop: control does not reach the test that many times.
+    Done,
+    /// It failed or could not run: the finding's code, message and related places.
+    Finding(&'static str, String, Vec<Related>),
+}
+
 /// The findings of running the tests of `file`, and the top-level statements whose tests ran
 /// (by start offset): their `skipped-statement` notes no longer apply.
 pub(crate) fn check(
@@ -98,39 +184,175 @@ pub(crate) fn check(
     file: SourceFile,
     limits: &EvalLimits,
 ) -> (Vec<Diagnostic>, Vec<u32>) {
+    let ran = run_tests(db, file, None, limits);
+    (ran.findings, ran.taken)
+}
+
+/// What running tests of a file gave.
+#[derive(Default)]
+pub(crate) struct Ran {
+    /// Failures, errors, and notes on the tests zy cannot run.
+    pub(crate) findings: Vec<Diagnostic>,
+    /// How many tests passed (a test in a loop once per iteration, as Julia counts them).
+    pub(crate) passed: usize,
+    /// The top-level statements whose tests ran (by start offset).
+    pub(crate) taken: Vec<u32>,
+}
+
+/// Run the tests of `file`, or only those inside `within`.
+pub(crate) fn run_tests(
+    db: &RootDatabase,
+    file: SourceFile,
+    within: Option<TextRange>,
+    limits: &EvalLimits,
+) -> Ran {
+    let mut ran = Ran::default();
     if crate::eval::load_error(db, file).is_some() {
-        return (Vec::new(), Vec::new()); // reported by `diagnostics`
+        return ran; // reported by `diagnostics`
     }
-    let text = file.text(db);
-    let found = find(text);
-    let mut out = Vec::new();
-    for (range, reason) in found.skipped {
-        out.push(finding(db, file, range, TEST_NOT_RUN, reason, Vec::new()));
+    let inside = |r: TextRange| within.is_none_or(|w| w.start <= r.start && r.end <= w.end);
+    let found = find(file.text(db));
+    for (range, reason) in found.skipped.into_iter().filter(|(r, _)| inside(*r)) {
+        let note = finding(db, file, range, TEST_NOT_RUN, reason, Vec::new());
+        ran.findings.push(note);
     }
-    for mut case in found.cases {
-        let result = loop {
-            let result = run(db, file, &case, limits);
-            // An earlier test kept for its effect threw: Julia's `Test` caught that, so the
-            // test runs again without it.
-            let culprit = result
-                .as_ref()
-                .and_then(|(_, _, related)| related.first())
-                .and_then(|at| {
-                    case.kept
-                        .iter()
-                        .copied()
-                        .find(|k| k.start <= at.start && at.start < k.end)
-                });
-            match culprit {
-                Some(k) => case.drop_kept(k),
-                None => break result,
-            }
-        };
-        if let Some((code, message, related)) = result {
-            out.push(finding(db, file, case.range, code, message, related));
+    for mut case in found.cases.into_iter().filter(|c| inside(c.range)) {
+        match case.looped {
+            None => match settle(db, file, &mut case, None, limits) {
+                Outcome::Finding(code, message, related) => {
+                    let f = finding(db, file, case.range, code, message, related);
+                    ran.findings.push(f);
+                }
+                Outcome::Passed => ran.passed += 1,
+                Outcome::Done => {}
+            },
+            Some(_) => run_iterations(db, file, &mut case, limits, &mut ran),
         }
     }
-    (out, found.taken)
+    ran.taken = found.taken;
+    ran
+}
+
+/// The `@testset`s of the file with `text` (nested ones too), by their macro calls' ranges.
+pub(crate) fn testsets(text: &str) -> Vec<TextRange> {
+    fn walk(text: &str, node: &SyntaxNode, out: &mut Vec<TextRange>) {
+        if test_macro(text, node) == Some(TestMacro::Testset) {
+            out.push(node.range);
+        }
+        for c in &node.children {
+            walk(text, c, out);
+        }
+    }
+    let parse = zy_syntax::tree::parse(text, None);
+    let mut out = Vec::new();
+    walk(text, &parse.root, &mut out);
+    out
+}
+
+/// Run a test in a loop once per time control reaches it, up to [`MAX_ITERATIONS`]: a
+/// finding for each failing iteration, named after its testset where the loop is a
+/// `@testset for`'s.
+fn run_iterations(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &mut Case,
+    limits: &EvalLimits,
+    ran: &mut Ran,
+) {
+    for k in 1..=MAX_ITERATIONS {
+        match settle(db, file, case, Some(k), limits) {
+            Outcome::Passed => ran.passed += 1,
+            Outcome::Done => return,
+            Outcome::Finding(TEST_FAILED, message, related) => {
+                let message = match name(db, file, case, k, limits) {
+                    Some(name) => format!("{name}: {message}"),
+                    None => message,
+                };
+                ran.findings
+                    .push(finding(db, file, case.range, TEST_FAILED, message, related));
+            }
+            // zy's limit: the same in every iteration.
+            Outcome::Finding(code, message, related) => {
+                ran.findings
+                    .push(finding(db, file, case.range, code, message, related));
+                return;
+            }
+        }
+    }
+    if reached(db, file, case, MAX_ITERATIONS + 1, limits) {
+        let message = format!(
+            "zy ran this test in the first {MAX_ITERATIONS} iterations of its loop, not the later ones"
+        );
+        ran.findings.push(finding(
+            db,
+            file,
+            case.range,
+            TEST_NOT_RUN,
+            message,
+            Vec::new(),
+        ));
+    }
+}
+
+/// Run a test (the `k`-th time it is reached, in a loop) until no earlier test kept for its
+/// effect throws: Julia's `Test` catches such an error, so the test runs again without it.
+fn settle(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &mut Case,
+    k: Option<u32>,
+    limits: &EvalLimits,
+) -> Outcome {
+    loop {
+        let outcome = run(db, file, case, k, limits);
+        let culprit = match &outcome {
+            Outcome::Finding(_, _, related) => related.first().and_then(|at| {
+                case.kept
+                    .iter()
+                    .copied()
+                    .find(|k| k.start <= at.start && at.start < k.end)
+            }),
+            _ => None,
+        };
+        match culprit {
+            Some(r) => case.drop_kept(r),
+            None => return outcome,
+        }
+    }
+}
+
+/// The name of the testset of the `k`-th iteration of a test in a loop, if the loop is a
+/// testset's (`i = 2`).
+fn name(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &Case,
+    k: u32,
+    limits: &EvalLimits,
+) -> Option<String> {
+    let desc = case.looped.as_ref()?.desc.as_ref()?;
+    let value = evaluate(db, file, &case.at(desc, Some(k)), limits).ok()?;
+    value.json.as_str().map(str::to_string)
+}
+
+/// Does control reach the test of a loop a `k`-th time?
+fn reached(db: &RootDatabase, file: SourceFile, case: &Case, k: u32, limits: &EvalLimits) -> bool {
+    let Some(looped) = &case.looped else {
+        return false;
+    };
+    evaluate(db, file, &case.at(&looped.reached, Some(k)), limits)
+        .is_ok_and(|v| v.display == "true")
+}
+
+/// Evaluate one of a case's texts (positions in it are the call's: [`Case::place`] maps
+/// them to the file's).
+fn evaluate(
+    db: &RootDatabase,
+    file: SourceFile,
+    text: &str,
+    limits: &EvalLimits,
+) -> Result<EvalResult, Failure> {
+    eval_at(db, file, text, CallSite::Text(text), limits)
 }
 
 fn finding(
@@ -157,20 +379,19 @@ fn finding(
     }
 }
 
-/// Run one test: `None` when it passes, else the finding's code, message and related places.
+/// Run one test (the `k`-th time it is reached, in a loop).
 fn run(
     db: &RootDatabase,
     file: SourceFile,
     case: &Case,
+    k: Option<u32>,
     limits: &EvalLimits,
-) -> Option<(&'static str, String, Vec<Related>)> {
-    let site = CallSite::InFile {
-        file,
-        offset: case.base,
-    };
+) -> Outcome {
     let shown = &case.shown;
-    let result = eval_at(db, file, &case.text, site, limits);
-    let thrown = match result {
+    let text = case.at(&case.text, k);
+    let at = |e: &UserError, label: &str| related(db, file, case, &text, e, label);
+    let thrown = match evaluate(db, file, &text, limits) {
+        Err(Failure { error, .. }) if k.is_some() && error.message == DONE => return Outcome::Done,
         Ok(value) => {
             let verdict = match (&case.ask, value.ty.as_str(), value.display.as_str()) {
                 (Ask::Throws(e), _, _) => format!(
@@ -180,38 +401,32 @@ fn run(
                     "Error During Test: Expression evaluated to non-Boolean: {shown}, Value: {}",
                     value.display
                 ),
-                (Ask::True, _, "true") | (Ask::Broken, _, "false") => return None,
+                (Ask::True, _, "true") | (Ask::Broken, _, "false") => return Outcome::Passed,
                 (Ask::Broken, _, _) => format!(
                     "Unexpected Pass: Expression: {shown}, Got correct result, please change to @test if no longer broken"
                 ),
-                (Ask::True, _, _) => match evaluated(db, file, case, limits) {
+                (Ask::True, _, _) => match evaluated(db, file, case, k, limits) {
                     Some(e) => format!("Test Failed: Expression: {shown}, Evaluated: {e}"),
                     None => format!("Test Failed: Expression: {shown}"),
                 },
             };
-            return Some((TEST_FAILED, verdict, Vec::new()));
+            return Outcome::Finding(TEST_FAILED, verdict, Vec::new());
         }
-        Err(Failure::Typing(code, e)) if !is_julia_error(code, &e) => {
-            let message = format!("zy cannot run this test: {}", e.message);
-            return Some((
-                TEST_NOT_RUN,
-                message,
-                related(db, file, &e, "zy stops here"),
-            ));
+        Err(Failure {
+            kind: FailureKind::Zy,
+            error,
+        }) => {
+            let message = format!("zy cannot run this test: {}", error.message);
+            return Outcome::Finding(TEST_NOT_RUN, message, at(&error, "zy stops here"));
         }
-        Err(Failure::Typing(_, e) | Failure::Running(e)) => e,
+        Err(Failure {
+            kind: FailureKind::Julia,
+            error,
+        }) => error,
     };
-    if is_zy_limit(&thrown) {
-        let message = format!("zy cannot run this test: {}", thrown.message);
-        return Some((
-            TEST_NOT_RUN,
-            message,
-            related(db, file, &thrown, "zy stops here"),
-        ));
-    }
     let message = match &case.ask {
-        Ask::Broken => return None,
-        Ask::Throws(e) if throws(&thrown.message, e) => return None,
+        Ask::Broken => return Outcome::Passed,
+        Ask::Throws(e) if throws(&thrown.message, e) => return Outcome::Passed,
         Ask::Throws(e) => format!(
             "Test Failed: Expression: {shown}, Expected: {e}, Thrown: {}",
             thrown.message
@@ -221,27 +436,12 @@ fn run(
             thrown.message
         ),
     };
-    Some((
-        TEST_FAILED,
-        message,
-        related(db, file, &thrown, "thrown here"),
-    ))
+    Outcome::Finding(TEST_FAILED, message, at(&thrown, "thrown here"))
 }
 
-/// Is a typing failure with `code` an exception Julia throws too (a `MethodError`, an
-/// `UndefVarError`), rather than something outside zy's language?
-fn is_julia_error(code: &str, e: &UserError) -> bool {
-    matches!(code, "method-error" | "undefined-name") && !is_zy_limit(e)
-}
-
-/// Does the error say zy cannot know the value (a binding top-level code it does not run
-/// changes, a construct outside its language) or stopped the run at its time limit, rather
-/// than what Julia would throw?
-fn is_zy_limit(e: &UserError) -> bool {
-    e.message.contains("top-level code that zy does not run")
-        || e.message.starts_with("unsupported")
-        || e.message.starts_with("InterruptException: time limit")
-}
+/// The error a loop's text throws when control does not reach its test the asked number of
+/// times.
+const DONE: &str = "ErrorException: _zy_done";
 
 /// Is an exception with this message one of type `expected` (by name: `MethodError`,
 /// `DomainError`, `ErrorException` for `error("...")`)? `Exception` matches every exception.
@@ -257,21 +457,33 @@ fn throws(message: &str, expected: &str) -> bool {
     thrown == name
 }
 
-/// The error's place in `file` as a related location labelled `label`.
-fn related(db: &RootDatabase, file: SourceFile, e: &UserError, label: &str) -> Vec<Related> {
-    let at = zy_hir::LineCol {
-        line: e.line,
-        col: e.col,
-    };
-    let start = match &e.file == file.path(db) {
-        true => zy_hir::offset_of(db, file, at),
-        false => None,
-    };
-    start.map_or_else(Vec::new, |start| {
-        vec![Related {
-            file: e.file.clone(),
+/// The error's place in `file` as a related location labelled `label` (a place in the test's
+/// `text` mapped to the file's).
+fn related(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &Case,
+    text: &str,
+    e: &UserError,
+    label: &str,
+) -> Vec<Related> {
+    let start = if e.file == Path::new(CALL_FILE) {
+        text_offset(text, e.line, e.col).map(|t| case.place.file_offset(t))
+    } else if &e.file == file.path(db) {
+        let at = zy_hir::LineCol {
             line: e.line,
             col: e.col,
+        };
+        zy_hir::offset_of(db, file, at)
+    } else {
+        None
+    };
+    start.map_or_else(Vec::new, |start| {
+        let lc = zy_hir::line_col(db, file, start);
+        vec![Related {
+            file: file.path(db).clone(),
+            line: lc.line,
+            col: lc.col,
             start,
             end: start,
             message: label.to_string(),
@@ -279,20 +491,33 @@ fn related(db: &RootDatabase, file: SourceFile, e: &UserError, label: &str) -> V
     })
 }
 
+/// The byte offset in `text` of the 1-based `line` and `col` (in characters).
+fn text_offset(text: &str, line: u32, col: u32) -> Option<u32> {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)? as usize)
+        .map(str::len)
+        .sum();
+    let rest = text.get(start..)?;
+    let within: usize = rest
+        .chars()
+        .take(col.checked_sub(1)? as usize)
+        .map(char::len_utf8)
+        .sum();
+    u32::try_from(start + within).ok()
+}
+
 /// The operands of a failed comparison as Julia's `Evaluated:` line shows them (`4.0 == 5.0`).
 fn evaluated(
     db: &RootDatabase,
     file: SourceFile,
     case: &Case,
+    k: Option<u32>,
     limits: &EvalLimits,
 ) -> Option<String> {
     let o = case.operands.as_ref()?;
-    let site = CallSite::InFile {
-        file,
-        offset: case.base,
-    };
-    let a = eval_at(db, file, &o.a, site, limits).ok()?;
-    let b = eval_at(db, file, &o.b, site, limits).ok()?;
+    let a = evaluate(db, file, &case.at(&o.a, k), limits).ok()?;
+    let b = evaluate(db, file, &case.at(&o.b, k), limits).ok()?;
     Some(format!(
         "{} {} {}{}",
         a.display, o.op, b.display, o.keywords
@@ -304,28 +529,27 @@ fn find(text: &str) -> Found {
     let parse = zy_syntax::tree::parse(text, None);
     let mut found = Found::default();
     for stmt in &parse.root.children {
+        let scope = |base| Scope {
+            text,
+            base,
+            blanks: Vec::new(),
+            depth: 0,
+            kept: Vec::new(),
+            desc: None,
+            looped: false,
+        };
         match test_macro(text, stmt) {
             Some(TestMacro::Test) => {
                 found.taken.push(stmt.range.start);
-                let scope = Scope {
-                    text,
-                    base: None,
-                    blanks: Vec::new(),
-                    depth: 0,
-                    kept: Vec::new(),
-                };
-                scope.case(stmt, &mut found);
+                scope(None).case(stmt, &mut found);
             }
             Some(TestMacro::Testset) => {
                 found.taken.push(stmt.range.start);
-                let scope = Scope {
-                    text,
-                    base: Some(stmt.range.start),
-                    blanks: Vec::new(),
-                    depth: 0,
-                    kept: Vec::new(),
-                };
-                scope.testset(stmt, &mut found);
+                scope(Some(stmt.range.start)).testset(stmt, &mut found);
+            }
+            None if stmt.kind == Kind::For && holds_test(text, stmt) => {
+                found.taken.push(stmt.range.start);
+                scope(Some(stmt.range.start)).for_loop(stmt, stmt, None, &mut found);
             }
             None => {}
         }
@@ -362,19 +586,24 @@ fn slice(text: &str, range: TextRange) -> &str {
         .unwrap_or_default()
 }
 
-/// Where a test is: the testsets around it, as text to evaluate before its expression.
+/// Where a test is: the testsets and loops around it, as text to evaluate before its
+/// expression.
 #[derive(Clone)]
 struct Scope<'a> {
     text: &'a str,
-    /// The start of the outermost testset (none at top level).
+    /// The start of the outermost testset or loop (none at top level).
     base: Option<u32>,
     /// Ranges from `base` on that are left out (spaces; newlines kept), with what replaces
     /// their first bytes (`begin` for a testset's header).
     blanks: Vec<(TextRange, &'static str)>,
-    /// How many testsets are open.
+    /// How many testsets and loops are open.
     depth: usize,
     /// The earlier tests' expressions kept (file ranges).
     kept: Vec<TextRange>,
+    /// The name of the innermost testset, as Julia text, where it is a `@testset for`'s.
+    desc: Option<String>,
+    /// Is a loop open?
+    looped: bool,
 }
 
 impl Scope<'_> {
@@ -402,20 +631,78 @@ impl Scope<'_> {
         String::from_utf8(bytes).unwrap_or_default()
     }
 
-    /// The body of `@testset ["name"] begin ... end`: each statement in order.
+    /// `@testset ["name"] begin ... end`, `@testset ["name $i"] for ... end`, or `@testset
+    /// let ... end`.
     fn testset(mut self, node: &SyntaxNode, found: &mut Found) {
-        let Some(block) = node.children.last().filter(|b| b.kind == Kind::Block) else {
-            let reason = "zy runs the tests of a `@testset ... begin ... end` block, not of a `@testset for` loop";
+        match node.children.last() {
+            Some(block) if block.kind == Kind::Block => {
+                let first = block
+                    .children
+                    .first()
+                    .map_or(block.range.end, |s| s.range.start);
+                self.blanks
+                    .push((TextRange::new(node.range.start, first), "begin"));
+                self.depth += 1;
+                self.desc = None;
+                self.body(block, found);
+            }
+            Some(f) if f.kind == Kind::For => {
+                let named = node.children[1..node.children.len() - 1]
+                    .iter()
+                    .find(|c| matches!(c.kind, Kind::String | Kind::StringLit));
+                let desc = match named {
+                    Some(d) => Some(slice(self.text, d.range).to_string()),
+                    None => default_desc(self.text, f),
+                };
+                self.for_loop(node, f, desc, found);
+            }
+            // `@testset let x = 1 ... end`: the `let` runs as written.
+            Some(l) if l.kind == Kind::Let => {
+                let Some(block) = l.children.last().filter(|b| b.kind == Kind::Block) else {
+                    not_run(self.text, node, "zy cannot read this `let`", found);
+                    return;
+                };
+                self.blanks
+                    .push((TextRange::new(node.range.start, l.range.start), ""));
+                self.depth += 1;
+                self.desc = None;
+                self.body(block, found);
+            }
+            _ => {
+                let reason = "zy runs the tests of a `@testset` written with `begin ... end`, `for` or `let`, not of this form";
+                not_run(self.text, node, reason, found);
+            }
+        }
+    }
+
+    /// The loop `f` (the last argument of `node`, a `@testset`, or `node` itself): its body
+    /// runs as written, each test in it once per time control reaches it.
+    fn for_loop(
+        mut self,
+        node: &SyntaxNode,
+        f: &SyntaxNode,
+        desc: Option<String>,
+        found: &mut Found,
+    ) {
+        let Some(body) = f.children.last().filter(|b| b.kind == Kind::Block) else {
+            let reason = "zy cannot read this loop";
             not_run(self.text, node, reason, found);
             return;
         };
-        let first = block
-            .children
-            .first()
-            .map_or(block.range.end, |s| s.range.start);
-        self.blanks
-            .push((TextRange::new(node.range.start, first), "begin"));
+        if node.range.start < f.range.start {
+            self.blanks
+                .push((TextRange::new(node.range.start, f.range.start), ""));
+        }
         self.depth += 1;
+        self.looped = true;
+        if desc.is_some() {
+            self.desc = desc;
+        }
+        self.body(body, found);
+    }
+
+    /// The statements of a testset's or loop's body, in order.
+    fn body(mut self, block: &SyntaxNode, found: &mut Found) {
         for stmt in &block.children {
             match test_macro(self.text, stmt) {
                 Some(TestMacro::Test) => {
@@ -438,8 +725,12 @@ impl Scope<'_> {
                     self.clone().testset(stmt, found);
                     self.blanks.push((stmt.range, ""));
                 }
+                None if stmt.kind == Kind::For && holds_test(self.text, stmt) => {
+                    self.clone().for_loop(stmt, stmt, None, found);
+                    self.blanks.push((stmt.range, ""));
+                }
                 None if holds_test(self.text, stmt) => {
-                    let reason = "zy runs a testset's tests written as its statements, not those inside a loop or a condition";
+                    let reason = "zy runs a testset's tests written as its statements or in its `for` loops, not those under a condition or in a `while` loop";
                     not_run(self.text, stmt, reason, found);
                     self.blanks.push((stmt.range, ""));
                 }
@@ -492,11 +783,22 @@ impl Scope<'_> {
             }
             None => String::new(),
         };
-        let tail = "\nend".repeat(self.depth);
+        let closing = "\nend".repeat(self.depth);
+        // In a loop: a closure of `_zy_k` that runs the loops and returns the test's value
+        // the `_zy_k`-th time control reaches it (see the module documentation).
+        let (lead, probe, tail) = match self.looped {
+            true => (
+                "((_zy_k) -> begin _zy_n = 0; ",
+                "_zy_n += 1; if _zy_n == _zy_k; return ",
+                format!("; end{closing}\nerror(\"_zy_done\")\nend)("),
+            ),
+            false => ("", "", closing),
+        };
+        let texted = |e: &str| format!("{lead}{head}{probe}{e}{tail}");
         let operands = match ask {
             Ask::True => comparison(text, expr).map(|(a, op, b)| Operands {
-                a: format!("{head}{a}{tail}"),
-                b: format!("{head}{b}{tail}"),
+                a: texted(a),
+                b: texted(b),
                 op: op.to_string(),
                 keywords: match passed.as_slice() {
                     [] => String::new(),
@@ -505,16 +807,43 @@ impl Scope<'_> {
             }),
             _ => None,
         };
+        let looped = self.looped.then(|| Looped {
+            desc: self.desc.as_deref().map(texted),
+            reached: texted("true"),
+        });
         found.cases.push(Case {
             ask,
             range: stmt.range,
             shown,
-            text: format!("{head}{written}{tail}"),
-            base,
+            text: texted(&written),
+            place: Place {
+                base,
+                lead: lead.len() as u32,
+                head: head.len() as u32,
+                probe: probe.len() as u32,
+                expr: expr.range.start,
+            },
             operands,
             kept: self.kept.clone(),
+            looped,
         });
     }
+}
+
+/// Julia's name of a `@testset for` iteration without a description: each loop variable and
+/// its value, `"i = $(i), j = $(j)"`.
+fn default_desc(text: &str, f: &SyntaxNode) -> Option<String> {
+    let iteration = f.children.first()?;
+    let parts: Vec<String> = iteration
+        .children
+        .iter()
+        .filter_map(|spec| spec.children.first())
+        .map(|v| {
+            let v = slice(text, v.range);
+            format!("{v} = $({v})")
+        })
+        .collect();
+    Some(format!("\"{}\"", parts.join(", ")))
 }
 
 /// Is `stmt` `@test_skip ...` (which Julia only records)?
@@ -631,7 +960,7 @@ mod tests {
         let found = find(text);
         let mut out = String::new();
         for c in found.cases {
-            out.push_str(&format!("{:?} @{} {:?}\n", c.ask, c.base, c.text));
+            out.push_str(&format!("{:?} @{} {:?}\n", c.ask, c.place.base, c.text));
         }
         for (r, why) in found.skipped {
             out.push_str(&format!("not run {}..{}: {why}\n", r.start, r.end));
@@ -653,14 +982,42 @@ mod tests {
     }
 
     #[test]
-    fn tests_in_loops_and_unreadable_ones_are_not_run() {
-        let text = "@testset \"a\" begin\n    for i in 1:2\n        @test i > 0\n    end\nend\n@testset for i in 1:2\n    @test i > 0\nend\n@test\n";
+    fn tests_in_loops_run_in_closures_and_unreadable_ones_are_not_run() {
+        let text = "@testset \"a\" begin\n    for i in 1:2\n        @test i > 0\n    end\n    while false\n        @test true\n    end\nend\n@testset \"n $i\" for i in 1:2\n    @test i > 0\nend\nfor (a, b) in [(1, 2)]\n    @test a < b\nend\n@test\n";
         expect_test::expect![[r#"
-            not run 44..55: zy runs a testset's tests written as its statements, not those inside a loop or a condition
-            not run 94..105: zy runs the tests of a `@testset ... begin ... end` block, not of a `@testset for` loop
-            not run 110..115: zy cannot read this test macro's arguments
-        "#]]
-        .assert_eq(&texts(text));
+            True @0 "((_zy_k) -> begin _zy_n = 0; begin             \n    for i in 1:2\n              _zy_n += 1; if _zy_n == _zy_k; return i > 0; end\nend\nend\nerror(\"_zy_done\")\nend)("
+            True @111 "((_zy_k) -> begin _zy_n = 0;                 for i in 1:2\n          _zy_n += 1; if _zy_n == _zy_k; return i > 0; end\nend\nerror(\"_zy_done\")\nend)("
+            True @160 "((_zy_k) -> begin _zy_n = 0; for (a, b) in [(1, 2)]\n          _zy_n += 1; if _zy_n == _zy_k; return a < b; end\nend\nerror(\"_zy_done\")\nend)("
+            not run 88..98: zy runs a testset's tests written as its statements or in its `for` loops, not those under a condition or in a `while` loop
+            not run 203..208: zy cannot read this test macro's arguments
+        "#]].assert_eq(&texts(text));
+    }
+
+    #[test]
+    fn a_loop_test_maps_its_text_to_the_file() {
+        let text = "@testset for i in 1:2\n    x = i\n    @test x > 0\nend\n";
+        let found = find(text);
+        let [case] = found.cases.as_slice() else {
+            panic!("one case");
+        };
+        let at = |t: &str| {
+            case.place
+                .file_offset(case.text.find(t).unwrap_or(0) as u32)
+        };
+        let file = |t: &str| text.find(t).unwrap_or(usize::MAX) as u32;
+        assert_eq!(at("x = i"), file("x = i"));
+        assert_eq!(at("x > 0"), file("x > 0"));
+        assert_eq!(at("_zy_n = 0"), 0);
+        assert_eq!(at("if _zy_n"), file("x > 0"));
+        assert_eq!(
+            case.looped
+                .as_ref()
+                .and_then(|l| l.desc.as_deref())
+                .map(|d| d.contains("\"i = $(i)\"")),
+            Some(true)
+        );
+        assert_eq!(text_offset("ab\ncd", 2, 2), Some(4));
+        assert_eq!(text_offset("aé\nc", 1, 3), Some(3));
     }
 
     #[test]

@@ -13,7 +13,7 @@ mod capture;
 mod config;
 mod coverage;
 mod cut;
-mod julia_tests;
+pub(crate) mod julia_tests;
 mod nonfinite;
 mod rrule;
 mod runtime;
