@@ -15,14 +15,18 @@ use crate::plan::{Arg, Plan, PlanBuilder};
 use crate::value::Val;
 use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH};
 
-/// The builtin that the library function `name` (`Base.sum`) extends, if it is one.
 /// The library function lowering calls for element `k` of a collection in a `for` loop: its
 /// Julia methods cover the iterators whose elements are not their indexed values (`pairs`);
 /// any other collection's element is `getindex(xs, k)`.
 const ITERATED: &str = "Base._gen_elem";
 
+/// The builtin that the library function `name` (`Base.sum`, `SpecialFunctions.gamma`: the
+/// special functions are primitives) extends, if it is one.
 pub(crate) fn builtin_of(name: &str) -> Option<&str> {
-    name.strip_prefix("Base.").filter(|n| crate::is_builtin(n))
+    ["Base.", "SpecialFunctions."]
+        .iter()
+        .find_map(|m| name.strip_prefix(m))
+        .filter(|n| crate::is_builtin(n))
 }
 
 /// Is `t` a view (`SubArray`, what `view`, `@view`, `eachrow` and `eachcol` give)?

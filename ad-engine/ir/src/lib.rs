@@ -25,6 +25,7 @@ pub mod parse;
 pub mod prim;
 pub mod print;
 pub mod program;
+pub mod specfun;
 pub mod types;
 pub mod verify;
 

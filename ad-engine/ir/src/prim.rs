@@ -10,6 +10,8 @@
 
 use std::fmt;
 
+use crate::specfun;
+
 /// How many operands a primitive takes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Arity {
@@ -75,16 +77,21 @@ pub enum Domain {
     AtLeast(f64, &'static str),
     /// `|x| <= 1`.
     UnitInterval(&'static str),
+    /// Where the evaluation is not NaN, or `x` is (Julia's `nan_dom_err`: the poles of
+    /// `gamma`, `bessely0` of a negative number).
+    NanResult(&'static str),
 }
 
 impl Domain {
-    /// Julia's DomainError message for `x`, or `None` if `x` is in the domain.
-    pub fn error(self, x: f64) -> Option<&'static str> {
+    /// Julia's DomainError message for `x` whose evaluation is `y`, or `None` if `x` is in the
+    /// domain.
+    pub fn error(self, x: f64, y: f64) -> Option<&'static str> {
         match self {
             Domain::All => None,
             Domain::Finite(m) => x.is_infinite().then_some(m),
             Domain::AtLeast(a, m) => (x < a).then_some(m),
             Domain::UnitInterval(m) => (x.abs() > 1.0).then_some(m),
+            Domain::NanResult(m) => (y.is_nan() && !x.is_nan()).then_some(m),
         }
     }
 }
@@ -267,7 +274,10 @@ macro_rules! prims {
 
 use Arity::{AtLeast, Between, Exactly};
 use Diff::{Constant, Rewritten};
-use Domain::{Finite, UnitInterval};
+use Domain::{Finite, NanResult, UnitInterval};
+
+/// The message of Julia's `nan_dom_err`, a NaN evaluation of a number that is not NaN.
+const NAN_RESULT: &str = "NaN result for non-NaN input.";
 use Kind::Scalar;
 
 prims! {
@@ -393,6 +403,51 @@ prims! {
     Atan => "atan" {
         arity: Between(1, 2), kind: math(f64::atan, Domain::All), jit: Jit::Runtime("zy_rt_atan"),
         interpreted_for: Some("atan(y, x)"),
+    }
+    // Special functions (SpecialFunctions.jl's; kernels in `specfun.rs`).
+    /// `gamma(x)`.
+    Gamma => "gamma" {
+        kind: math(specfun::gamma, NanResult(NAN_RESULT)),
+        effects: Effects::throws("a pole: 0 > x integer, or -Inf"), jit: Jit::Runtime("zy_rt_gamma"),
+    }
+    /// `log(abs(gamma(x)))`: the prelude's `logabsgamma` and `loggamma` add the sign.
+    LogAbsGamma => "_logabsgamma" {
+        kind: math(specfun::log_abs_gamma, Domain::All), jit: Jit::Runtime("zy_rt_logabsgamma"),
+    }
+    /// `digamma(x)`, the derivative of `loggamma`.
+    Digamma => "digamma" {
+        kind: math(specfun::digamma, Domain::All), jit: Jit::Runtime("zy_rt_digamma"),
+    }
+    /// `polygamma(m, x)`: the `m`-th derivative of `digamma` (an Int `m >= 0`, a Float64 `x`).
+    Polygamma => "polygamma" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("m < 0"), jit: Jit::Interpreted,
+    }
+    Erf => "erf" { kind: math(specfun::erf, Domain::All), jit: Jit::Runtime("zy_rt_erf") }
+    Erfc => "erfc" { kind: math(specfun::erfc, Domain::All), jit: Jit::Runtime("zy_rt_erfc") }
+    /// The inverse of `erf`.
+    Erfinv => "erfinv" {
+        kind: math(specfun::erfinv, UnitInterval("`abs(x)` cannot be greater than 1.")),
+        effects: Effects::throws("|x| > 1"), jit: Jit::Runtime("zy_rt_erfinv"),
+    }
+    /// The inverse of `erfc` on `[0, 0.0625]`, where the prelude's `erfcinv` calls it.
+    ErfcinvSmall => "_erfcinv_small" {
+        kind: math(specfun::erfcinv_small, Domain::All), jit: Jit::Runtime("zy_rt_erfcinv_small"),
+    }
+    /// `exp(x²) erfc(x)`.
+    Erfcx => "erfcx" { kind: math(specfun::erfcx, Domain::All), jit: Jit::Runtime("zy_rt_erfcx") }
+    Besselj0 => "besselj0" {
+        kind: math(specfun::besselj0, Domain::All), jit: Jit::Runtime("zy_rt_besselj0"),
+    }
+    Besselj1 => "besselj1" {
+        kind: math(specfun::besselj1, Domain::All), jit: Jit::Runtime("zy_rt_besselj1"),
+    }
+    Bessely0 => "bessely0" {
+        kind: math(specfun::bessely0, NanResult(NAN_RESULT)),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_bessely0"),
+    }
+    Bessely1 => "bessely1" {
+        kind: math(specfun::bessely1, NanResult(NAN_RESULT)),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_bessely1"),
     }
     /// `max(a, b)`.
     Max => "max" { arity: Exactly(2), kind: Scalar, interpreted_for: REST }
@@ -1034,13 +1089,20 @@ mod tests {
     #[test]
     fn domains_follow_julia() {
         let sqrt = Prim::Sqrt.math().map(|m| m.domain);
-        assert_eq!(sqrt.and_then(|d| d.error(0.0)), None);
-        assert!(sqrt.and_then(|d| d.error(-0.1)).is_some());
-        assert_eq!(sqrt.and_then(|d| d.error(f64::NAN)), None);
+        assert_eq!(sqrt.and_then(|d| d.error(0.0, 0.0)), None);
+        assert!(sqrt.and_then(|d| d.error(-0.1, f64::NAN)).is_some());
+        assert_eq!(sqrt.and_then(|d| d.error(f64::NAN, f64::NAN)), None);
         let asin = Prim::Asin.math().map(|m| m.domain);
-        assert!(asin.and_then(|d| d.error(-1.5)).is_some());
-        assert_eq!(asin.and_then(|d| d.error(1.0)), None);
+        assert!(asin.and_then(|d| d.error(-1.5, f64::NAN)).is_some());
+        assert_eq!(asin.and_then(|d| d.error(1.0, 1.5707963267948966)), None);
         let sin = Prim::Sin.math().map(|m| m.domain);
-        assert!(sin.and_then(|d| d.error(f64::NEG_INFINITY)).is_some());
+        assert!(sin
+            .and_then(|d| d.error(f64::NEG_INFINITY, f64::NAN))
+            .is_some());
+        // gamma's poles: a NaN from a number; NaN in, NaN out.
+        let gamma = Prim::Gamma.math().map(|m| m.domain);
+        assert!(gamma.and_then(|d| d.error(-1.0, f64::NAN)).is_some());
+        assert_eq!(gamma.and_then(|d| d.error(f64::NAN, f64::NAN)), None);
+        assert_eq!(gamma.and_then(|d| d.error(0.0, f64::INFINITY)), None);
     }
 }

@@ -51,6 +51,14 @@ pub const PRELUDE: &[PreludeFile] = &[
         module: "Zygote",
         text: include_str!("../prelude/Zygote.jl"),
     },
+    PreludeFile {
+        module: "SpecialFunctions",
+        text: include_str!("../prelude/SpecialFunctions.jl"),
+    },
+    PreludeFile {
+        module: "LogExpFunctions",
+        text: include_str!("../prelude/LogExpFunctions.jl"),
+    },
 ];
 
 /// The path under which `file` appears.

@@ -22,6 +22,7 @@ mod data;
 mod factor;
 mod objects;
 mod scalar;
+mod specfun;
 pub(crate) mod split;
 
 use std::sync::Arc;
@@ -642,7 +643,11 @@ pub fn has_rule(p: Prim) -> bool {
 /// How many entries of the rule tables (scalar or not) are `p`'s: one for a primitive with a
 /// rule.
 pub fn entries(p: Prim) -> usize {
-    let scalar = SCALAR_RULES.iter().filter(|r| r.prim == p).count();
+    let scalar = SCALAR_RULES
+        .iter()
+        .chain(specfun::RULES)
+        .filter(|r| r.prim == p)
+        .count();
     scalar + TABLES.into_iter().flatten().filter(|r| r.prim == p).count()
 }
 

@@ -628,7 +628,10 @@ pub static RULES: &[ScalarRule] = &[
 
 /// The rule of `p`, if it is a scalar primitive with one here.
 pub fn rule(p: Prim) -> Option<&'static ScalarRule> {
-    RULES.iter().find(|r| r.prim == p)
+    RULES
+        .iter()
+        .chain(super::specfun::RULES)
+        .find(|r| r.prim == p)
 }
 
 /// Is `p` a scalar primitive with a rule here?

@@ -3,7 +3,7 @@
 //! caller (the interpreter's slow path raises them).
 
 use zy_interp::Value;
-use zy_ir::{Jit, Prim, Type};
+use zy_ir::{specfun, Jit, Prim, Type};
 
 macro_rules! unary {
     ($($name:ident => $prim:ident, $method:path,)*) => {
@@ -51,6 +51,18 @@ unary! {
     zy_rt_asinh => Asinh, f64::asinh,
     zy_rt_acosh => Acosh, f64::acosh,
     zy_rt_atanh => Atanh, f64::atanh,
+    zy_rt_gamma => Gamma, specfun::gamma,
+    zy_rt_logabsgamma => LogAbsGamma, specfun::log_abs_gamma,
+    zy_rt_digamma => Digamma, specfun::digamma,
+    zy_rt_erf => Erf, specfun::erf,
+    zy_rt_erfc => Erfc, specfun::erfc,
+    zy_rt_erfinv => Erfinv, specfun::erfinv,
+    zy_rt_erfcinv_small => ErfcinvSmall, specfun::erfcinv_small,
+    zy_rt_erfcx => Erfcx, specfun::erfcx,
+    zy_rt_besselj0 => Besselj0, specfun::besselj0,
+    zy_rt_besselj1 => Besselj1, specfun::besselj1,
+    zy_rt_bessely0 => Bessely0, specfun::bessely0,
+    zy_rt_bessely1 => Bessely1, specfun::bessely1,
 }
 
 /// `sin(x)` and `cos(x)` returned together (in two registers).

@@ -166,6 +166,21 @@ impl Translator<'_, '_, '_> {
                 let Some(id) = self.env.rt.math[p as usize] else {
                     return Ok(None);
                 };
+                if let Some(Domain::NanResult(_)) = p.math().map(|m| m.domain) {
+                    // Julia's `nan_dom_err`: the evaluation decides.
+                    let y = self.call_rt(id, &[x]).unwrap_or(x);
+                    let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+                    let x_num = self.b.ins().fcmp(FloatCC::Ordered, x, x);
+                    let bad = self.b.ins().band(y_nan, x_num);
+                    return Ok(Some(
+                        self.guarded(
+                            bad,
+                            &[types::F64],
+                            |t| t.slow_path(slow, types::F64),
+                            |_| Ok(vec![y]),
+                        )?[0],
+                    ));
+                }
                 match self.domain_check(p, x) {
                     None => self.call_rt(id, &[x]).unwrap_or(x),
                     Some(bad) => self.guarded(
@@ -200,6 +215,8 @@ impl Translator<'_, '_, '_> {
                 let one = self.b.ins().f64const(1.0);
                 Some(self.b.ins().fcmp(FloatCC::GreaterThan, ax, one))
             }
+            // Checked on the result, by the caller.
+            Domain::NanResult(_) => None,
         }
     }
 

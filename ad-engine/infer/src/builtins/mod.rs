@@ -67,6 +67,7 @@ pub const BUILTINS: &[&str] = &[
     "<:",
     "copysign",
     "fma",
+    "polygamma",
     "and_int",
     "or_int",
     "xor_int",
@@ -681,6 +682,7 @@ pub(crate) fn call(
         (n, _) if is_math(n) => scalar::math(b, name, args),
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
+        ("polygamma", _) => scalar::polygamma(b, args),
         ("isa", [x, t]) if is_nothing_or_int(x) => union_isa(cx, b, x, t),
         ("isa", _) => isa(cx, args),
         (

@@ -193,6 +193,18 @@ pub(crate) fn math(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
     Ok(apply(b, p, vec![&x], Type::Float64))
 }
 
+/// `polygamma(m, x)`: an Int order and a number, Float64 out.
+pub(crate) fn polygamma(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let [m, x] = args else {
+        return Err(no_method("polygamma", &types(args)));
+    };
+    if m.ty != Type::Int64 || !x.ty.is_number() {
+        return Err(no_method("polygamma", &types(args)));
+    }
+    let x = convert(b, x.clone(), &Type::Float64)?;
+    Ok(apply(b, Prim::Polygamma, vec![m, &x], Type::Float64))
+}
+
 /// `abs sign floor ceil round`: keep the number type (identity on Bool).
 pub(crate) fn keep_type(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let (Some(p), [x]) = (Prim::from_julia_name(name), args) else {

@@ -107,6 +107,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a, b, c] = operands(p, args)?;
             scalar::fma(a, b, c)
         }
+        Polygamma => {
+            let [m, x] = operands(p, args)?;
+            scalar::polygamma(m, x)
+        }
         Lt | Le | Gt | Ge | Eq | Ne => {
             let [a, b] = operands(p, args)?;
             compare(p, a, b)

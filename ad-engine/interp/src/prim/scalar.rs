@@ -446,10 +446,33 @@ pub fn unary(p: Prim, a: &Value) -> Result<Value, String> {
 /// Julia's DomainError outside its domain.
 fn elementary(p: Prim, x: f64) -> Option<Result<f64, String>> {
     let m = p.math()?;
-    Some(match m.domain.error(x) {
+    let y = (m.eval)(x);
+    Some(match m.domain.error(x, y) {
         Some(msg) => Err(domain_error(&Value::F64(x), msg)),
-        None => Ok((m.eval)(x)),
+        None => Ok(y),
     })
+}
+
+/// `polygamma(m, x)` of an Int `m` and a Float64 `x`: `digamma(x)` for `m = 0`, SpecialFunctions'
+/// `DomainError` for a negative `m`.
+pub fn polygamma(m: &Value, x: &Value) -> Result<Value, String> {
+    let (Value::Int(m), Some(x)) = (m, as_f64(x)) else {
+        return Err(method_error("polygamma", &[m.clone(), x.clone()]));
+    };
+    match u32::try_from(*m) {
+        Ok(0) => Ok(Value::F64(zy_ir::specfun::digamma(x))),
+        Ok(m) => zy_ir::specfun::polygamma(m, x).map(Value::F64).ok_or_else(|| {
+            format!(
+                "ArgumentError: zy computes polygamma(m, x) of an order m >= 2 for x >= {} only (it sums the terms from x up)",
+                zy_ir::julia_float(zy_ir::specfun::POLYGAMMA_LOWEST)
+            )
+        }),
+        Err(_) if *m < 0 => Err(domain_error(
+            &Value::Int(*m),
+            "`real(m)` must be nonnegative, since the definition in this case is ambiguous.",
+        )),
+        Err(_) => Ok(Value::F64(f64::NAN)),
+    }
 }
 
 /// `atan(y, x)`.

@@ -1,0 +1,269 @@
+//! Rules of the special functions (SpecialFunctions.jl's, after `using SpecialFunctions`),
+//! each derivative written as SpecialFunctions' ChainRules extension writes it, so that the
+//! bits agree with what Julia users get; `besselj1'` is the recurrence `J₀ - J₁/x` (ChainRules'
+//! `(J₀ - J₂)/2` with `J₂ = 2J₁/x - J₀`), `1/2` at `0`, and `bessely1'` is `Y₀ - Y₁/x`.
+
+use zy_ir::{Const, Operand, Prim, Type};
+
+use super::scalar::{Forward::Partials, Kept::*, Reverse::*, ScalarRule};
+use super::{Emit, Special, TestArg};
+use Prim::*;
+use TestArg::{Float as F, Int as I};
+
+const F64: Type = Type::Float64;
+
+/// `Float64(√π)`, ChainRules' `sqrtπ`.
+const SQRT_PI: f64 = 1.772_453_850_905_516;
+
+/// Points away from the poles of `gamma` and of its logarithm.
+const OFF_POLES: &[&[TestArg]] = &[&[F(-1.3)], &[F(-0.2)], &[F(0.4)], &[F(1.7)], &[F(3.2)]];
+/// Points inside every domain.
+const ANYWHERE: &[&[TestArg]] = &[&[F(-1.3)], &[F(-0.2)], &[F(0.4)], &[F(1.7)]];
+/// Points of the positive half-line.
+const POSITIVE: &[&[TestArg]] = &[&[F(0.3)], &[F(1.0)], &[F(2.5)], &[F(7.5)]];
+
+fn f(x: f64) -> Operand {
+    Const::f64(x).into()
+}
+
+/// `2 exp(-x²) / √π`, the derivative of `erf`.
+fn erf_slope(e: &mut Emit, x: &Operand) -> Operand {
+    let x2 = e.mul(x.clone(), x.clone());
+    let nx2 = e.prim(Neg, vec![x2], F64);
+    let ex = e.prim(Exp, vec![nx2], F64);
+    let two = e.mul(f(2.0), ex);
+    e.prim(Div, vec![two, f(SQRT_PI)], F64)
+}
+
+/// `√π exp(Ω²) / 2`, the derivative of `erfinv` at its value `Ω`.
+fn erfinv_slope(e: &mut Emit, y: &Operand) -> Operand {
+    let y2 = e.mul(y.clone(), y.clone());
+    let ey = e.prim(Exp, vec![y2], F64);
+    let half = e.prim(Div, vec![ey, f(2.0)], F64);
+    e.mul(f(SQRT_PI), half)
+}
+
+/// `a - b / x`, `c` at `x = 0`: the Bessel functions' recurrence for the derivative of the
+/// order-one function from the order-zero one `a` and itself `b`.
+fn bessel1_slope(e: &mut Emit, x: &Operand, a: Operand, b: Operand, c: f64) -> Operand {
+    let q = e.prim(Div, vec![b, x.clone()], F64);
+    let d = e.prim(Sub, vec![a, q], F64);
+    let zero = e.prim(Eq, vec![x.clone(), f(0.0)], Type::Bool);
+    e.prim(IfElse, vec![zero, f(c), d], F64)
+}
+
+/// Every special function's rule.
+pub static RULES: &[ScalarRule] = &[
+    ScalarRule {
+        prim: Gamma,
+        keeps: &[Arg(0), Result],
+        // ChainRules: Ω digamma(x).
+        reverse: Scale(|e, k| {
+            let psi = e.prim(Digamma, vec![k[0].clone()], F64);
+            e.mul(k[1].clone(), psi)
+        }),
+        forward: Partials,
+        points: OFF_POLES,
+        special: &[Special {
+            at: &[F(0.0)],
+            y: f64::INFINITY,
+            grad: &[&[f64::NEG_INFINITY]],
+        }],
+    },
+    ScalarRule {
+        prim: LogAbsGamma,
+        keeps: &[Arg(0)],
+        // ChainRules: digamma(x) (of `logabsgamma`'s first half, and of `loggamma`).
+        reverse: Scale(|e, k| e.prim(Digamma, vec![k[0].clone()], F64)),
+        forward: Partials,
+        points: OFF_POLES,
+        special: &[],
+    },
+    ScalarRule {
+        prim: Digamma,
+        keeps: &[Arg(0)],
+        // ChainRules: trigamma(x).
+        reverse: Scale(|e, k| e.prim(Polygamma, vec![Const::Int(1).into(), k[0].clone()], F64)),
+        forward: Partials,
+        points: OFF_POLES,
+        special: &[Special {
+            at: &[F(0.0)],
+            y: f64::NEG_INFINITY,
+            grad: &[&[f64::INFINITY]],
+        }],
+    },
+    ScalarRule {
+        prim: Polygamma,
+        keeps: &[Arg(0), Arg(1)],
+        // ChainRules: (NoTangent, polygamma(m + 1, x)).
+        reverse: Terms(|e, k, dy, _| {
+            let m1 = e.prim(Add, vec![k[0].clone(), Const::Int(1).into()], Type::Int64);
+            let d = e.prim(Polygamma, vec![m1, k[1].clone()], F64);
+            vec![None, Some(e.mul(dy, d))]
+        }),
+        forward: Partials,
+        points: &[
+            &[I(0), F(1.3)],
+            &[I(1), F(0.7)],
+            &[I(2), F(2.5)],
+            &[I(3), F(-1.4)],
+            &[I(1), F(30.0)],
+        ],
+        special: &[],
+    },
+    ScalarRule {
+        prim: Erf,
+        keeps: &[Arg(0)],
+        // ChainRules: (2 exp(-x²)) / sqrtπ.
+        reverse: Scale(|e, k| erf_slope(e, &k[0])),
+        forward: Partials,
+        points: ANYWHERE,
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[1.1283791670955126]],
+            },
+            Special {
+                at: &[F(f64::INFINITY)],
+                y: 1.0,
+                grad: &[&[0.0]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: Erfc,
+        keeps: &[Arg(0)],
+        // ChainRules: -(2 exp(-x²)) / sqrtπ.
+        reverse: Scale(|e, k| {
+            let d = erf_slope(e, &k[0]);
+            e.prim(Neg, vec![d], F64)
+        }),
+        forward: Partials,
+        points: ANYWHERE,
+        special: &[Special {
+            at: &[F(0.0)],
+            y: 1.0,
+            grad: &[&[-1.1283791670955126]],
+        }],
+    },
+    ScalarRule {
+        prim: Erfinv,
+        keeps: &[Result],
+        // ChainRules: sqrtπ (exp(Ω²) / 2).
+        reverse: Scale(|e, k| erfinv_slope(e, &k[0])),
+        forward: Partials,
+        points: &[&[F(-0.7)], &[F(0.1)], &[F(0.6)], &[F(0.99)]],
+        special: &[
+            Special {
+                at: &[F(0.0)],
+                y: 0.0,
+                grad: &[&[0.886226925452758]],
+            },
+            Special {
+                at: &[F(1.0)],
+                y: f64::INFINITY,
+                grad: &[&[f64::INFINITY]],
+            },
+        ],
+    },
+    ScalarRule {
+        prim: ErfcinvSmall,
+        keeps: &[Result],
+        // ChainRules (of `erfcinv`): -(sqrtπ (exp(Ω²) / 2)).
+        reverse: Scale(|e, k| {
+            let d = erfinv_slope(e, &k[0]);
+            e.prim(Neg, vec![d], F64)
+        }),
+        forward: Partials,
+        points: &[&[F(0.001)], &[F(0.03)], &[F(0.06)]],
+        special: &[Special {
+            at: &[F(0.0)],
+            y: f64::INFINITY,
+            grad: &[&[f64::NEG_INFINITY]],
+        }],
+    },
+    ScalarRule {
+        prim: Erfcx,
+        keeps: &[Arg(0), Result],
+        // ChainRules: 2 (x Ω - inv(sqrtπ)).
+        reverse: Scale(|e, k| {
+            let xy = e.mul(k[0].clone(), k[1].clone());
+            let inv = e.prim(Div, vec![f(1.0), f(SQRT_PI)], F64);
+            let d = e.prim(Sub, vec![xy, inv], F64);
+            e.mul(f(2.0), d)
+        }),
+        forward: Partials,
+        points: &[
+            &[F(-1.3)],
+            &[F(-0.2)],
+            &[F(0.4)],
+            &[F(1.7)],
+            &[F(6.0)],
+            &[F(40.0)],
+        ],
+        special: &[Special {
+            at: &[F(0.0)],
+            y: 1.0,
+            grad: &[&[-1.1283791670955126]],
+        }],
+    },
+    ScalarRule {
+        prim: Besselj0,
+        keeps: &[Arg(0)],
+        // ChainRules: -besselj1(x).
+        reverse: Scale(|e, k| {
+            let j1 = e.prim(Besselj1, vec![k[0].clone()], F64);
+            e.prim(Neg, vec![j1], F64)
+        }),
+        forward: Partials,
+        points: ANYWHERE,
+        special: &[Special {
+            at: &[F(0.0)],
+            y: 1.0,
+            grad: &[&[-0.0]],
+        }],
+    },
+    ScalarRule {
+        prim: Besselj1,
+        keeps: &[Arg(0), Result],
+        reverse: Scale(|e, k| {
+            let j0 = e.prim(Besselj0, vec![k[0].clone()], F64);
+            bessel1_slope(e, &k[0], j0, k[1].clone(), 0.5)
+        }),
+        forward: Partials,
+        points: &[&[F(-1.3)], &[F(-0.2)], &[F(0.4)], &[F(1.7)], &[F(12.5)]],
+        special: &[Special {
+            at: &[F(0.0)],
+            y: 0.0,
+            grad: &[&[0.5]],
+        }],
+    },
+    ScalarRule {
+        prim: Bessely0,
+        keeps: &[Arg(0)],
+        // ChainRules: -bessely1(x).
+        reverse: Scale(|e, k| {
+            let y1 = e.prim(Bessely1, vec![k[0].clone()], F64);
+            e.prim(Neg, vec![y1], F64)
+        }),
+        forward: Partials,
+        points: POSITIVE,
+        special: &[Special {
+            at: &[F(0.0)],
+            y: f64::NEG_INFINITY,
+            grad: &[&[f64::INFINITY]],
+        }],
+    },
+    ScalarRule {
+        prim: Bessely1,
+        keeps: &[Arg(0), Result],
+        reverse: Scale(|e, k| {
+            let y0 = e.prim(Bessely0, vec![k[0].clone()], F64);
+            bessel1_slope(e, &k[0], y0, k[1].clone(), f64::NAN)
+        }),
+        forward: Partials,
+        points: POSITIVE,
+        special: &[],
+    },
+];
