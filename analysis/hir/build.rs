@@ -7,10 +7,11 @@
 //! not even parsed; for an item that lowers to one plain method, that method's signature
 //! and the names its body uses (`BundledMethod` in `src/stub.rs`), so that a program holds it
 //! without parsing or lowering it until inference specialises it; and each item's untyped SSA,
-//! packed into `$OUT_DIR/lowered.bin` (`build/pack.rs`, read back by `src/unpack.rs`), so that
-//! a process lowers no library item at all. `bundled_items_parse_alone` checks that each
-//! range parses to the same item as the whole file does, that the signatures are those of the
-//! item lowered alone, and that each packed lowering reads back as that lowering.
+//! packed into `$OUT_DIR/lowered.bin` (postcard's encoding of the IR's serde derives, read back
+//! by `src/unpack.rs`), so that a process lowers no library item at all.
+//! `bundled_items_parse_alone` checks that each range parses to the same item as the whole
+//! file does, that the signatures are those of the item lowered alone, and that each packed
+//! lowering reads back as that lowering.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -23,13 +24,14 @@ use zy_syntax::ast::Item;
 mod encode;
 #[path = "src/item_kind.rs"]
 mod item_kind;
-#[path = "build/pack.rs"]
-mod pack;
 #[path = "src/prelude.rs"]
 #[allow(dead_code)]
 mod prelude;
 #[path = "src/signature.rs"]
 mod signature;
+#[path = "src/unpack.rs"]
+#[allow(dead_code)]
+mod unpack;
 
 fn main() {
     println!("cargo:rerun-if-changed=prelude");
@@ -39,7 +41,7 @@ fn main() {
         "src/prelude.rs",
         "src/signature.rs",
         "src/stub.rs",
-        "build/pack.rs",
+        "src/unpack.rs",
     ] {
         println!("cargo:rerun-if-changed={f}");
     }
@@ -102,9 +104,10 @@ fn main() {
 }
 
 /// The untyped SSA of `item` as `ssa` lowers it (from its rank encoding, its spans in
-/// [`pack::ITEM_FILE`]), packed; `None` if the format does not carry it.
+/// [`unpack::ITEM_FILE`]), packed: postcard's encoding of the IR's serde derives. `None` if
+/// lowering refused it or it holds what untyped IR does not (then it is lowered when read).
 fn packed_lowering(item: &Item, ordinal: u32) -> Option<Vec<u8>> {
-    let file = pack::ITEM_FILE;
+    let file = unpack::ITEM_FILE;
     let lowered = match item {
         Item::Function(_) | Item::Struct(_) | Item::Global(_) => {
             match &*encode::encode_item(item.clone(), 0).item {
@@ -116,7 +119,10 @@ fn packed_lowering(item: &Item, ordinal: u32) -> Option<Vec<u8>> {
         }
         _ => Default::default(),
     };
-    pack::pack(&lowered)
+    if !lowered.errors.is_empty() {
+        return None;
+    }
+    postcard::to_allocvec(&(&lowered.methods, &lowered.structs, &lowered.globals)).ok()
 }
 
 /// `Some(BundledMethod { .. })` for a function item that lowers to one plain method (no

@@ -6,13 +6,17 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use crate::ops::{Instance, Op};
 use crate::types::{Name, Type};
 use std::sync::Arc;
 
 /// An opaque source location carried through every stage, so errors and analyses map back to
 /// source text. `ad-engine` never interprets it; `analysis` does.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default, Serialize, Deserialize,
+)]
 pub struct Span {
     /// Which source file (an id owned by the caller).
     pub file: u32,
@@ -42,11 +46,11 @@ impl Span {
 }
 
 /// An SSA value: `%n` in the printed IR.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Value(pub u32);
 
 /// A basic block: `#n` in the printed IR (printed 1-based, stored 0-based).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Block(pub u32);
 
 impl Value {
@@ -91,7 +95,7 @@ impl fmt::Debug for Block {
 }
 
 /// A literal constant operand.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum Const {
     /// A Float64, stored as its bits so constants can be hashed and compared exactly.
     F64(u64),
@@ -138,7 +142,7 @@ impl Const {
 }
 
 /// An operand of a statement or branch: an SSA value or a constant.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum Operand {
     Value(Value),
     Const(Const),
@@ -175,14 +179,14 @@ impl Operand {
 }
 
 /// A statement: `%v = op(args...) :: ty`.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Stmt {
     pub op: Op,
     pub args: Vec<Operand>,
 }
 
 /// How a value is defined.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum ValueKind {
     /// The `index`-th parameter of `block` (a function argument for the entry block, a φ
     /// otherwise).
@@ -192,10 +196,11 @@ pub enum ValueKind {
 }
 
 /// Everything known about one value.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct ValueData {
     pub kind: ValueKind,
     /// The concrete type ([`Type::Any`] before inference).
+    #[serde(with = "crate::untyped::any")]
     pub ty: Type,
     /// Where in the source this value comes from.
     pub span: Span,
@@ -204,7 +209,7 @@ pub struct ValueData {
 }
 
 /// A jump target with the values passed to the target block's parameters.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct BlockCall {
     pub block: Block,
     pub args: Vec<Operand>,
@@ -221,7 +226,7 @@ impl BlockCall {
 }
 
 /// How control leaves a block.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum Terminator {
     /// `return x`.
     Return(Operand),
@@ -362,7 +367,7 @@ impl Terminator {
 }
 
 /// A basic block.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct BlockData {
     /// Parameters: the φ nodes of this block (the arguments, for the entry block).
     pub params: Vec<Value>,
@@ -374,15 +379,17 @@ pub struct BlockData {
 }
 
 /// An IR function: one method body, untyped (after lowering) or typed (one specialisation).
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Function {
     /// Display name (`pow`, `(::Dense)`, `#3`).
     pub name: Name,
     /// Argument names as written in the source (`#self#` for a callee argument).
     pub arg_names: Vec<Name>,
     /// For typed functions: the specialisation this body is.
+    #[serde(with = "crate::untyped::no_instance")]
     pub instance: Option<Arc<Instance>>,
     /// Inferred return type ([`Type::Any`] before inference).
+    #[serde(with = "crate::untyped::any")]
     pub ret: Type,
     pub blocks: Vec<BlockData>,
     pub values: Vec<ValueData>,

@@ -5,7 +5,7 @@
 //! typed [`Function`]s, one per [`Instance`]; the AD transform and the JIT consume those.
 //!
 //! - [`func`], [`ops`], [`types`], [`program`]: the entities; [`builder`]: SSA construction
-//!   from variables.
+//!   from variables. The untyped entities are serde types (typed parts do not serialize).
 //! - [`prim`](mod@prim): the primitive table, one row per builtin operation with the attributes
 //!   every other crate asks (arity, elementwise math, effects, differentiability, JIT lowering).
 //! - [`print`](mod@print) writes a function as text ([`print_function`], and [`print_struct`] for the
@@ -27,6 +27,7 @@ pub mod print;
 pub mod program;
 pub mod specfun;
 pub mod types;
+mod untyped;
 pub mod verify;
 
 pub use builder::{SsaBuilder, Var, VarInit};

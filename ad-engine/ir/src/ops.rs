@@ -4,11 +4,13 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 pub use crate::prim::Prim;
 use crate::types::{Name, StructType, Type};
 
 /// The operation of a statement. Its operands are the statement's `args`.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum Op {
     /// Untyped: call the generic function with this name (user-defined or builtin, including
     /// operators: `+`, `getindex`, `tuple`, `Ref`, `broadcast`, ...).
@@ -20,11 +22,14 @@ pub enum Op {
     /// Load a top-level binding (`const N = 3`, `sq = x -> x^2`).
     Global(Name),
     /// Typed: a builtin operation; semantics depend on the operand types.
+    #[serde(skip)]
     Prim(Prim),
     /// Typed: construct a struct or closure environment of this type from its field values.
+    #[serde(skip)]
     New(StructRef),
     /// Typed: call a specialisation of a user method. For a callable struct or closure, `args[0]`
     /// is the callee value (the hidden zeroth argument).
+    #[serde(skip)]
     Invoke(Arc<Instance>),
 }
 

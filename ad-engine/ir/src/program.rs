@@ -5,12 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use crate::func::{Function, Span};
 use crate::types::Name;
 
 /// A type annotation as written (`Float64`, `Vector{Float64}`, `Bar{T}`, `::typeof(f)`),
 /// resolved against concrete types by inference.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum TypeExpr {
     /// A named type, possibly applied to parameters: `Float64`, `Real`, `Vector{Float64}`,
     /// `Dense`, `Bar{T}`, `Tuple{Float64, Int}`. A name in the enclosing `where` list or struct
@@ -57,7 +59,7 @@ impl fmt::Display for TypeExpr {
 pub const VARARG: &str = "Vararg";
 
 /// One method of a generic function: a signature and an untyped body.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Method {
     /// One annotation per argument of `body` (`None`: unannotated, matches anything). For a
     /// callable struct or closure the first argument is the callee.
@@ -105,7 +107,7 @@ impl Method {
 /// How a method that takes keywords is called with them (Julia's keyword sorter): the call
 /// selects the method on its positional arguments, then calls `body` with each keyword's value
 /// (passed, or computed by its default function), the rest, and the positional arguments.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Keywords {
     /// The generic function of the body: `body(keywords..., [rest,] positional...)`.
     pub body: Name,
@@ -129,7 +131,7 @@ pub struct GenericFunction {
 pub use crate::types::StructKind;
 
 /// A struct definition: `struct Bar{T} a::T end`, or a closure environment made by lowering.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct StructDef {
     pub name: Name,
     /// Type parameters (`T` in `Bar{T}`).
@@ -163,7 +165,7 @@ pub const TYPED: &str = "#typed";
 pub const SET_GLOBAL: &str = "Base._setglobal!";
 
 /// A top-level binding (`const N = 3`, `sq = x -> x^2`): a zero-argument body computing it.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Global {
     pub name: Name,
     pub body: Arc<Function>,

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 /// The most dimensions an `Array{T, N}` may have in zy (Julia has no limit; more are refused
 /// by name).
 pub const MAX_DIMS: u8 = 6;
@@ -228,7 +230,7 @@ impl StructType {
 }
 
 /// Where a struct type comes from.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Serialize, Deserialize)]
 pub enum StructKind {
     /// A `struct` written by the user.
     User,

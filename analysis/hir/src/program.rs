@@ -399,8 +399,8 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
         items: FxHashSet::default(),
         followed: FxHashSet::default(),
         waiting: FxHashMap::default(),
-        values: BTreeSet::new(),
-        types: BTreeSet::new(),
+        values: FxHashSet::default(),
+        types: FxHashSet::default(),
         queue: Vec::new(),
     };
     for n in hooks_of("")
@@ -452,7 +452,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
         .collect();
     Reached {
         items: reach.items,
-        values: reach.values,
+        values: reach.values.into_iter().collect(),
         waiting,
     }
 }
@@ -477,9 +477,10 @@ struct Reach<'db> {
     /// Items waiting for a struct to be reached as a value: a struct in the program, a method
     /// not yet.
     waiting: FxHashMap<Name, Vec<ItemId>>,
-    /// Names reached as values, and those reached only as types.
-    values: BTreeSet<Name>,
-    types: BTreeSet<Name>,
+    /// Names reached as values, and those reached only as types (hashed: every name met is
+    /// looked up here).
+    values: FxHashSet<Name>,
+    types: FxHashSet<Name>,
     queue: Vec<(Name, Mention)>,
 }
 

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::Name;
 use zy_syntax::ast::{ArgPlace, FunctionName, ImportPath, Item, ScriptCall};
 
@@ -328,30 +328,32 @@ pub(crate) fn loaded_items<'db>(
         })
 }
 
-/// What one module of a program defines and sees.
+/// What one module of a program defines and sees. Hashed by name: resolution looks names up
+/// here thousands of times in a first gradient.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct ModuleScope {
-    /// Functions, structs and bindings it defines (unqualified).
-    defines: BTreeSet<Name>,
+    /// Functions, structs and bindings it defines, unqualified, to their qualified names
+    /// (made once, shared by every resolution to them).
+    defines: FxHashMap<Name, Name>,
     /// Its top-level bindings (those a skipped statement may change).
-    bindings: BTreeSet<Name>,
+    bindings: FxHashSet<Name>,
     /// Its structs (a call of one with no methods of its own builds a value, changing
     /// nothing).
-    structs: BTreeSet<Name>,
+    structs: FxHashSet<Name>,
     /// The bindings with a definition whose value a call can change in place (anything but a
     /// number, string, `nothing` or a tuple of them): a skipped statement that passes one to
     /// a call may change it without assigning it.
     mutable: BTreeSet<Name>,
     /// Names brought in one by one (`using A: f`, `import A.f`), to their qualified names.
-    imports: BTreeMap<Name, Name>,
+    imports: FxHashMap<Name, Name>,
     /// Of those, the ones brought in by `import`: a method defined under that name in the module
     /// is a method of the imported function.
-    extends: BTreeSet<Name>,
+    extends: FxHashSet<Name>,
     /// Modules whose exports it sees (`using A`; Base too unless it is a `baremodule`).
     usings: Vec<Name>,
     /// Module names it can write (`M` in `M.f`): its own modules and those it imports.
-    modules: BTreeMap<Name, Name>,
-    exports: BTreeSet<Name>,
+    modules: FxHashMap<Name, Name>,
+    exports: FxHashSet<Name>,
 }
 
 /// The modules of a program with what each defines and sees, the bindings that skipped
@@ -359,7 +361,7 @@ pub struct ModuleScope {
 /// remove or rename no definition and change no import.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct ScopeNames {
-    modules: BTreeMap<Name, ModuleScope>,
+    modules: FxHashMap<Name, ModuleScope>,
     /// Qualified bindings changed by top-level code zy does not run, with where that code is.
     changed: BTreeMap<Name, String>,
     /// The skipped statements that change bindings, each with those it changes itself.
@@ -414,18 +416,17 @@ impl ScopeNames {
         let Some(scope) = self.modules.get(module) else {
             return name.into();
         };
-        if scope.defines.contains(name) {
-            return qualify(module, name);
+        if let Some(q) = scope.defines.get(name) {
+            return q.clone();
         }
         if let Some(q) = scope.imports.get(name) {
             return q.clone();
         }
-        for used in &scope.usings {
-            if self.exported(used, name) {
-                return qualify(used, name);
-            }
-        }
-        name.into()
+        scope
+            .usings
+            .iter()
+            .find_map(|used| self.exported(used, name))
+            .unwrap_or_else(|| name.into())
     }
 
     /// The name a definition of `name` in `module` adds a method to: a dotted name's module's
@@ -451,7 +452,13 @@ impl ScopeNames {
                 .get(name)
                 .cloned()
                 .unwrap_or_else(|| name.into()),
-            _ => qualify(module, name),
+            // Once the scope is built, the module's own definition's shared name.
+            Some(scope) => scope
+                .defines
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| qualify(module, name)),
+            None => qualify(module, name),
         }
     }
 
@@ -494,17 +501,13 @@ impl ScopeNames {
 
     /// The binding `name` of `module` as `module.name` reaches it: its own or one it imports.
     fn member(&self, module: &str, name: &str) -> Name {
-        match self.modules.get(module) {
-            Some(scope) if !scope.defines.contains(name) => scope
-                .imports
-                .get(name)
-                .cloned()
-                .unwrap_or_else(|| qualify(module, name)),
-            _ => qualify(module, name),
-        }
+        let scope = self.modules.get(module);
+        scope
+            .and_then(|s| s.defines.get(name).or_else(|| s.imports.get(name)))
+            .cloned()
+            .unwrap_or_else(|| qualify(module, name))
     }
 
-    /// Does `module` export `name` (everything Base defines counts as exported)?
     /// Does code of `module` see Base's names (it is not a `baremodule`)?
     fn sees_base(&self, module: &str) -> bool {
         self.modules
@@ -512,10 +515,12 @@ impl ScopeNames {
             .is_none_or(|s| s.usings.iter().any(|u| &**u == BASE))
     }
 
-    fn exported(&self, module: &str, name: &str) -> bool {
-        self.modules.get(module).is_some_and(|s| {
-            (s.exports.contains(name) || module == BASE) && s.defines.contains(name)
-        })
+    /// The qualified `name` if `module` defines and exports it (everything Base defines
+    /// counts as exported).
+    fn exported(&self, module: &str, name: &str) -> Option<Name> {
+        let s = self.modules.get(module)?;
+        let q = s.defines.get(name)?;
+        (module == BASE || s.exports.contains(name)).then(|| q.clone())
     }
 
     /// Which arguments of `call`, in a skipped statement of `module`, may it change in place
@@ -625,7 +630,11 @@ impl ScopeNames {
     /// Do the program's files (not the library) define the qualified `q`?
     pub(crate) fn program_defines_qualified(&self, q: &str) -> bool {
         let (m, n) = self.split(q);
-        !is_prelude_module(m) && self.modules.get(m).is_some_and(|s| s.defines.contains(n))
+        !is_prelude_module(m)
+            && self
+                .modules
+                .get(m)
+                .is_some_and(|s| s.defines.contains_key(n))
     }
 
     /// Is the qualified `q` a name of the library (a prelude module's)?
@@ -794,7 +803,7 @@ fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemI
         if names
             .modules
             .get(module)
-            .is_some_and(|s| s.defines.contains(r.name.as_str()))
+            .is_some_and(|s| s.defines.contains_key(r.name.as_str()))
         {
             continue;
         }
@@ -882,13 +891,13 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
                 if written.starts_with('(') || bare.as_ref() == RRULE || bare.as_ref() == FRULE {
                     continue;
                 }
-                let target = if name.contains('.') {
-                    target
+                let (target, qualified) = if name.contains('.') {
+                    (target, name.clone())
                 } else {
-                    module.clone()
+                    (module.clone(), qualify(module, &bare))
                 };
                 let scope = names.modules.entry(target).or_default();
-                scope.defines.insert(bare.clone());
+                scope.defines.insert(bare.clone(), qualified);
                 if item.kind(db) == ItemKind::Struct {
                     scope.structs.insert(bare.clone());
                 }
