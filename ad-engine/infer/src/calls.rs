@@ -269,6 +269,7 @@ impl<'a> Cx<'a> {
             zy_ir::NEW => return self.new_value(b, args),
             zy_ir::TYPED => return self.typed_value(b, args),
             zy_ir::SET_GLOBAL => return self.set_global(b, args),
+            crate::synth::APPLY => return self.apply(b, args),
             _ => {}
         }
         if let Some(t) = self.type_vars.get(name) {
@@ -1142,6 +1143,11 @@ impl<'a> Cx<'a> {
     /// The instance that calling a value of type `callee` on `args` runs, if it is user code
     /// (used by the differentiation builtins and the synthesised higher-order functions).
     pub fn callee_result(&mut self, callee: &Val, args: &[Type]) -> Result<Type, Fail> {
+        Ok(self.callee_plan(callee, args)?.ty)
+    }
+
+    /// How calling a value of type `callee` on `args` is typed: its steps and result.
+    pub(crate) fn callee_plan(&mut self, callee: &Val, args: &[Type]) -> Result<Plan, Fail> {
         let mut scratch = PlanBuilder::default();
         let mut all = vec![callee.clone()];
         all.extend(
@@ -1149,6 +1155,24 @@ impl<'a> Cx<'a> {
                 .enumerate()
                 .map(|(i, t)| Val::of(Arg::Input(i + 1), t.clone())),
         );
-        Ok(self.call_value(&mut scratch, &all)?.ty)
+        let v = self.call_value(&mut scratch, &all)?;
+        Ok(scratch.finish(v.arg, v.ty))
+    }
+
+    /// `#apply(f, args...)` ([`crate::synth::APPLY`]): the call `f(args...)` as an instance of
+    /// its own, through which a builtin or library function passed as a value is differentiated.
+    fn apply(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let Some((f, xs)) = args.split_first() else {
+            return Err(crate::error::no_method(crate::synth::APPLY, &[]));
+        };
+        // Refused here, at the call, rather than in the synthesised body.
+        self.callee_result(f, &crate::value::types(xs))?;
+        let (inst, ret) = self.invoke(Instance {
+            name: crate::synth::APPLY.into(),
+            method: crate::SYNTH_METHOD,
+            args: crate::value::types(args).into(),
+        });
+        let ops = args.iter().map(|a| a.arg.clone()).collect();
+        Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret))
     }
 }
