@@ -26,11 +26,11 @@ pub(crate) fn builtin_of(name: &str) -> Option<&str> {
 }
 
 /// What the syntax rebinds a local `x` to where a branch tested `x isa T`:
-/// `Base._narrow_isa(x, T)`, Julia's inference narrowing a union by the test.
-const NARROW_ISA: &str = "Base._narrow_isa";
+/// `#narrow_isa(x, T)`, Julia's inference narrowing a union by the test.
+const NARROW_ISA: &str = "#narrow_isa";
 
 /// What the syntax rebinds a local `x` to where a branch tested `!(x isa T)`.
-const NARROW_NOTISA: &str = "Base._narrow_notisa";
+const NARROW_NOTISA: &str = "#narrow_notisa";
 
 /// Is `t` a view (`SubArray`, what `view`, `@view`, `eachrow` and `eachcol` give)?
 pub(crate) fn is_view(t: &Type) -> bool {

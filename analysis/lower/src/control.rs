@@ -190,7 +190,7 @@ impl BodyLowerer<'_, '_> {
     }
 
     /// `body` where the local `var` is known by a test: `var` rebound to `value`
-    /// (`Base._notnothing(var)`, `Base._narrow_isa(var, T)`) for the body and to its value
+    /// (`Base._notnothing(var)`, `#narrow_isa(var, T)`) for the body and to its value
     /// again after it (a boxed `var`, or a name that is not a local, is left as it is).
     pub(crate) fn narrow(&mut self, var: &Expr, value: &Expr, body: &[Expr]) -> Operand {
         let Some(v) = self

@@ -615,7 +615,7 @@ pub enum ExprKind {
         finally: Option<Vec<Expr>>,
     },
     /// Where `var` (an identifier) is known by a test just before (not `nothing`, a `T` or not
-    /// a `T`): inside `body` it is `value` (`Base._notnothing(var)`, `Base._narrow_isa(var,
+    /// a `T`): inside `body` it is `value` (`Base._notnothing(var)`, `#narrow_isa(var,
     /// T)`), after it what it was (Julia's inference narrows a union so). No scope of its own
     /// (`narrow.rs`).
     Narrow {

@@ -3,8 +3,8 @@
 //! (`if v !== nothing`, the other way of `v === nothing ? a : b`, `isnothing(v) || b`, the
 //! statements after `if v === nothing; return ...; end`), and by `v isa T` (`isa(v, T)`) in
 //! the branch where it holds and in the one where it fails. There `v` is rebound to its value
-//! seen so ([`ExprKind::Narrow`]: `Base._notnothing(v)`, `Base._narrow_isa(v, T)` or
-//! `Base._narrow_notisa(v, T)` there, what it was after). For any `v` but `findfirst`'s
+//! seen so ([`ExprKind::Narrow`]: `Base._notnothing(v)`, `#narrow_isa(v, T)` or
+//! `#narrow_notisa(v, T)` there, what it was after). For any `v` but `findfirst`'s
 //! result that is `v` itself. A branch that assigns `v`, or holds a `break` or `continue`
 //! (which would leave it with `v` rebound), is left alone; the body of `while v !== nothing`
 //! is narrowed up to the statement that assigns `v`.
@@ -35,12 +35,12 @@ impl Test {
             (None, true) => None,
             (None, false) => Some(Expr::call("Base._notnothing", vec![self.var.clone()], r)),
             (Some(t), true) => Some(Expr::call(
-                "Base._narrow_isa",
+                "#narrow_isa",
                 vec![self.var.clone(), t.clone()],
                 r,
             )),
             (Some(t), false) => Some(Expr::call(
-                "Base._narrow_notisa",
+                "#narrow_notisa",
                 vec![self.var.clone(), t.clone()],
                 r,
             )),
