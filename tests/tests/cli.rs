@@ -127,6 +127,40 @@ fn grad_gives_one_gradient_per_argument() {
 }
 
 #[test]
+fn grad_of_a_library_call_differentiates_it_as_written() {
+    let (host, file) = host("using LinearAlgebra\nconst A0 = [2.0 1.0; 0.5 3.0]\n");
+    let analysis = host.analysis();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let grad = |call: &str| {
+            let g = analysis
+                .grad(file, call, EvalLimits::default(), engine)
+                .unwrap()
+                .unwrap();
+            (g.to_json_text(), g.to_text(), g.jit_fallback.clone())
+        };
+        // d det(A) = det(A) inv(A)', the cofactors; a constant of the file as the argument.
+        let (json, _, fallback) = grad("det(A0)");
+        assert_eq!(
+            json,
+            r#"{"value":5.5,"gradient":[[[3.0,-0.5],[-1.0,2.0]]],"nonfinite":null,"why":[]}"#
+        );
+        assert_eq!(fallback, None, "the JIT compiles det's gradient");
+        let (json, _, _) = grad("sum([1.0, 2.0])");
+        assert_eq!(
+            json,
+            r#"{"value":3.0,"gradient":[[1.0,1.0]],"nonfinite":null,"why":[]}"#
+        );
+        // An Int argument has no gradient.
+        let (json, text, _) = grad("max(2, 3.5)");
+        assert_eq!(
+            json,
+            r#"{"value":3.5,"gradient":[null,1.0],"nonfinite":null,"why":[]}"#
+        );
+        assert_eq!(text, "value: 3.5\ngradient: (nothing, 1.0)");
+    }
+}
+
+#[test]
 fn primal_ir_of_pow() {
     ir(
         IrStage::Primal,

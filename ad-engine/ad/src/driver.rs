@@ -454,39 +454,41 @@ pub fn may_mutate(prog: &TypedProgram, inst: &Arc<Instance>) -> bool {
 }
 
 /// The instance that `gradient(callee, xs...)` (or `derivative`, `pullback`, `hessian`) in `f`
-/// differentiates: `Some(None)` for a builtin, `None` if unknown.
+/// differentiates (a builtin's through its wrapper [`apply_instance`]), if known.
 pub(crate) fn differentiated(
     prog: &TypedProgram,
     f: &Function,
     args: &[Operand],
-) -> Option<Option<Arc<Instance>>> {
+) -> Option<Arc<Instance>> {
     let (callee, xs) = args.split_first()?;
     let mut tys: Vec<Type> = xs.iter().map(|x| f.operand_ty(x)).collect();
-    let name = match f.operand_ty(callee) {
-        Type::Function(name) => name,
+    let callee_ty = f.operand_ty(callee);
+    let name = match &callee_ty {
+        Type::Function(name) => name.clone(),
         Type::Struct(s) => {
-            tys.insert(0, Type::Struct(s.clone()));
+            tys.insert(0, callee_ty.clone());
             zy_ir::callable_name(&s.name)
         }
         _ => return None,
     };
-    match prog
-        .functions
+    let wrapper = matches!(callee_ty, Type::Function(_)).then(|| apply_instance(&callee_ty, &tys));
+    prog.functions
         .keys()
         .find(|i| i.name == name && *i.args == *tys)
-    {
-        Some(i) => Some(Some(i.clone())),
-        None if scalar_builtin(&name).is_some() => Some(None),
-        None => None,
-    }
+        .or_else(|| wrapper.as_ref().filter(|w| prog.functions.contains_key(*w)))
+        .cloned()
 }
 
-/// The scalar builtin with a rule that the function value `name` differentiates as. A library
-/// function written in Julia with the builtin's methods too (`Base.sin`, which has a method for
-/// complex numbers) is the builtin on Float64s.
-pub(crate) fn scalar_builtin(name: &str) -> Option<Prim> {
-    Prim::from_julia_name(name.strip_prefix("Base.").unwrap_or(name))
-        .filter(|p| crate::rules::is_scalar_rule(*p))
+/// The wrapper `#apply(f, xs...)` ([`zy_infer::APPLY`]) that inference synthesises for a
+/// function value `f` of type `callee_ty` differentiated on arguments of types `xtys`.
+pub(crate) fn apply_instance(callee_ty: &Type, xtys: &[Type]) -> Arc<Instance> {
+    let mut args = vec![callee_ty.clone()];
+    args.extend(xtys.iter().cloned());
+    Arc::new(Instance {
+        name: zy_infer::APPLY.into(),
+        method: zy_infer::SYNTH_METHOD,
+        args: args.into(),
+    })
 }
 
 /// Is `op` an object that `f` itself allocates (so mutating it changes nothing the caller

@@ -325,10 +325,11 @@ fn call_pullback(
     Ok(Some((Op::Prim(Prim::CallPullback), vec![back.clone(), dy])))
 }
 
-/// The instance that `callee(args...)` runs: a user method, a closure's call method, or a
-/// wrapper generated for a scalar builtin.
+/// The instance that `callee(args...)` runs: a user method, a closure's call method, or the
+/// wrapper `#apply(callee, args...)` that inference synthesised for a builtin or library
+/// function passed as a value.
 fn callee_instance(
-    prog: &mut TypedProgram,
+    prog: &TypedProgram,
     callee: &Operand,
     callee_ty: &Type,
     xtys: &[Type],
@@ -343,7 +344,14 @@ fn callee_instance(
             {
                 return Ok((i.clone(), vec![]));
             }
-            builtin_wrapper(prog, name, xtys, span).map(|i| (i, vec![]))
+            let wrapper = driver::apply_instance(callee_ty, xtys);
+            if prog.functions.contains_key(&wrapper) {
+                return Ok((wrapper, vec![callee.clone()]));
+            }
+            Err(AdError::new(
+                span,
+                format!("cannot differentiate `{name}` on these arguments"),
+            ))
         }
         Type::Struct(s) => {
             let name = callable_name(&s.name);
@@ -361,49 +369,6 @@ fn callee_instance(
             format!("cannot differentiate a value of type {t}"),
         )),
     }
-}
-
-/// `f(x...) = prim(x...)` for a scalar builtin named `name`, so it can be differentiated.
-fn builtin_wrapper(
-    prog: &mut TypedProgram,
-    name: &str,
-    xtys: &[Type],
-    span: Span,
-) -> Result<Arc<Instance>, AdError> {
-    let prim = driver::scalar_builtin(name)
-        .filter(|_| xtys.iter().all(|t| *t == Type::Float64))
-        .ok_or_else(|| {
-            AdError::new(
-                span,
-                format!("cannot differentiate the builtin `{name}` on these arguments"),
-            )
-        })?;
-    let inst = Arc::new(Instance {
-        name: name.into(),
-        method: 0,
-        args: xtys.to_vec().into(),
-    });
-    if !prog.functions.contains_key(&inst) {
-        let mut f = Function::new(name, span);
-        f.instance = Some(inst.clone());
-        f.ret = Type::Float64;
-        let args: Vec<Operand> = xtys
-            .iter()
-            .map(|t| f.add_param(Block::ENTRY, t.clone(), span, None).into())
-            .collect();
-        let y = f.push_stmt(
-            Block::ENTRY,
-            Stmt {
-                op: Op::Prim(prim),
-                args,
-            },
-            Type::Float64,
-            span,
-        );
-        f.set_term(Block::ENTRY, Terminator::Return(y.into()), span);
-        prog.functions.insert(inst.clone(), Arc::new(f));
-    }
-    Ok(inst)
 }
 
 /// `gradient` and `pullback`.

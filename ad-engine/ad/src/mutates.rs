@@ -120,9 +120,7 @@ impl Analysis<'_> {
                         }
                         Op::Global(name) => self.node_of_global(name),
                         Op::Prim(p) if p.differentiates() => {
-                            if let Some(Some(c)) =
-                                crate::driver::differentiated(self.prog, &f, &s.args)
-                            {
+                            if let Some(c) = crate::driver::differentiated(self.prog, &f, &s.args) {
                                 self.node_of_instance(&c);
                             }
                         }
@@ -192,14 +190,11 @@ impl Analysis<'_> {
                 ) => stmt.args.first().is_some_and(|t| target(t, &mut out)),
                 // Differentiating a function runs it (the driver leaves what the call leaves).
                 Op::Prim(p) if p.differentiates() => {
-                    match crate::driver::differentiated(self.prog, f, &stmt.args) {
-                        Some(Some(c)) => self
-                            .index
+                    crate::driver::differentiated(self.prog, f, &stmt.args).is_some_and(|c| {
+                        self.index
                             .get(&c)
-                            .is_some_and(|&n| writes[n] == Some(BTreeSet::new())),
-                        Some(None) => true,
-                        None => false,
-                    }
+                            .is_some_and(|&n| writes[n] == Some(BTreeSet::new()))
+                    })
                 }
                 // A `back` never writes: `pullback` of a function that may is refused.
                 Op::Prim(Prim::CallPullback) => true,

@@ -6,9 +6,10 @@ use zy_ir::{Instance, Name, Type};
 
 use crate::tangent::{fdata_type, has_fdata};
 
-/// Is argument 0 of `inst` the callee itself (a callable struct or closure)?
+/// Is argument 0 of `inst` the callee itself (a callable struct or closure, or the function
+/// value that the wrapper [`zy_infer::APPLY`] calls)?
 pub fn has_callee_arg(inst: &Instance) -> bool {
-    inst.name.starts_with("(::")
+    inst.name.starts_with("(::") || &*inst.name == zy_infer::APPLY
 }
 
 /// `Pullback{callee type, argument types...}`: the contents of the type of the `back` closure

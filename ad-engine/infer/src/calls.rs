@@ -29,6 +29,13 @@ pub(crate) fn builtin_of(name: &str) -> Option<&str> {
         .filter(|n| crate::is_builtin(n))
 }
 
+/// What the syntax rebinds a local `x` to where a branch tested `x isa T`:
+/// `#narrow_isa(x, T)`, Julia's inference narrowing a union by the test.
+const NARROW_ISA: &str = "#narrow_isa";
+
+/// What the syntax rebinds a local `x` to where a branch tested `!(x isa T)`.
+const NARROW_NOTISA: &str = "#narrow_notisa";
+
 /// Is `t` a view (`SubArray`, what `view`, `@view`, `eachrow` and `eachcol` give)?
 pub(crate) fn is_view(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if &*s.name == "Base.SubArray")
@@ -273,6 +280,8 @@ impl<'a> Cx<'a> {
             zy_ir::NEW => return self.new_value(b, args),
             zy_ir::TYPED => return self.typed_value(b, args),
             zy_ir::SET_GLOBAL => return self.set_global(b, args),
+            crate::synth::APPLY => return self.apply(b, args),
+            NARROW_ISA | NARROW_NOTISA => return self.narrow_isa(b, name, args),
             _ => {}
         }
         if let Some(t) = self.type_vars.get(name) {
@@ -1143,6 +1152,11 @@ impl<'a> Cx<'a> {
     /// The instance that calling a value of type `callee` on `args` runs, if it is user code
     /// (used by the differentiation builtins and the synthesised higher-order functions).
     pub fn callee_result(&mut self, callee: &Val, args: &[Type]) -> Result<Type, Fail> {
+        Ok(self.callee_plan(callee, args)?.ty)
+    }
+
+    /// How calling a value of type `callee` on `args` is typed: its steps and result.
+    pub(crate) fn callee_plan(&mut self, callee: &Val, args: &[Type]) -> Result<Plan, Fail> {
         let mut scratch = PlanBuilder::default();
         let mut all = vec![callee.clone()];
         all.extend(
@@ -1150,6 +1164,50 @@ impl<'a> Cx<'a> {
                 .enumerate()
                 .map(|(i, t)| Val::of(Arg::Input(i + 1), t.clone())),
         );
-        Ok(self.call_value(&mut scratch, &all)?.ty)
+        let v = self.call_value(&mut scratch, &all)?;
+        Ok(scratch.finish(v.arg, v.ty))
+    }
+
+    /// `x` where a branch tested `x isa T` ([`NARROW_ISA`]) or `!(x isa T)`
+    /// ([`NARROW_NOTISA`]): `x` itself where its type passes the test, a value that never
+    /// returns where it does not (a member of a union that the branch rules out: a union is
+    /// split over its members first, so the branch sees the others'). A test decided at run
+    /// time (of `findfirst`'s union) leaves `x` as it is.
+    fn narrow_isa(&mut self, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+        let [x, _] = args else {
+            return Err(crate::error::no_method(name, &crate::value::types(args)));
+        };
+        let mut scratch = PlanBuilder::default();
+        let test = self.call_named(&mut scratch, &"isa".into(), args)?;
+        let Arg::Const(Const::Bool(holds)) = test.arg else {
+            return Ok(x.clone());
+        };
+        if holds == (name == NARROW_ISA) {
+            return Ok(x.clone());
+        }
+        let message = format!("unreachable: a {} where a branch ruled it out", x.ty);
+        let thrown = b.prim(
+            Prim::Error,
+            vec![Arg::Const(Const::Str(message.as_str().into()))],
+            Type::Bottom,
+        );
+        Ok(Val::of(thrown, Type::Bottom))
+    }
+
+    /// `#apply(f, args...)` ([`crate::synth::APPLY`]): the call `f(args...)` as an instance of
+    /// its own, through which a builtin or library function passed as a value is differentiated.
+    fn apply(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+        let Some((f, xs)) = args.split_first() else {
+            return Err(crate::error::no_method(crate::synth::APPLY, &[]));
+        };
+        // Refused here, at the call, rather than in the synthesised body.
+        self.callee_result(f, &crate::value::types(xs))?;
+        let (inst, ret) = self.invoke(Instance {
+            name: crate::synth::APPLY.into(),
+            method: crate::SYNTH_METHOD,
+            args: crate::value::types(args).into(),
+        });
+        let ops = args.iter().map(|a| a.arg.clone()).collect();
+        Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret))
     }
 }

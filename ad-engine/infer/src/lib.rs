@@ -52,6 +52,7 @@ use zy_ir::{Block, Function, Instance, Name, Op, Program, Span, Stmt, Terminator
 
 pub use builtins::BUILTINS;
 pub use driver::{infer_call, infer_entry};
+pub use synth::APPLY;
 
 /// Is `name` a builtin function of the subset (so a free identifier with this name is not
 /// undefined)?

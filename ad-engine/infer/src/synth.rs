@@ -3,7 +3,8 @@
 //! the elements, so the AD and the JIT treat them like user code. `checkpointed(f, args...)`
 //! is the call `f(args...)` alone, an instance of its own that the AD recomputes. `splat(f,
 //! pre, x, post)` is `f(pre..., x..., post...)` of a vector `x`, a branch on its length.
-//! `union_split(f, args...)` is a call `f(args...)` whose first argument of an abstract type
+//! `#apply(f, args...)` is the call `f(args...)` too, the typed wrapper of a builtin passed as a
+//! value. `union_split(f, args...)` is a call `f(args...)` whose first argument of an abstract type
 //! (`s::Shape`, an element of a `Vector{Shape}`) is split over the concrete types it may have: a
 //! run-time test per member and a branch calling that member's method.
 
@@ -23,7 +24,7 @@ use crate::value::{array, Val};
 pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, Fail> {
     let arity_ok = match &*inst.name {
         "sum" => inst.args.len() == 2,
-        "checkpointed" => !inst.args.is_empty(),
+        "checkpointed" | APPLY => !inst.args.is_empty(),
         SPLAT => inst.args.len() == 4,
         _ => inst.args.len() >= 2,
     };
@@ -34,13 +35,18 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
     match &*inst.name {
         "map" | "broadcast" => s.map(cx)?,
         "sum" => s.sum(cx)?,
-        "checkpointed" => s.checkpointed(cx)?,
+        "checkpointed" | APPLY => s.call_alone(cx)?,
         SPLAT => s.splat(cx)?,
         UNION_SPLIT => s.union_split(cx)?,
         n => return Err(Fail::undefined(format!("no synthesised function `{n}`"))),
     }
     Ok(s.f)
 }
+
+/// The synthesised `#apply(f, args...)`: `f(args...)`, an instance of its own, which the AD
+/// differentiates where `f` is a builtin, a primitive or a library function whose call on these
+/// argument types is no method instance of its own (`gradient(det, A)`, `sum` of a vector).
+pub const APPLY: &str = "#apply";
 
 /// The synthesised `splat(f, pre, x, post)`: `f(pre..., x..., post...)` of a vector `x`.
 pub(crate) const SPLAT: &str = "splat";
@@ -488,8 +494,8 @@ impl Synth {
         (join_b, Operand::Value(out))
     }
 
-    /// `checkpointed(f, args...)`: `return f(args...)`.
-    fn checkpointed(&mut self, cx: &mut Cx) -> Result<(), Fail> {
+    /// `checkpointed(f, args...)` and `#apply(f, args...)`: `return f(args...)`.
+    fn call_alone(&mut self, cx: &mut Cx) -> Result<(), Fail> {
         let args = self.args.clone();
         let (y, ty) = self.call(cx, Block::ENTRY, None, &args)?;
         let term = match ty {

@@ -348,6 +348,10 @@ fn differentiation_calls_include_the_callee() {
           %7 = call_pullback(%6, 1.0) :: Tuple{Float64, Nothing}
           %8 = tuple(%3, %4, %7) :: Tuple{Tuple{Float64, Nothing}, Float64, Tuple{Float64, Nothing}}
           return %8
+        #apply@synth(%1::typeof(sin), %2::Float64) :: Float64   # f, xs
+        #1:
+          %3 = sin(%2) :: Float64
+          return %3
         loss(%1::Float64, %2::Int64) :: Float64   # w, x
         #1:
           %3 = float(%2) :: Float64
@@ -374,6 +378,10 @@ fn differentiation_calls_include_the_callee() {
         #1:
           %2 = hessian(sum, %1) :: Matrix{Float64}
           return %2
+        #apply@synth(%1::typeof(sum), %2::Vector{Float64}) :: Float64   # f, xs
+        #1:
+          %3 = sum(%2) :: Float64
+          return %3
     "#]]
     .assert_eq(&typed(&p, "k", &[Type::vector_f64()]));
 }

@@ -1215,6 +1215,35 @@ function _mapfoldl(f, op, init, x)
     return v
 end
 
+# `sum`, `prod`, `maximum` and `minimum` of a container of `Any`, `Real` or `Number`, named by
+# `T` (inference hands them here): Julia's fold from the left, each step dispatched on the
+# elements' own types (`sum` counts a first `Bool` as an `Int`, as Julia's `add_sum`). Empty,
+# `sum` and `prod` have no `zero` or `one` of the element type, as in Julia.
+function _open_sum(x, T)
+    isempty(x) && _open_empty(:zero, T)
+    s = _sum_first(x[1])
+    for k in 2:length(x)
+        s = s + x[k]
+    end
+    return s
+end
+_sum_first(v) = v
+_sum_first(v::Bool) = Int(v)
+function _open_prod(x, T)
+    isempty(x) && _open_empty(:one, T)
+    return _mapfoldl(identity, *, _InitialValue(), x)
+end
+function _open_empty(f, T)
+    f === :zero || T !== :Any || error("MethodError: no method matching one(::Type{Any})")
+    f === :zero || T !== :Real || error("MethodError: no method matching one(::Type{Real})")
+    f === :zero || error("MethodError: no method matching one(::Type{Number})")
+    T !== :Any || error("MethodError: no method matching zero(::Type{Any})")
+    T !== :Real || error("MethodError: no method matching zero(::Type{Real})")
+    error("MethodError: no method matching zero(::Type{Number})")
+end
+_open_maximum(x, T) = _mapfoldl(identity, max, _InitialValue(), x)
+_open_minimum(x, T) = _mapfoldl(identity, min, _InitialValue(), x)
+
 function _mapfoldr(f, op, ::_InitialValue, x)
     _nonempty(x)
     n = length(x)

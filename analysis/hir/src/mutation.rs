@@ -669,8 +669,8 @@ impl<'a> Body<'a> {
                 }
                 out
             }
-            E::Narrow { var, body } => {
-                self.eval(var);
+            E::Narrow { value, body, .. } => {
+                self.eval(value);
                 self.block(body)
             }
             E::Checkpoint { looped, .. } => self.eval(looped),

@@ -494,6 +494,24 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["===", "isnothing"],
         hooks: &["Base._notnothing"],
     },
+    // `sum`, `prod`, `maximum`, `minimum` of a container of an open abstract type
+    // (`Any[x, 2]`, `Real[...]`): inference hands them to these folds.
+    Hooks {
+        triggers: &[
+            "Any",
+            "Real",
+            "Number",
+            "Base.Any",
+            "Base.Real",
+            "Base.Number",
+        ],
+        hooks: &[
+            "Base._open_sum",
+            "Base._open_prod",
+            "Base._open_maximum",
+            "Base._open_minimum",
+        ],
+    },
     // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude, and
     // tests `isnothing(i)` at run time for `i isa Int`.
     Hooks {

@@ -336,8 +336,15 @@ impl<'a> Prepared<'a> {
         };
         let module = site_module(db, file, site);
         let typed = zy_hir::type_call_in(db, file, &module, &expr).map_err(type_errors)?;
-        // The specialisation the call invokes: the statement whose value the call returns.
-        let Some(inst) = returned_invoke(&typed.body) else {
+        // The specialisation the call invokes: the statement whose value the call returns; a
+        // call of a builtin or library function (`det(A)`, `sum(x)`) through its typed
+        // wrapper `#apply(f, args...)`.
+        let (typed, returned) = match returned_invoke(&typed.body) {
+            Some(inst) => (typed, Some(inst)),
+            None => applied(db, file, &module, &expr)
+                .map_or((typed, None), |(typed, inst)| (typed, Some(inst))),
+        };
+        let Some(inst) = returned else {
             // An argument that throws before the call (`f(x0)` with `x0` changed by a
             // skipped statement) says why; else the callee is no user function.
             let thrown = run_call(db, &typed, site, limits).err();
@@ -807,7 +814,9 @@ impl ArgLayout {
         if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_))) {
             // `f(t...)`: one gradient per argument `f` receives (its varargs split).
             return ArgLayout {
-                skipped: usize::from(inst.name.starts_with("(::")),
+                skipped: usize::from(
+                    inst.name.starts_with("(::") || &*inst.name == zy_infer::APPLY,
+                ),
                 vararg,
             };
         }
@@ -914,6 +923,25 @@ fn passed_arguments(typed: zy_hir::TypedCall) -> zy_hir::TypedCall {
         program: typed.program,
         key: typed.key,
     }
+}
+
+/// The positional call `f(args...)` of a function that is not the program's, typed as
+/// `#apply(f, args...)` ([`zy_infer::APPLY`]), with the wrapper's instance it invokes.
+fn applied(
+    db: &RootDatabase,
+    file: SourceFile,
+    module: &str,
+    expr: &Expr,
+) -> Option<(zy_hir::TypedCall, Arc<Instance>)> {
+    let ExprKind::Call { callee, args } = &expr.kind else {
+        return None;
+    };
+    let mut passed = vec![(**callee).clone()];
+    passed.extend(args.iter().cloned());
+    let wrapped = Expr::call(zy_infer::APPLY, passed, expr.range);
+    let typed = zy_hir::type_call_in(db, file, module, &wrapped).ok()?;
+    let inst = returned_invoke(&typed.body).filter(|i| &*i.name == zy_infer::APPLY)?;
+    Some((typed, inst))
 }
 
 /// Run a typed call in the interpreter, for the error it throws.

@@ -485,7 +485,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Let { var, value, body } => {
                 self.let_block(e, var.as_deref(), value.as_deref(), body)
             }
-            ExprKind::Narrow { var, body } => self.narrow(var, body),
+            ExprKind::Narrow { var, value, body } => self.narrow(var, value, body),
             ExprKind::Try {
                 body,
                 var,

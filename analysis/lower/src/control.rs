@@ -189,10 +189,10 @@ impl BodyLowerer<'_, '_> {
         self.seq(body)
     }
 
-    /// `body` where the local `var` is not `nothing`: `var` rebound to
-    /// `Base._notnothing(var)` for the body and to its value again after it (a boxed `var`, or
-    /// a name that is not a local, is left as it is).
-    pub(crate) fn narrow(&mut self, var: &Expr, body: &[Expr]) -> Operand {
+    /// `body` where the local `var` is known by a test: `var` rebound to `value`
+    /// (`Base._notnothing(var)`, `#narrow_isa(var, T)`) for the body and to its value
+    /// again after it (a boxed `var`, or a name that is not a local, is left as it is).
+    pub(crate) fn narrow(&mut self, var: &Expr, value: &Expr, body: &[Expr]) -> Operand {
         let Some(v) = self
             .cx
             .res
@@ -202,7 +202,7 @@ impl BodyLowerer<'_, '_> {
             return self.seq(body);
         };
         let old = self.read_local(v, var.range);
-        let value = self.call("Base._notnothing", vec![old.clone()], var.range);
+        let value = self.expr(value);
         self.assign_local(v, value, var.range);
         let result = self.seq(body);
         self.assign_local(v, old, var.range);

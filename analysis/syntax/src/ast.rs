@@ -614,11 +614,13 @@ pub enum ExprKind {
         els: Option<Vec<Expr>>,
         finally: Option<Vec<Expr>>,
     },
-    /// Where `var` (an identifier), tested against `nothing` just before, is not `nothing`:
-    /// inside `body` it is `Base._notnothing(var)`, after it what it was (Julia's inference
-    /// narrows a `Union{Nothing, T}` so). No scope of its own (`narrow.rs`).
+    /// Where `var` (an identifier) is known by a test just before (not `nothing`, a `T` or not
+    /// a `T`): inside `body` it is `value` (`Base._notnothing(var)`, `#narrow_isa(var,
+    /// T)`), after it what it was (Julia's inference narrows a union so). No scope of its own
+    /// (`narrow.rs`).
     Narrow {
         var: Box<Expr>,
+        value: Box<Expr>,
         body: Vec<Expr>,
     },
     /// A `for` or `while` loop under a `# zy: checkpoint [snapshots=K]` line: its gradient

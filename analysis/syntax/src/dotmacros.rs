@@ -125,8 +125,9 @@ fn dotted(e: Expr) -> Expr {
             value: value.map(d),
             body: all(body),
         },
-        ExprKind::Narrow { var, body } => ExprKind::Narrow {
+        ExprKind::Narrow { var, value, body } => ExprKind::Narrow {
             var,
+            value,
             body: all(body),
         },
         ExprKind::Try {

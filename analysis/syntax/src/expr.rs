@@ -368,10 +368,9 @@ fn ternary(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let cond = expr(cx, cond);
     let mut then = expr(cx, then_node);
     let mut els = expr(cx, els_node);
-    match narrow::nothing_test(&cond) {
-        Some((v, true)) => els = narrow::narrowed_expr(cx, &v, els, els_node),
-        Some((v, false)) => then = narrow::narrowed_expr(cx, &v, then, then_node),
-        None => {}
+    if let Some(test) = narrow::test(&cond) {
+        then = narrow::narrowed_expr(cx, &test, true, then, then_node);
+        els = narrow::narrowed_expr(cx, &test, false, els, els_node);
     }
     let (cond, then, els) = (Box::new(cond), Box::new(then), Box::new(els));
     Expr::new(ExprKind::Ternary { cond, then, els }, node.range)
@@ -387,10 +386,8 @@ fn logical(cx: &mut Cx, node: &SyntaxNode, make: fn(Box<Expr>, Box<Expr>) -> Exp
     let mut rhs = expr(cx, rhs_node);
     // `rhs` runs when `lhs` holds (`&&`) or fails (`||`).
     let runs_when = node.kind == Kind::And;
-    if let Some((v, when_nothing)) = narrow::nothing_test(&lhs) {
-        if when_nothing != runs_when {
-            rhs = narrow::narrowed_expr(cx, &v, rhs, rhs_node);
-        }
+    if let Some(test) = narrow::test(&lhs) {
+        rhs = narrow::narrowed_expr(cx, &test, runs_when, rhs, rhs_node);
     }
     Expr::new(make(Box::new(lhs), Box::new(rhs)), node.range)
 }
@@ -411,13 +408,13 @@ fn while_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     };
     let cond = Box::new(expr(cx, cond));
     let mut stmts = block_of(cx, body);
-    if let Some((v, false)) = narrow::nothing_test(&cond) {
+    if let Some(test) = narrow::test(&cond) {
         let nodes = if body.kind == Kind::Block && !body.leaf {
             &body.children[..]
         } else {
             std::slice::from_ref(body)
         };
-        stmts = narrow::loop_body(cx, &v, stmts, nodes);
+        stmts = narrow::loop_body(cx, &test, stmts, nodes);
     }
     let body = stmts;
     checkpointed(cx, Expr::new(ExprKind::While { cond, body }, node.range))
@@ -1201,9 +1198,9 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         };
         let cond = expr(cx, cond);
         let mut body = block_of(cx, then);
-        last_test = narrow::nothing_test(&cond);
-        if let Some((v, false)) = &last_test {
-            body = narrow::narrowed(cx, v, body, &[then]);
+        last_test = narrow::test(&cond);
+        if let Some(test) = &last_test {
+            body = narrow::narrowed_by(cx, test, true, body, &[then]);
         }
         branches.push((cond, body));
         match rest {
@@ -1218,8 +1215,8 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             }
             [els_block] => {
                 let mut body = block_of(cx, els_block);
-                if let Some((v, true)) = &last_test {
-                    body = narrow::narrowed(cx, v, body, &[els_block]);
+                if let Some(test) = &last_test {
+                    body = narrow::narrowed_by(cx, test, false, body, &[els_block]);
                 }
                 els = Some(body);
                 break;

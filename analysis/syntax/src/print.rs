@@ -402,7 +402,9 @@ impl Display for Expr {
                 let value = value.as_ref().map_or(String::new(), |v| format!(" {v}"));
                 list(f, &format!("let ({var}{value})"), body)
             }
-            ExprKind::Narrow { var, body } => list(f, &format!("narrow {var}"), body),
+            ExprKind::Narrow { var, value, body } => {
+                list(f, &format!("narrow {var} {value}"), body)
+            }
             ExprKind::Try {
                 body,
                 var,

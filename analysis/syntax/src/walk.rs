@@ -77,7 +77,9 @@ impl Expr {
                 .chain(var.as_deref())
                 .chain(body)
                 .collect(),
-            ExprKind::Narrow { var, body } => std::iter::once(&**var).chain(body).collect(),
+            ExprKind::Narrow { var, value, body } => {
+                [&**var, &**value].into_iter().chain(body).collect()
+            }
             ExprKind::Try {
                 body,
                 var,
@@ -173,7 +175,9 @@ impl Expr {
                 .chain(var.as_deref_mut())
                 .chain(body)
                 .collect(),
-            ExprKind::Narrow { var, body } => std::iter::once(&mut **var).chain(body).collect(),
+            ExprKind::Narrow { var, value, body } => {
+                [&mut **var, &mut **value].into_iter().chain(body).collect()
+            }
             ExprKind::Try {
                 body,
                 var,

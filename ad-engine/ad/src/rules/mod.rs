@@ -651,12 +651,6 @@ pub fn entries(p: Prim) -> usize {
     scalar + TABLES.into_iter().flatten().filter(|r| r.prim == p).count()
 }
 
-/// Does the scalar primitive `p` have a rule (so a wrapper function around it can be
-/// differentiated)?
-pub fn is_scalar_rule(p: Prim) -> bool {
-    scalar::handles(p)
-}
-
 /// An operation copied unchanged, with a zero shadow for a fresh mutable result.
 fn plain(e: &mut Emit, s: &FwdStmt) -> FwdOut {
     let value = e.op(s.op.clone(), s.args.clone(), s.ty.clone());

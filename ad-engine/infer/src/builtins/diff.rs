@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use zy_ir::{tangent_type, Prim, Type};
+use zy_ir::{tangent_type, Instance, Op, Prim, Type};
 
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
-use crate::plan::PlanBuilder;
+use crate::plan::{Arg, PlanBuilder};
 use crate::value::{apply, types, Val};
 
 /// Is `t` the prelude's `Dict`?
@@ -83,7 +83,7 @@ fn directional(
             x.ty, dx.ty
         )));
     }
-    let r = cx.callee_result(f, std::slice::from_ref(&x.ty))?;
+    let r = differentiated_result(cx, f, std::slice::from_ref(&x.ty))?;
     if r == Type::Bottom {
         return Ok(apply(b, p, args, Type::Bottom));
     }
@@ -129,9 +129,37 @@ fn chunk(cx: &mut Cx, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
             x.ty, dx.ty
         )));
     }
-    cx.callee_result(f, std::slice::from_ref(&x.ty))?;
+    differentiated_result(cx, f, std::slice::from_ref(&x.ty))?;
     let ty = cx.callee_result(fallback, &[])?;
     Ok(apply(b, Prim::PushforwardChunk, args, ty))
+}
+
+/// What `f(xs...)` returns, for differentiating it. A function value whose call on these types
+/// is not one method instance of its own (a builtin such as `sum` of a vector or `det`, an
+/// operator, a primitive, a library function reaching another method by conversion) gets the
+/// synthesised wrapper `#apply(f, xs...)` ([`crate::synth::APPLY`]), which the AD
+/// differentiates in its place.
+fn differentiated_result(cx: &mut Cx, f: &Val, xtys: &[Type]) -> Result<Type, Fail> {
+    let plan = cx.callee_plan(f, xtys)?;
+    let Type::Function(name) = &f.ty else {
+        return Ok(plan.ty);
+    };
+    let own = match (&plan.result, plan.steps.last()) {
+        (Arg::Step(k), Some(last)) if *k + 1 == plan.steps.len() => {
+            matches!(&last.op, Op::Invoke(i) if i.name == *name && *i.args == *xtys)
+        }
+        _ => false,
+    };
+    if !own {
+        let mut args = vec![f.ty.clone()];
+        args.extend(xtys.iter().cloned());
+        cx.invoke(Instance {
+            name: crate::synth::APPLY.into(),
+            method: crate::SYNTH_METHOD,
+            args: args.into(),
+        });
+    }
+    Ok(plan.ty)
 }
 
 fn differentiate(
@@ -161,7 +189,7 @@ fn differentiate(
         (Prim::Derivative | Prim::Hessian, _) => return Err(no_method(name, &types(args))),
         _ => {}
     }
-    let r = cx.callee_result(f, &xtys)?;
+    let r = differentiated_result(cx, f, &xtys)?;
     if p == Prim::Derivative && holds_box(&r) {
         return Err(Fail::not_differentiable(format!(
             "`derivative` of a function returning {r} (a `Ref` or mutable struct) is not supported"

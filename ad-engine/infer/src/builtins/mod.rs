@@ -759,6 +759,14 @@ pub(crate) fn call(
         ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
             format!("`{name}` of more than {} dimensions", zy_ir::MAX_DIMS),
         )),
+        // Of a container of `Any`, `Real` or `Number`: the prelude's fold, each step dispatched
+        // on the elements' own types.
+        ("sum" | "prod" | "maximum" | "minimum", [x]) if open_element(x).is_some() => {
+            let fold = format!("Base._open_{name}");
+            let t = open_element(x).unwrap_or_default();
+            let t = Val::lit(Const::Symbol(t));
+            cx.call_named(b, &fold.as_str().into(), &[x.clone(), t])
+        }
         (
             "zeros" | "ones" | "fill" | "copy" | "similar" | "length" | "size" | "first" | "last"
             | "setlength!" | "sum" | "prod" | "maximum" | "minimum" | "dot" | "transpose"
@@ -800,6 +808,18 @@ mod tests {
             let mut b = PlanBuilder::default();
             assert!(call(&mut cx, &mut b, name, &[]).is_none(), "{name}");
         }
+    }
+}
+
+/// The element type of `x`, an array of one of Julia's open abstract types (`Any` of a
+/// `Vector{Any}`, `Real`).
+fn open_element(x: &Val) -> Option<Name> {
+    match &x.ty {
+        Type::Array(e, _) => match &**e {
+            Type::Union(u) if crate::open::is_open(&u.name) => Some(u.name.clone()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
