@@ -248,6 +248,20 @@ step(r::UnitRange{Int}) = 1
 step(r::StepRange{Int, Int}) = r.step
 step(r::LinRange) = (r.stop - r.start) / r.lendiv
 
+# Julia's `a * r`, `r * a` and `-r` of an Int and a range of Ints: the range of the scaled
+# elements, a `StepRange` (`5 * (1:3) == 5:5:15`, `-(1:3) == -1:-1:-3`); a zero factor is
+# Julia's `ArgumentError` (a range's step cannot be zero).
+*(a::Int, r::UnitRange{Int}) = _scaled_range(a, r)
+*(a::Int, r::StepRange{Int, Int}) = _scaled_range(a, r)
+*(r::UnitRange{Int}, a::Int) = _scaled_range(a, r)
+*(r::StepRange{Int, Int}, a::Int) = _scaled_range(a, r)
+-(r::UnitRange{Int}) = _scaled_range(-1, r)
+-(r::StepRange{Int, Int}) = _scaled_range(-1, r)
+function _scaled_range(a::Int, r)
+    a == 0 && throw(ArgumentError("step cannot be zero"))
+    return (a * first(r)):(a * step(r)):(a * first(r) + a * step(r) * (length(r) - 1))
+end
+
 size(r::UnitRange{Int}) = (length(r),)
 size(r::StepRange{Int, Int}) = (length(r),)
 size(r::LinRange) = (length(r),)
@@ -8703,6 +8717,10 @@ copy(a::AdjointMatrix) = _adjointed(a.parent)
 copy(a::TransposeMatrix) = _transposed(a.parent)
 collect(a::AdjointMatrix) = _adjointed(a.parent)
 collect(a::TransposeMatrix) = _transposed(a.parent)
+# Julia's `convert(Matrix{T}, A')`: the transposed matrix, its elements converted (a typed
+# local `M::Matrix{Float64} = A'`); to an abstract matrix type, the wrapper itself.
+convert(T, a::Union{AdjointMatrix, TransposeMatrix}) =
+    a isa T ? a : T <: AbstractMatrix ? _matrix_of(eltype(T), collect(a)) : _no_convert(T, a)
 # `sort(A'; dims)`, `sortslices(transpose(A); dims)`: Julia sorts the wrapper's elements into a
 # new Matrix, as sorting its copy does.
 sort(a::Union{AdjointMatrix, TransposeMatrix}; dims::Int, rev::Bool = false, by = identity) =
@@ -9100,6 +9118,14 @@ function merge(a::Dict, b::Dict)
     end
     return d
 end
+
+"""
+    copy(d::Dict)
+
+A new dictionary of the same entries (Julia's shallow copy: the keys and values themselves
+are shared).
+"""
+copy(d::Dict) = Dict(copy(d.keys), copy(d.vals), copy(d.slots), d.gaps)
 
 # ---- Sets --------------------------------------------------------------------------------------
 
