@@ -1481,6 +1481,9 @@ The linear index of each element of `A` (its position in column-major order), in
 the `k` with `A[k] === A[i, j]`. Julia's is a lazy array; zy's holds the indices.
 """
 LinearIndices(A::Array) = reshape(collect(1:length(A)), size(A))
+# Of a shape `(m, n)` (Julia's `LinearIndices(dims)`): the indices of an m×n array.
+LinearIndices(dims::Tuple{Int}) = collect(1:dims[1])
+LinearIndices(dims::Tuple{Int, Int}) = reshape(collect(1:(dims[1] * dims[2])), dims)
 
 # Sizes as a tuple (`zeros(size(A))`, `fill(x, size(A))`) and `similar` with a new size.
 zeros(dims::Tuple{Int}) = zeros(dims[1])
