@@ -2222,6 +2222,11 @@ function diff(x::AbstractVector; dims::Integer = 1)
     return [x[k + 1] - x[k] for k in 1:length(x) - 1]
 end
 
+# Of a range, the differences of its elements as Julia's `diff(r::AbstractRange)` gives them:
+# a new Vector (`diff(1:4) == [1, 1, 1]`, `diff(range(0, 1; length = 5))` of the elements).
+diff(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) =
+    [r[k + 1] - r[k] for k in 1:length(r) - 1]
+
 function diff(A::AbstractMatrix; dims::Integer)
     if dims == 1
         return [A[i + 1, j] - A[i, j] for i in 1:size(A, 1) - 1, j in 1:size(A, 2)]
