@@ -2222,6 +2222,17 @@ function diff(x::AbstractVector; dims::Integer = 1)
     return [x[k + 1] - x[k] for k in 1:length(x) - 1]
 end
 
+# `vcat(v, w...)` of Vectors of one element type that is not a number (vectors of vectors,
+# of tuples, of structs; `[v; w]`): one Vector of their elements in order, each element itself
+# (Julia's `vcat` copies no element).
+function _vcat_vectors(v::Vector, ws::Vector...)
+    out = copy(v)
+    for w in ws
+        append!(out, w)
+    end
+    return out
+end
+
 # Of a range, the differences of its elements as Julia's `diff(r::AbstractRange)` gives them:
 # a new Vector (`diff(1:4) == [1, 1, 1]`, `diff(range(0, 1; length = 5))` of the elements).
 diff(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) =
