@@ -1793,6 +1793,9 @@ _uniform_matrix(J, dims::Tuple{Int, Int}) = _uniform_matrix(J, dims[1], dims[2])
 _vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int64}, x) = _vector_of(Int, x)
+# `Array{T}(x)` of one array: a copy of its shape, its elements converted to `T`.
+_array_of(T, x::AbstractVector) = _vector_of(T, x)
+_array_of(T, A::AbstractMatrix) = _matrix_of(T, A)
 _matrix_of(T::Type{Float64}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Int}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Int64}, A::AbstractMatrix) = _matrix_of(Int, A)
@@ -9238,6 +9241,10 @@ issubset(a::Set, b::Set) = all(x -> x in b, collect(a))
 union(a::AbstractVector, b::AbstractVector) = unique(vcat(a, b))
 intersect(a::AbstractVector, b::AbstractVector) = unique(filter(x -> x in b, a))
 setdiff(a::AbstractVector, b::AbstractVector) = unique(filter(x -> !(x in b), a))
+# A range of Ints beside a vector: the range's elements as a vector (`setdiff(1:5, [2])`).
+union(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = union(collect(r), b)
+intersect(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = intersect(collect(r), b)
+setdiff(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = setdiff(collect(r), b)
 issubset(a::AbstractVector, b::Union{AbstractVector, Set}) = all(x -> x in b, a)
 
 """
