@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 291611..291615: abs2
+            <zy>/prelude/Base.jl (prelude) 291795..291799: abs2
         "#]],
     );
 }
