@@ -1030,7 +1030,9 @@ impl<'a> Cx<'a> {
             }) {
                 return Ok(Val::lit(Const::Func(name.clone())));
             }
-            // `Vector{Float64}` written as a value.
+            // `Vector{Float64}` written as a value; `Vector{Vector{T}}` with the `where`
+            // variables it names replaced by the types they stand for.
+            let name = &self.with_type_vars(name)?;
             let canonical = crate::type_values::canonical(name, self.program)?;
             return Ok(Val::lit(Const::Func(canonical)));
         }
@@ -1114,6 +1116,33 @@ impl<'a> Cx<'a> {
                 None => Ok(i.clone()),
             })
             .collect()
+    }
+
+    /// The text of the type `name` with each `where` variable it names (`T` in
+    /// `Vector{Vector{T}}`) replaced by the text of the type (or value) it stands for.
+    fn with_type_vars(&self, name: &Name) -> Result<Name, Fail> {
+        let mut out = String::with_capacity(name.len());
+        let mut word = String::new();
+        for c in name.chars().chain(std::iter::once(' ')) {
+            if c.is_alphanumeric() || c == '_' || c == '.' {
+                word.push(c);
+                continue;
+            }
+            match self.type_vars.get(word.as_str()) {
+                Some(t) => {
+                    let var: Name = word.as_str().into();
+                    let text = const_text(&self.type_value(&var, t)?).ok_or_else(|| {
+                        Fail::unsupported(format!("the `where` variable `{var}` inside `{name}`"))
+                    })?;
+                    out.push_str(&text);
+                }
+                None => out.push_str(&word),
+            }
+            word.clear();
+            out.push(c);
+        }
+        out.pop();
+        Ok(out.into())
     }
 
     /// The type `t` that the `where` variable `var` stands for, as a value: zy represents a
@@ -1209,5 +1238,17 @@ impl<'a> Cx<'a> {
         });
         let ops = args.iter().map(|a| a.arg.clone()).collect();
         Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret))
+    }
+}
+
+/// The text of a type value (its name) or of a type parameter's value (`3`, `true`, `:a`) as
+/// it is written inside a type's braces.
+fn const_text(v: &Val) -> Option<String> {
+    match &v.konst {
+        Some(Const::Func(n)) => Some(n.to_string()),
+        Some(Const::Int(i)) => Some(i.to_string()),
+        Some(Const::Bool(b)) => Some(b.to_string()),
+        Some(Const::Symbol(s)) => Some(format!(":{s}")),
+        _ => None,
     }
 }

@@ -153,6 +153,10 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
                 to.clone(),
             ));
         }
+        (Type::Struct(st), Type::Array(_, 2)) if lazy_transpose_of_real(st).is_some() => {
+            let parent = lazy_transpose_of_real(st).cloned().unwrap_or(Type::Nothing);
+            return transposed_copy(b, v.arg, parent, to);
+        }
         (t, Type::Array(..)) if crate::pattern::reshaped_array(t).as_ref() == Some(to) => {
             // Julia stores the very array, sharing memory; zy's shared reshape is a view,
             // and a copy would silently cut the sharing.
@@ -170,6 +174,36 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
         }
     };
     Ok(Val::of(b.prim(prim, vec![v.arg], to.clone()), to.clone()))
+}
+
+/// The parent of `A'` or `transpose(A)` (the prelude's `AdjointMatrix`, `TransposeMatrix`) of
+/// a `Matrix` of real numbers: its type, a matrix whose transpose the wrapper reads.
+fn lazy_transpose_of_real(st: &zy_ir::StructType) -> Option<&Type> {
+    if !matches!(&*st.name, "Base.AdjointMatrix" | "Base.TransposeMatrix") {
+        return None;
+    }
+    let (_, parent) = st.fields.first()?;
+    match parent {
+        Type::Array(e, 2) if e.is_number() => Some(parent),
+        _ => None,
+    }
+}
+
+/// Julia's `convert(Matrix{T}, A')` of a real matrix `A` (a field or a typed local declared a
+/// `Matrix`): a new matrix, the transpose of the parent, its elements converted to `T`.
+fn transposed_copy(
+    b: &mut PlanBuilder,
+    wrapper: Arg,
+    parent: Type,
+    to: &Type,
+) -> Result<Val, Fail> {
+    let field = Arg::Const(Const::Int(1));
+    let matrix = b.prim(Prim::GetField, vec![wrapper, field], parent.clone());
+    let copy = Val::of(
+        b.prim(Prim::Transpose, vec![matrix], parent.clone()),
+        parent,
+    );
+    convert(b, copy, to)
 }
 
 /// A function literal operand.

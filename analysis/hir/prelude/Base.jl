@@ -253,6 +253,20 @@ step(r::UnitRange{Int}) = 1
 step(r::StepRange{Int, Int}) = r.step
 step(r::LinRange) = (r.stop - r.start) / r.lendiv
 
+# Julia's `a * r`, `r * a` and `-r` of an Int and a range of Ints: the range of the scaled
+# elements, a `StepRange` (`5 * (1:3) == 5:5:15`, `-(1:3) == -1:-1:-3`); a zero factor is
+# Julia's `ArgumentError` (a range's step cannot be zero).
+*(a::Int, r::UnitRange{Int}) = _scaled_range(a, r)
+*(a::Int, r::StepRange{Int, Int}) = _scaled_range(a, r)
+*(r::UnitRange{Int}, a::Int) = _scaled_range(a, r)
+*(r::StepRange{Int, Int}, a::Int) = _scaled_range(a, r)
+-(r::UnitRange{Int}) = _scaled_range(-1, r)
+-(r::StepRange{Int, Int}) = _scaled_range(-1, r)
+function _scaled_range(a::Int, r)
+    a == 0 && throw(ArgumentError("step cannot be zero"))
+    return (a * first(r)):(a * step(r)):(a * first(r) + a * step(r) * (length(r) - 1))
+end
+
 size(r::UnitRange{Int}) = (length(r),)
 size(r::StepRange{Int, Int}) = (length(r),)
 size(r::LinRange) = (length(r),)
@@ -1501,6 +1515,9 @@ The linear index of each element of `A` (its position in column-major order), in
 the `k` with `A[k] === A[i, j]`. Julia's is a lazy array; zy's holds the indices.
 """
 LinearIndices(A::Array) = reshape(collect(1:length(A)), size(A))
+# Of a shape `(m, n)` (Julia's `LinearIndices(dims)`): the indices of an m×n array.
+LinearIndices(dims::Tuple{Int}) = collect(1:dims[1])
+LinearIndices(dims::Tuple{Int, Int}) = reshape(collect(1:(dims[1] * dims[2])), dims)
 
 # Sizes as a tuple (`zeros(size(A))`, `fill(x, size(A))`) and `similar` with a new size.
 zeros(dims::Tuple{Int}) = zeros(dims[1])
@@ -1810,6 +1827,9 @@ _uniform_matrix(J, dims::Tuple{Int, Int}) = _uniform_matrix(J, dims[1], dims[2])
 _vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int64}, x) = _vector_of(Int, x)
+# `Array{T}(x)` of one array: a copy of its shape, its elements converted to `T`.
+_array_of(T, x::AbstractVector) = _vector_of(T, x)
+_array_of(T, A::AbstractMatrix) = _matrix_of(T, A)
 _matrix_of(T::Type{Float64}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Int}, A::AbstractMatrix) = _typed_cat(T, A)
 _matrix_of(T::Type{Int64}, A::AbstractMatrix) = _matrix_of(Int, A)
@@ -2238,6 +2258,22 @@ function diff(x::AbstractVector; dims::Integer = 1)
     dims == 1 || throw(ArgumentError("dimension $dims out of range (1:1)"))
     return [x[k + 1] - x[k] for k in 1:length(x) - 1]
 end
+
+# `vcat(v, w...)` of Vectors of one element type that is not a number (vectors of vectors,
+# of tuples, of structs; `[v; w]`): one Vector of their elements in order, each element itself
+# (Julia's `vcat` copies no element).
+function _vcat_vectors(v::Vector, ws::Vector...)
+    out = copy(v)
+    for w in ws
+        append!(out, w)
+    end
+    return out
+end
+
+# Of a range, the differences of its elements as Julia's `diff(r::AbstractRange)` gives them:
+# a new Vector (`diff(1:4) == [1, 1, 1]`, `diff(range(0, 1; length = 5))` of the elements).
+diff(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) =
+    [r[k + 1] - r[k] for k in 1:length(r) - 1]
 
 function diff(A::AbstractMatrix; dims::Integer)
     if dims == 1
@@ -8851,6 +8887,10 @@ copy(a::AdjointMatrix) = _adjointed(a.parent)
 copy(a::TransposeMatrix) = _transposed(a.parent)
 collect(a::AdjointMatrix) = _adjointed(a.parent)
 collect(a::TransposeMatrix) = _transposed(a.parent)
+# Julia's `convert(Matrix{T}, A')`: the transposed matrix, its elements converted (a typed
+# local `M::Matrix{Float64} = A'`); to an abstract matrix type, the wrapper itself.
+convert(T, a::Union{AdjointMatrix, TransposeMatrix}) =
+    a isa T ? a : T <: AbstractMatrix ? _matrix_of(eltype(T), collect(a)) : _no_convert(T, a)
 # `sort(A'; dims)`, `sortslices(transpose(A); dims)`: Julia sorts the wrapper's elements into a
 # new Matrix, as sorting its copy does.
 sort(a::Union{AdjointMatrix, TransposeMatrix}; dims::Int, rev::Bool = false, by = identity) =
@@ -9249,6 +9289,14 @@ function merge(a::Dict, b::Dict)
     return d
 end
 
+"""
+    copy(d::Dict)
+
+A new dictionary of the same entries (Julia's shallow copy: the keys and values themselves
+are shared).
+"""
+copy(d::Dict) = Dict(copy(d.keys), copy(d.vals), copy(d.slots), d.gaps)
+
 # ---- Sets --------------------------------------------------------------------------------------
 
 # The elements of a `Set` as the keys of a `Dict`, in a struct of their own so that the
@@ -9341,6 +9389,10 @@ issubset(a::Set, b::Set) = all(x -> x in b, collect(a))
 union(a::AbstractVector, b::AbstractVector) = unique(vcat(a, b))
 intersect(a::AbstractVector, b::AbstractVector) = unique(filter(x -> x in b, a))
 setdiff(a::AbstractVector, b::AbstractVector) = unique(filter(x -> !(x in b), a))
+# A range of Ints beside a vector: the range's elements as a vector (`setdiff(1:5, [2])`).
+union(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = union(collect(r), b)
+intersect(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = intersect(collect(r), b)
+setdiff(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = setdiff(collect(r), b)
 issubset(a::AbstractVector, b::Union{AbstractVector, Set}) = all(x -> x in b, a)
 
 """

@@ -383,6 +383,7 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &[
             "Base._vcat_matrix",
             "Base._vcat_vector",
+            "Base._vcat_vectors",
             "Base._hcat",
             "Base._hvcat_rows",
         ],

@@ -915,7 +915,8 @@ fn undef_array(
     let kind = kind.to_string();
     let first = args.first()?;
     let is_undef = first.leaf && first.kind == Kind::Identifier && cx.text(first) == "undef";
-    if !is_undef && rank.is_none() && matches!(kind.as_str(), "Vector" | "Matrix") {
+    let one_array = kind == "Array" && args.len() == 1;
+    if !is_undef && rank.is_none() && (matches!(kind.as_str(), "Vector" | "Matrix") || one_array) {
         return Some(converted_array(cx, node, callee, &kind, elem, args));
     }
     if !is_undef || !matches!(kind.as_str(), "Vector" | "Matrix" | "Array") {
@@ -946,7 +947,8 @@ fn undef_array(
     Some(Expr::new(kind, node.range))
 }
 
-/// `Vector{T}(x)`, `Matrix{T}(A)` (a copy of `x` with its elements converted to `T`) and
+/// `Vector{T}(x)`, `Matrix{T}(A)`, `Array{T}(A)` (a copy of `x` with its elements converted
+/// to `T`) and
 /// `Matrix{T}(I, m, n)` (a `UniformScaling` made an m×n matrix): the prelude's
 /// `_vector_of(T, x)` and `_matrix_of(T, args...)`.
 fn converted_array(
@@ -962,10 +964,10 @@ fn converted_array(
     if !keywords.is_empty() {
         return cx.unsupported(node, "keyword arguments to an array constructor");
     }
-    let function = if kind == "Vector" {
-        "Base._vector_of"
-    } else {
-        "Base._matrix_of"
+    let function = match kind {
+        "Vector" => "Base._vector_of",
+        "Matrix" => "Base._matrix_of",
+        _ => "Base._array_of",
     };
     let callee = Expr::new(ExprKind::Ident(function.into()), callee.range);
     let kind = ExprKind::Call {

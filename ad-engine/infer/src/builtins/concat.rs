@@ -101,6 +101,16 @@ fn is_collected(v: &Val) -> bool {
     )
 }
 
+/// Are the parts Vectors of one element type that is not a number (vectors of vectors, of
+/// tuples, of structs), which Julia's `vcat` joins into one Vector of their elements?
+fn vectors_of_values(xs: &[Val]) -> bool {
+    let Some(Type::Array(e, 1)) = xs.first().map(|x| &x.ty) else {
+        return false;
+    };
+    let number = e.is_number() || super::is_rational_type(e) || super::is_complex_type(e);
+    !number && xs.iter().all(|x| x.ty == xs[0].ty)
+}
+
 /// The parts must be numbers (rationals and complex numbers too), Vectors or Matrices of
 /// numbers.
 fn check_parts(xs: &[Val]) -> Result<(), Fail> {
@@ -123,6 +133,9 @@ fn check_parts(xs: &[Val]) -> Result<(), Fail> {
 
 /// `vcat(xs...)`: a Vector of numbers and Vectors, a Matrix when a part is one.
 fn vcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
+    if vectors_of_values(xs) {
+        return cx.call_named(b, &"Base._vcat_vectors".into(), xs);
+    }
     check_parts(xs)?;
     if let Some(v) = along_nd(cx, b, 1, xs) {
         return v;
