@@ -138,7 +138,7 @@ v2(x) = (t = V(1.0); getfield(t, round(Int, x)))
 # zy: at v3(1.0)
 v3(x) = (p = 1.0 => x; p[round(Int, x)])
 # zy: at v4(1.0)
-v4(x) = []
+v4(x) = Any[x, "s"]
 # zy: at v5(1.0)
 v5(x) = [x, nothing]
 # zy: at v6(1.0)

@@ -251,6 +251,12 @@ fn list(f: &mut Formatter<'_>, head: &str, items: &[Expr]) -> fmt::Result {
     write!(f, ")")
 }
 
+/// `(narrow VAR VALUE BODY...)`, apart from [`Expr`]'s `fmt`, whose frame every level of a
+/// deep tree pays for in a debug build.
+fn narrow(f: &mut Formatter<'_>, var: &Expr, value: &Expr, body: &[Expr]) -> fmt::Result {
+    list(f, &format!("narrow {var} {value}"), body)
+}
+
 impl Display for Expr {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.kind {
@@ -402,9 +408,7 @@ impl Display for Expr {
                 let value = value.as_ref().map_or(String::new(), |v| format!(" {v}"));
                 list(f, &format!("let ({var}{value})"), body)
             }
-            ExprKind::Narrow { var, value, body } => {
-                list(f, &format!("narrow {var} {value}"), body)
-            }
+            ExprKind::Narrow { var, value, body } => narrow(f, var, value, body),
             ExprKind::Try {
                 body,
                 var,
