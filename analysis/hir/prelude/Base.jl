@@ -261,6 +261,10 @@ step(r::LinRange) = (r.stop - r.start) / r.lendiv
 *(r::UnitRange{Int}, a::Int) = _scaled_range(a, r)
 *(r::StepRange{Int, Int}, a::Int) = _scaled_range(a, r)
 -(r::UnitRange{Int}) = _scaled_range(-1, r)
+# A Float64 times an Int range: Julia's range of the product's start and step, rationalised as
+# `range(a, step = s, length = n)` is (`0.1 * (0:3)` ends at `0.3`).
+*(x::Float64, r::UnitRange{Int}) = range(x * first(r), step = x, length = length(r))
+*(x::Float64, r::StepRange{Int, Int}) = range(x * first(r), step = x * step(r), length = length(r))
 -(r::StepRange{Int, Int}) = _scaled_range(-1, r)
 function _scaled_range(a::Int, r)
     a == 0 && throw(ArgumentError("step cannot be zero"))
