@@ -759,9 +759,7 @@ fn abstract_array(t: &Type) -> Option<Type> {
         return None;
     };
     let (elem, n) = match (&*s.name, s.params.as_slice()) {
-        ("Base.UnitRange" | "Base.StepRange" | "Base.StepRangeLen" | "Base.LinRange", [e, ..]) => {
-            (e.clone(), 1)
-        }
+        (name, [e, ..]) if is_range_struct(name) => (e.clone(), 1),
         ("LinearAlgebra.Diagonal", [Type::Array(e, 1)]) => ((**e).clone(), 2),
         (
             "LinearAlgebra.Symmetric"
