@@ -104,7 +104,7 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             if crate::show_library::write_library(f, t, fields, write_value::<W>)? {
                 return Ok(());
             }
-            write!(f, "{t}(")?;
+            write!(f, "{}(", type_string(&Type::Struct(t.clone())))?;
             comma_values(f, fields)?;
             f.write_str(")")
         }
@@ -128,7 +128,7 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             f.write_str(")")
         }
         Value::Mutable(t, fields) => {
-            write!(f, "{t}(")?;
+            write!(f, "{}(", type_string(&Type::Struct(t.clone())))?;
             comma_values(f, &fields.borrow())?;
             f.write_str(")")
         }
@@ -410,6 +410,12 @@ pub fn type_string(t: &Type) -> String {
             _ => t.to_string(),
         },
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
+        // A parametric struct with its parameters as Julia prints them (`P{Char}`, not the
+        // IR's `P{Base.Char}`).
+        Type::Struct(s) if !s.params.is_empty() => {
+            let params: Vec<String> = s.params.iter().map(type_string).collect();
+            format!("{}{{{}}}", visible_name(&s.name), params.join(", "))
+        }
         other => other.to_string(),
     }
 }

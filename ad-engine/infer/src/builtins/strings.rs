@@ -107,14 +107,17 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             }
             string_fn(b, "sprintf", args, Type::String)
         }
+        // Julia's `print` of a value other than a string, a character or a symbol is its
+        // `show`: a struct, a named tuple, a `Dict`, a matrix or a vector of strings as
+        // `repr` writes it.
         ("string", _) => {
-            if let Some(bad) = args.iter().find(|a| !printable(&a.ty)) {
-                return Some(Err(Fail::unsupported(format!(
-                    "`string` of a value of type {}; convert its numbers one by one instead",
-                    bad.ty
-                ))));
-            }
-            let all = args.iter().map(|a| a.arg.clone()).collect();
+            let all = args
+                .iter()
+                .map(|a| match printable(&a.ty) {
+                    true => a.arg.clone(),
+                    false => b.prim(Prim::ExceptionText, vec![a.arg.clone()], Type::String),
+                })
+                .collect();
             Val::of(b.prim(Prim::StringOf, all, Type::String), Type::String)
         }
         // `Symbol("a")`: the symbol `:a`, known where zy compiles it as every symbol is.
