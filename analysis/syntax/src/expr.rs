@@ -829,7 +829,10 @@ fn call_with(
                 return e;
             }
         }
-        if !dotted && do_block.is_none() && keywords.is_empty() && crate::output::is_printing(name)
+        if !dotted
+            && do_block.is_none()
+            && keywords.is_empty()
+            && crate::output::is_printing(name, &args)
         {
             let name = name.clone();
             return crate::output::printing(cx, node, &name, args);

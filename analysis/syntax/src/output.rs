@@ -19,9 +19,16 @@ use crate::tree::SyntaxNode;
 /// Functions whose only effect is output.
 const PRINTING: [&str; 2] = ["println", "print"];
 
-/// Is a call of `name` output that zy leaves out?
-pub(crate) fn is_printing(name: &str) -> bool {
-    PRINTING.contains(&name)
+/// Is a call of `name` on `args` output that zy leaves out? `show(x)` and `display(x)` write
+/// to `stdout` as `println` does (`show(io, x)` to another stream builds text instead).
+pub(crate) fn is_printing(name: &str, args: &[Expr]) -> bool {
+    let to_stdout =
+        |a: &Expr| matches!(&a.kind, ExprKind::Ident(s) if s == "stdout" || s == "stderr");
+    match (name, args) {
+        ("show" | "display", [_]) => true,
+        ("show" | "display", [io, _]) => to_stdout(io),
+        _ => PRINTING.contains(&name),
+    }
 }
 
 /// `println(args...)`: the arguments evaluated for their errors, then `nothing`. A leading
@@ -233,4 +240,3 @@ pub(crate) fn text_of(cx: &mut Cx, node: &SyntaxNode, name: &str, args: &[Expr])
 fn ident_at(s: &str, range: crate::ast::TextRange) -> Expr {
     Expr::new(ExprKind::Ident(s.into()), range)
 }
-
