@@ -393,8 +393,19 @@ fn set_index(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     }
 }
 
+/// Julia's error for a field `f` that a value of type `ty` does not have: the type named as
+/// Julia's `getfield` names it, without module or parameters (`type NamedTuple has no field
+/// b`, `type P has no field z` for a `P{Float64}`).
 fn no_field(ty: &Type, f: &str) -> Fail {
-    Fail::undefined(format!("type {ty} has no field {f}"))
+    let name = match ty {
+        Type::Struct(s) => s.name.rsplit('.').next().unwrap_or(&s.name).to_string(),
+        Type::NamedTuple(_) => "NamedTuple".into(),
+        Type::Tuple(_) => "Tuple".into(),
+        Type::Array(..) => "Array".into(),
+        Type::Ref(_) => "RefValue".into(),
+        other => other.to_string(),
+    };
+    Fail::undefined(format!("type {name} has no field {f}"))
 }
 
 /// The 1-based position and type of field `f` (a symbol or a constant Int) of `x`.
@@ -411,6 +422,10 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
             .map(|(n, t)| (Some(n.clone()), t.clone()))
             .collect(),
         Type::Tuple(ts) => ts.iter().map(|t| (None, t.clone())).collect(),
+        Type::Float64 | Type::Int64 | Type::Bool | Type::Array(..) => match symbol_of(f) {
+            Some(s) => return Err(no_field(&x.ty, &s)),
+            None => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
+        },
         _ => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
     };
     let k = match (&f.konst, symbol_of(f)) {
@@ -743,7 +758,11 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
                 && (!is_library(&s.name)
                     || matches!(
                         &*s.name,
-                        "Base.Complex" | "Base.Rational" | "Base.Char" | "Base.Pair" | "Base.UnitRange"
+                        "Base.Complex"
+                            | "Base.Rational"
+                            | "Base.Char"
+                            | "Base.Pair"
+                            | "Base.UnitRange"
                     ))
         }
         Type::Union(_) => true,
