@@ -155,10 +155,15 @@ end
 """
     floatmax(Float64), floatmin(Float64)
 
-The largest finite and the smallest normal positive Float64.
+The largest finite and the smallest normal positive Float64 (also of a value's type, and of
+`Float64` when no argument is given).
 """
 floatmax(::Type{Float64}) = 1.7976931348623157e308
 floatmin(::Type{Float64}) = 2.2250738585072014e-308
+floatmax(::Float64) = floatmax(Float64)
+floatmin(::Float64) = floatmin(Float64)
+floatmax() = floatmax(Float64)
+floatmin() = floatmin(Float64)
 
 # Ranges. `a:b` and `a:s:b` are calls of `:` (lowering); a range is an immutable vector whose
 # elements are computed from its fields, never stored.
