@@ -1305,6 +1305,11 @@ function reduce(::typeof(hcat), xs::Vector{Vector{Float64}})
     return A
 end
 
+# `reduce(vcat, rows)` of a vector of rows (`rows = [v' for v in vs]`): the matrix whose rows
+# they are, Julia's method for a vector of arrays (a left fold would change the type on its
+# first step).
+reduce(::typeof(vcat), rows::Vector{<:Union{Adjoint, Transpose}}) = _stack_rows(identity, rows, false)
+
 """
     foldl(op, x; init)
 
