@@ -4843,6 +4843,27 @@ function rsplit(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bo
     (keepempty || n > 0) && pushfirst!(out, SubString(s, 1, n))
     return out
 end
+# Of a `SubString` (a line of `split(text, '\n')`): the pieces of its text, as Julia's
+# `split(::AbstractString, ...)`.
+split(s::SubString, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true) =
+    split(String(s), d; limit = limit, keepempty = keepempty)
+rsplit(s::SubString, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true) =
+    rsplit(String(s), d; limit = limit, keepempty = keepempty)
+"""
+    eachsplit(s, d; limit = 0, keepempty = true), eachsplit(s)
+
+Julia's `SplitIterator`: the pieces `split` gives (without `d`, at whitespace, the empty ones
+left out), read in order by a `for` loop, a generator or `collect`; it has no `length`.
+"""
+struct SplitIterator
+    pieces::Vector{SubString{String}}
+end
+eachsplit(s::Union{String, SubString}, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true) =
+    SplitIterator(split(s, d; limit = limit, keepempty = keepempty))
+eachsplit(s::Union{String, SubString}) = SplitIterator(split(s))
+iterate(it::SplitIterator, i::Int = 1) = i > length(it.pieces) ? nothing : (it.pieces[i], i + 1)
+IteratorSize(::Type{SplitIterator}) = SizeUnknown()
+eltype(::Type{SplitIterator}) = SubString{String}
 lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
 rpad(x, n::Int, c::Char) = rpad(x, n, string(c))
 # A string's characters, read once in order (Julia's `iterate`; reading the `k`th afresh for
