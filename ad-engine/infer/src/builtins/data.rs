@@ -774,7 +774,7 @@ fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
     if t == "AbstractString" {
         return Some(Type::Union(std::sync::Arc::new(zy_ir::UnionType {
             name: t.into(),
-            members: vec![Type::String],
+            members: vec![Type::String, Type::SubString],
         })));
     }
     let pat = crate::type_values::pattern_of_name(t, cx.program).ok()?;
