@@ -109,6 +109,18 @@ rad2deg(x::Real) = float(x) * 57.29577951308232
 has the promoted type of the three.
 """
 clamp(x::Real, lo::Real, hi::Real) = x > hi ? hi : (x < lo ? lo : x)
+"""
+    clamp!(x, lo, hi)
+
+Each element of the array `x` clamped to `[lo, hi]` in place (stored as `x`'s element type);
+`x` itself.
+"""
+function clamp!(x::AbstractArray, lo, hi)
+    for i in eachindex(x)
+        x[i] = clamp(x[i], lo, hi)
+    end
+    return x
+end
 
 """
     eps(Float64), eps()
