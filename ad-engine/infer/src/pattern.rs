@@ -876,7 +876,12 @@ fn view_array(s: &zy_ir::StructType) -> Option<(Type, u8)> {
 fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     match p {
         Pat::Var(v) => bind(v, t, b),
-        Pat::Bounded(v, bound) => bind(v, t, b) && matches(bound, t, b),
+        // `Vector{<:AbstractString}` holds `AbstractString[...]`'s elements too.
+        Pat::Bounded(v, bound) => {
+            bind(v, t, b)
+                && (matches(bound, t, b)
+                    || matches!(**bound, Pat::AbstractString) && matches_exact(bound, t, b))
+        }
         // `Vector{Shape}` holds exactly the values of the abstract type `Shape`.
         Pat::Abstract { name, .. } => matches!(t, Type::Union(u) if u.name == *name),
         // `Vector{AbstractString}` holds exactly `AbstractString[...]`'s elements.

@@ -109,6 +109,18 @@ rad2deg(x::Real) = float(x) * 57.29577951308232
 has the promoted type of the three.
 """
 clamp(x::Real, lo::Real, hi::Real) = x > hi ? hi : (x < lo ? lo : x)
+"""
+    clamp!(x, lo, hi)
+
+Each element of the array `x` clamped to `[lo, hi]` in place (stored as `x`'s element type);
+`x` itself.
+"""
+function clamp!(x::AbstractArray, lo, hi)
+    for i in eachindex(x)
+        x[i] = clamp(x[i], lo, hi)
+    end
+    return x
+end
 
 """
     eps(Float64), eps()
@@ -1309,6 +1321,11 @@ function reduce(::typeof(hcat), xs::Vector{Vector{Float64}})
     end
     return A
 end
+
+# `reduce(vcat, rows)` of a vector of rows (`rows = [v' for v in vs]`): the matrix whose rows
+# they are, Julia's method for a vector of arrays (a left fold would change the type on its
+# first step).
+reduce(::typeof(vcat), rows::Vector{<:Union{Adjoint, Transpose}}) = _stack_rows(identity, rows, false)
 
 """
     foldl(op, x; init)
@@ -4843,6 +4860,27 @@ function rsplit(s::String, d::Union{String, Char}; limit::Int = 0, keepempty::Bo
     (keepempty || n > 0) && pushfirst!(out, SubString(s, 1, n))
     return out
 end
+# Of a `SubString` (a line of `split(text, '\n')`): the pieces of its text, as Julia's
+# `split(::AbstractString, ...)`.
+split(s::SubString, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true) =
+    split(String(s), d; limit = limit, keepempty = keepempty)
+rsplit(s::SubString, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true) =
+    rsplit(String(s), d; limit = limit, keepempty = keepempty)
+"""
+    eachsplit(s, d; limit = 0, keepempty = true), eachsplit(s)
+
+Julia's `SplitIterator`: the pieces `split` gives (without `d`, at whitespace, the empty ones
+left out), read in order by a `for` loop, a generator or `collect`; it has no `length`.
+"""
+struct SplitIterator
+    pieces::Vector{SubString{String}}
+end
+eachsplit(s::Union{String, SubString}, d::Union{String, Char}; limit::Int = 0, keepempty::Bool = true) =
+    SplitIterator(split(s, d; limit = limit, keepempty = keepempty))
+eachsplit(s::Union{String, SubString}) = SplitIterator(split(s))
+iterate(it::SplitIterator, i::Int = 1) = i > length(it.pieces) ? nothing : (it.pieces[i], i + 1)
+IteratorSize(::Type{SplitIterator}) = SizeUnknown()
+eltype(::Type{SplitIterator}) = SubString{String}
 lpad(x, n::Int, c::Char) = lpad(x, n, string(c))
 rpad(x, n::Int, c::Char) = rpad(x, n, string(c))
 # A string's characters, read once in order (Julia's `iterate`; reading the `k`th afresh for

@@ -1270,13 +1270,17 @@ fn destructuring(
 }
 
 /// Julia's lowering of destructuring parameters: `f((a, b), c) = body` takes an argument
-/// `#arg1` and begins with `(a, b) = #arg1`.
+/// `#arg1` and begins with `local (a, b) = #arg1`, so the names are the function's own locals
+/// (a closure's do not rebind the enclosing function's variables of the same names).
 pub(crate) fn destructure(cx: &mut Cx, params: &mut [Param], body: &mut Vec<Expr>) {
     let mut bindings = Vec::new();
     for (k, p) in params.iter_mut().enumerate() {
         let Some(target) = cx.destructured.remove(&p.range.start) else {
             continue;
         };
+        let mut names = Vec::new();
+        bound_names(&target, &mut names);
+        bindings.push(Expr::new(ExprKind::Local(names), p.range));
         let name = format!("#arg{}", k + 1);
         let value = Expr::new(ExprKind::Ident(name.clone()), p.range);
         let assign = ExprKind::Assign {
@@ -1287,6 +1291,16 @@ pub(crate) fn destructure(cx: &mut Cx, params: &mut [Param], body: &mut Vec<Expr
         p.name = Some(name);
     }
     body.splice(0..0, bindings);
+}
+
+/// The names a destructuring target binds (`(a, (b, c))`, `(a, rest...)`).
+fn bound_names(target: &Expr, names: &mut Vec<String>) {
+    match &target.kind {
+        ExprKind::Ident(n) => names.push(n.clone()),
+        ExprKind::Tuple(items) => items.iter().for_each(|e| bound_names(e, names)),
+        ExprKind::Splat(inner) => bound_names(inner, names),
+        _ => {}
+    }
 }
 
 /// The longest `NTuple{n, T}` written out as `Tuple{T, ..., T}`.

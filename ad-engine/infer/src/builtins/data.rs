@@ -750,9 +750,13 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         _ if t.is_number() || *t == Type::Bottom || t.is_string() => true,
         _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
-        // Complex and rational numbers, characters, pairs and unit ranges are the library's
-        // structs an array holds (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`,
-        // `collect(s)` of a string, `collect(d)` of a `Dict`, `findall("a", s)`).
+        // A row `x'` of numbers (`rows = [v' for v in vs]`, Julia's `Vector{Adjoint{T,
+        // Vector{T}}}`): held as its vector is, a reference.
+        Type::Adjoint(e) => e.is_number(),
+        // Complex and rational numbers, characters, pairs, unit ranges and rows `transpose(v)`
+        // are the library's structs an array holds (`Vector{ComplexF64}`,
+        // `Vector{Rational{Int64}}`, `collect(s)` of a string, `collect(d)` of a `Dict`,
+        // `findall("a", s)`, `[transpose(v) for v in vs]`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
@@ -763,6 +767,7 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
                             | "Base.Char"
                             | "Base.Pair"
                             | "Base.UnitRange"
+                            | "Base.Transpose"
                     ))
         }
         Type::Union(_) => true,
@@ -784,7 +789,7 @@ fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
     if t == "AbstractString" {
         return Some(Type::Union(std::sync::Arc::new(zy_ir::UnionType {
             name: t.into(),
-            members: vec![Type::String],
+            members: vec![Type::String, Type::SubString],
         })));
     }
     let pat = crate::type_values::pattern_of_name(t, cx.program).ok()?;
