@@ -402,7 +402,7 @@ pub static RULES: &[ScalarRule] = &[
         special: &[Special {
             at: &[F(0.0)],
             y: 0.0,
-            grad: &[&[1.1283791670955126]],
+            grad: &[&[std::f64::consts::FRAC_2_SQRT_PI]],
         }],
     },
     ScalarRule {
