@@ -449,6 +449,71 @@ prims! {
         kind: math(specfun::bessely1, NanResult(NAN_RESULT)),
         effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_bessely1"),
     }
+    /// Dawson's integral `exp(-x²) ∫₀ˣ exp(t²) dt`.
+    Dawson => "dawson" { kind: math(specfun::dawson, Domain::All), jit: Jit::Runtime("zy_rt_dawson") }
+    /// The imaginary error function `-i erf(ix)`.
+    Erfi => "erfi" { kind: math(specfun::erfi, Domain::All), jit: Jit::Runtime("zy_rt_erfi") }
+    /// The sine integral `∫₀ˣ sin(t)/t dt`.
+    Sinint => "sinint" {
+        kind: math(specfun::sinint, Domain::All), jit: Jit::Runtime("zy_rt_sinint"),
+    }
+    /// The cosine integral of `x >= 0`.
+    Cosint => "cosint" {
+        kind: math(specfun::cosint, Domain::AtLeast(0.0, "`x` must be nonnegative.")),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_cosint"),
+    }
+    /// The exponential integral `E₁(x)` of `x >= 0` (`expint(x)`).
+    Expint => "expint" {
+        kind: math(specfun::expint, Domain::AtLeast(0.0, "negative argument, convert to complex first")),
+        effects: Effects::throws("x < 0"), jit: Jit::Runtime("zy_rt_expint"),
+    }
+    /// The complete elliptic integral of the first kind of the parameter `m <= 1`.
+    Ellipk => "ellipk" {
+        kind: math(specfun::ellipk, NanResult("`m` must lie between -Inf and 1 ---- Domain: (-Inf,1.0]")),
+        effects: Effects::throws("m > 1"), jit: Jit::Runtime("zy_rt_ellipk"),
+    }
+    /// The complete elliptic integral of the second kind of `m <= 1`.
+    Ellipe => "ellipe" {
+        kind: math(specfun::ellipe, NanResult("`m` must lie between -Inf and 1 ---- Domain : (-inf,1.0]")),
+        effects: Effects::throws("m > 1"), jit: Jit::Runtime("zy_rt_ellipe"),
+    }
+    /// `besselj(ν, x)`, the Bessel function of the first kind of order `ν` (an Int or a
+    /// Float64; `x` a Float64), and the others of an order below.
+    Besselj => "besselj" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0 of a non-integer order"),
+        jit: Jit::Interpreted,
+    }
+    /// `besseljx(ν, x)`: `besselj` (the scaling is by `exp(-|imag(x)|)`).
+    Besseljx => "besseljx" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0 of a non-integer order"),
+        jit: Jit::Interpreted,
+    }
+    /// `bessely(ν, x)`, of the second kind.
+    Bessely => "bessely" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0"), jit: Jit::Interpreted,
+    }
+    /// `besselyx(ν, x)`: `bessely` (scaled by `exp(-|imag(x)|)`).
+    Besselyx => "besselyx" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0"), jit: Jit::Interpreted,
+    }
+    /// `besseli(ν, x)`, modified, of the first kind.
+    Besseli => "besseli" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0 of a non-integer order"),
+        jit: Jit::Interpreted,
+    }
+    /// `besselix(ν, x)`: `besseli(ν, x) exp(-|x|)`.
+    Besselix => "besselix" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0 of a non-integer order"),
+        jit: Jit::Interpreted,
+    }
+    /// `besselk(ν, x)`, modified, of the second kind.
+    Besselk => "besselk" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0"), jit: Jit::Interpreted,
+    }
+    /// `besselkx(ν, x)`: `besselk(ν, x) exp(x)`.
+    Besselkx => "besselkx" {
+        arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0"), jit: Jit::Interpreted,
+    }
     /// `max(a, b)`.
     Max => "max" { arity: Exactly(2), kind: Scalar, interpreted_for: REST }
     /// `min(a, b)`.
@@ -941,6 +1006,23 @@ impl Prim {
             Kind::Math(m) => Some(m),
             _ => None,
         }
+    }
+
+    /// The Bessel function of an order this primitive is (`besselj(ν, x)`, ...), and whether
+    /// it is the scaled one.
+    pub fn bessel(self) -> Option<(specfun::Bessel, bool)> {
+        use specfun::Bessel::*;
+        Some(match self {
+            Prim::Besselj => (J, false),
+            Prim::Besseljx => (J, true),
+            Prim::Bessely => (Y, false),
+            Prim::Besselyx => (Y, true),
+            Prim::Besseli => (I, false),
+            Prim::Besselix => (I, true),
+            Prim::Besselk => (K, false),
+            Prim::Besselkx => (K, true),
+            _ => return None,
+        })
     }
 
     /// Does `f.(xs...)` apply this primitive to each element?

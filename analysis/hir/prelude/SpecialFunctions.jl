@@ -1,11 +1,15 @@
 # zy's prelude: the part of SpecialFunctions.jl that zy has. Seen after `using
 # SpecialFunctions` (its exports) or as `SpecialFunctions.name`. The functions of one Float64
 # are primitives with ChainRules' derivatives (`gamma`, `digamma`, `polygamma(m, x)`, `erf`,
-# `erfc`, `erfinv`, `erfcx`, `besselj0`, `besselj1`, `bessely0`, `bessely1`: an Int argument
-# converted, Julia's `DomainError` outside the domain, NaN in and NaN out); the functions
-# SpecialFunctions builds from them are here, as it writes them, and zy differentiates them.
+# `erfc`, `erfinv`, `erfcx`, `erfi`, `dawson`, `sinint`, `cosint`, `expint`, `ellipk`,
+# `ellipe`, `besselj0`, `besselj1`, `bessely0`, `bessely1`, and of an order and a Float64
+# `besselj`, `bessely`, `besseli`, `besselk` and the scaled `besseljx`, `besselyx`,
+# `besselix`, `besselkx`, whose derivative is in `x` only: an Int argument converted, Julia's
+# `DomainError` outside the domain, NaN in and NaN out); the functions SpecialFunctions builds
+# from them are here, as it writes them, and zy differentiates them (`invdigamma` and the Airy
+# functions with the package's rules).
 
-export gamma, loggamma, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx
+export gamma, loggamma, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
 
 """
     gamma(n::Int)
@@ -178,3 +182,142 @@ function logerfcx(x::Real)
         return log(erfcx(x))
     end
 end
+
+"""
+    invdigamma(y)
+
+The inverse of `digamma` on the positive half-line: the `x > 0` with `digamma(x) == y`, by
+Minka's fixed-point (Newton) iteration from `exp(y) + 1/2` (from `-1/(y + γ)` below `-2.22`)
+until a step is below `1e-12`, at most 25 steps. Its derivative is `1 / trigamma(x)`.
+"""
+invdigamma(y::Real) = _invdigamma(float(y))
+
+function _invdigamma(y::Float64)
+    x = y >= -2.22 ? exp(y) + 0.5 : -1.0 / (y - digamma(1.0))
+    step = Inf
+    n = 0
+    while step > 1e-12 && n < 25
+        n += 1
+        next = x - (digamma(x) - y) / trigamma(x)
+        step = abs(next - x)
+        x = next
+    end
+    return x
+end
+
+function rrule(::typeof(_invdigamma), y::Float64)
+    x = _invdigamma(y)
+    d = 1.0 / trigamma(x)
+    _invdigamma_pullback(x̄) = (NoTangent(), d * x̄)
+    return x, _invdigamma_pullback
+end
+function frule(Δ, ::typeof(_invdigamma), y::Float64)
+    x = _invdigamma(y)
+    return x, Δ[2] / trigamma(x)
+end
+
+# The Airy functions from Bessel functions of order ±1/3 and ±2/3 at ζ = (2/3)|x|^(3/2)
+# (DLMF 9.6): `K` and `I` for x > 0, `J` for x < 0; their values at 0 are the constants
+# 1/(3^(2/3) Γ(2/3)), -1/(3^(1/3) Γ(1/3)), 1/(3^(1/6) Γ(2/3)), 3^(1/6)/Γ(1/3). Beyond ζ = 700
+# on the positive side `airyai` and `airyaiprime` underflow to 0 and `airybi`, `airybiprime`
+# overflow to Inf, as exp(∓ζ) does.
+_airy_zeta(x::Float64) = 2.0 / 3.0 * abs(x) * sqrt(abs(x))
+
+"""
+    airyai(x)
+
+The Airy function `Ai(x)`, the solution of `y'' = x y` that decays as `x → Inf`. Its
+derivative is `airyaiprime(x)`.
+"""
+airyai(x::Real) = _airyai(float(x))
+
+function _airyai(x::Float64)
+    x == 0.0 && return 0.3550280538878172
+    ζ = _airy_zeta(x)
+    if x > 0.0
+        ζ > 700.0 && return 0.0
+        return sqrt(x / 3.0) * besselk(1 / 3, ζ) / π
+    end
+    return sqrt(-x) / 3.0 * (besselj(1 / 3, ζ) + besselj(-1 / 3, ζ))
+end
+
+"""
+    airyaiprime(x)
+
+The derivative of `airyai`; its own derivative is `x * airyai(x)`.
+"""
+airyaiprime(x::Real) = _airyaiprime(float(x))
+
+function _airyaiprime(x::Float64)
+    x == 0.0 && return -0.2588194037928068
+    ζ = _airy_zeta(x)
+    if x > 0.0
+        ζ > 700.0 && return -0.0
+        return -x / (π * sqrt(3.0)) * besselk(2 / 3, ζ)
+    end
+    return -x / 3.0 * (besselj(2 / 3, ζ) - besselj(-2 / 3, ζ))
+end
+
+"""
+    airybi(x)
+
+The Airy function `Bi(x)`, the solution of `y'' = x y` that grows as `x → Inf`. Its
+derivative is `airybiprime(x)`.
+"""
+airybi(x::Real) = _airybi(float(x))
+
+function _airybi(x::Float64)
+    x == 0.0 && return 0.6149266274460007
+    ζ = _airy_zeta(x)
+    if x > 0.0
+        ζ > 700.0 && return Inf
+        return sqrt(x / 3.0) * (besseli(-1 / 3, ζ) + besseli(1 / 3, ζ))
+    end
+    return sqrt(-x / 3.0) * (besselj(-1 / 3, ζ) - besselj(1 / 3, ζ))
+end
+
+"""
+    airybiprime(x)
+
+The derivative of `airybi`; its own derivative is `x * airybi(x)`.
+"""
+airybiprime(x::Real) = _airybiprime(float(x))
+
+function _airybiprime(x::Float64)
+    x == 0.0 && return 0.4482883573538264
+    ζ = _airy_zeta(x)
+    if x > 0.0
+        ζ > 700.0 && return Inf
+        return x / sqrt(3.0) * (besseli(-2 / 3, ζ) + besseli(2 / 3, ζ))
+    end
+    return -x / sqrt(3.0) * (besselj(-2 / 3, ζ) + besselj(2 / 3, ζ))
+end
+
+# SpecialFunctions' rules: Ai' = airyaiprime, airyaiprime' = x Ai, and the same for Bi.
+function rrule(::typeof(_airyai), x::Float64)
+    d = _airyaiprime(x)
+    _airyai_pullback(ȳ) = (NoTangent(), d * ȳ)
+    return _airyai(x), _airyai_pullback
+end
+frule(Δ, ::typeof(_airyai), x::Float64) = (_airyai(x), _airyaiprime(x) * Δ[2])
+
+function rrule(::typeof(_airyaiprime), x::Float64)
+    d = x * _airyai(x)
+    _airyaiprime_pullback(ȳ) = (NoTangent(), d * ȳ)
+    return _airyaiprime(x), _airyaiprime_pullback
+end
+frule(Δ, ::typeof(_airyaiprime), x::Float64) = (_airyaiprime(x), x * _airyai(x) * Δ[2])
+
+function rrule(::typeof(_airybi), x::Float64)
+    d = _airybiprime(x)
+    _airybi_pullback(ȳ) = (NoTangent(), d * ȳ)
+    return _airybi(x), _airybi_pullback
+end
+frule(Δ, ::typeof(_airybi), x::Float64) = (_airybi(x), _airybiprime(x) * Δ[2])
+
+function rrule(::typeof(_airybiprime), x::Float64)
+    d = x * _airybi(x)
+    _airybiprime_pullback(ȳ) = (NoTangent(), d * ȳ)
+    return _airybiprime(x), _airybiprime_pullback
+end
+frule(Δ, ::typeof(_airybiprime), x::Float64) = (_airybiprime(x), x * _airybi(x) * Δ[2])

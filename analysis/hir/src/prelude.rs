@@ -59,6 +59,14 @@ pub const PRELUDE: &[PreludeFile] = &[
         module: "LogExpFunctions",
         text: include_str!("../prelude/LogExpFunctions.jl"),
     },
+    PreludeFile {
+        module: "StatsFuns",
+        text: include_str!("../prelude/StatsFuns.jl"),
+    },
+    PreludeFile {
+        module: "Distributions",
+        text: include_str!("../prelude/Distributions.jl"),
+    },
 ];
 
 /// The path under which `file` appears.

@@ -515,11 +515,11 @@ impl ScopeNames {
             .is_none_or(|s| s.usings.iter().any(|u| &**u == BASE))
     }
 
-    /// The qualified `name` if `module` defines and exports it (everything Base defines
-    /// counts as exported).
+    /// The qualified `name` if `module` defines (or imports) and exports it (everything Base
+    /// defines counts as exported): `import A: f` then `export f` re-exports `A.f`.
     fn exported(&self, module: &str, name: &str) -> Option<Name> {
         let s = self.modules.get(module)?;
-        let q = s.defines.get(name)?;
+        let q = s.defines.get(name).or_else(|| s.imports.get(name))?;
         (module == BASE || s.exports.contains(name)).then(|| q.clone())
     }
 
@@ -724,7 +724,7 @@ fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<
                 return Err(ImportError {
                     code: UNKNOWN_PACKAGE,
                     message: format!(
-                        "package `{first}` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions and LogExpFunctions, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
+                        "package `{first}` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
                     ),
                 })
             }

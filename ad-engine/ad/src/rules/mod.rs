@@ -282,6 +282,8 @@ pub struct FwdStmt<'s> {
     pub ty: Type,
     /// Whether the statement needs a reverse (its residuals are kept).
     pub active: bool,
+    /// Whether each operand depends differentiably on a differentiated argument.
+    pub varied: Vec<bool>,
 }
 
 impl FwdStmt<'_> {
@@ -349,6 +351,12 @@ pub struct Callees<'g> {
 pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut, AdError> {
     if s.active {
         objects::refuse_unsupported(e.span, s.op, &s.arg_tys, &s.ty)?;
+    }
+    if let Op::Prim(p) = s.op {
+        let float = |i: usize| s.arg_tys.get(i) == Some(&Type::Float64);
+        specfun::refuse_order(e.span, *p, |i| {
+            s.active && float(i) && s.varied.get(i) == Some(&true)
+        })?;
     }
     let out = match s.op {
         Op::Prim(p) if scalar::handles(*p) => scalar::forward(e, *p, &s),
@@ -426,6 +434,7 @@ pub struct TanOut {
 /// The pushforward of a primitive statement: its result and the result's tangent.
 pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     let p = s.prim;
+    specfun::refuse_order(e.span, p, |i| s.tangent(i).is_some())?;
     if s.tangents.iter().any(Option::is_some) {
         objects::refuse_unsupported(e.span, &Op::Prim(p), &s.arg_tys, &s.ty)?;
     }

@@ -1,12 +1,16 @@
 //! Rules of the special functions (SpecialFunctions.jl's, after `using SpecialFunctions`),
 //! each derivative written as SpecialFunctions' ChainRules extension writes it, so that the
 //! bits agree with what Julia users get; `besselj1'` is the recurrence `J₀ - J₁/x` (ChainRules'
-//! `(J₀ - J₂)/2` with `J₂ = 2J₁/x - J₀`), `1/2` at `0`, and `bessely1'` is `Y₀ - Y₁/x`.
+//! `(J₀ - J₂)/2` with `J₂ = 2J₁/x - J₀`), `1/2` at `0`, and `bessely1'` is `Y₀ - Y₁/x`. The
+//! Bessel functions of an order `ν` have a derivative in `x` only, as in ChainRules (whose
+//! rule leaves `ν`'s not implemented): differentiating with respect to `ν` is refused by name
+//! ([`refuse_order`]), never a silent zero.
 
-use zy_ir::{Const, Operand, Prim, Type};
+use zy_ir::{Const, Operand, Prim, Span, Type};
 
 use super::scalar::{Forward::Partials, Kept::*, Reverse::*, ScalarRule};
-use super::{Emit, Special, TestArg};
+use super::{Emit, RevStmt, Special, TestArg};
+use crate::AdError;
 use Prim::*;
 use TestArg::{Float as F, Int as I};
 
@@ -50,6 +54,106 @@ fn bessel1_slope(e: &mut Emit, x: &Operand, a: Operand, b: Operand, c: f64) -> O
     let d = e.prim(Sub, vec![a, q], F64);
     let zero = e.prim(Eq, vec![x.clone(), f(0.0)], Type::Bool);
     e.prim(IfElse, vec![zero, f(c), d], F64)
+}
+
+/// Refuses to differentiate a Bessel function `p` with respect to its order (operand 0) where
+/// `wanted(0)`: SpecialFunctions' rule does not implement that derivative.
+pub fn refuse_order(
+    span: Span,
+    p: Prim,
+    wanted: impl Fn(usize) -> bool,
+) -> std::result::Result<(), AdError> {
+    if p.bessel().is_none() || !wanted(0) {
+        return Ok(());
+    }
+    Err(AdError::new(
+        span,
+        format!(
+            "cannot differentiate `{p}(ν, x)` with respect to its order ν: SpecialFunctions' rule has no derivative in ν (`@not_implemented`); pass the order as a constant"
+        ),
+    ))
+}
+
+/// `ν ± 1` of an Int or Float64 order.
+fn shift_order(e: &mut Emit, nu: &Operand, ty: &Type, up: bool) -> Operand {
+    let op = if up { Add } else { Sub };
+    let one: Operand = match ty {
+        Type::Int64 => Const::Int(1).into(),
+        _ => f(1.0),
+    };
+    e.prim(op, vec![nu.clone(), one], ty.clone())
+}
+
+/// The derivative of a Bessel function `p` of an order in `x`, by the recurrences ChainRules
+/// writes: `(f(ν-1, x) ∓ f(ν+1, x)) / 2`, `-` for `J` and `Y`, `+` for `I`, the negated sum for
+/// `K`; a scaled `I` less `sign(x) Ω`, a scaled `K` plus `Ω`.
+fn bessel_terms(e: &mut Emit, k: &[Operand], dy: Operand, s: &RevStmt) -> Vec<Option<Operand>> {
+    use zy_ir::specfun::Bessel;
+    let zy_ir::Op::Prim(p) = *s.op else {
+        return vec![None, None];
+    };
+    let Some((kind, scaled)) = p.bessel() else {
+        return vec![None, None];
+    };
+    let nu_ty = s.arg_tys.first().cloned().unwrap_or(F64);
+    let lo = shift_order(e, &k[0], &nu_ty, false);
+    let hi = shift_order(e, &k[0], &nu_ty, true);
+    let below = e.prim(p, vec![lo, k[1].clone()], F64);
+    let above = e.prim(p, vec![hi, k[1].clone()], F64);
+    let combined = match kind {
+        Bessel::J | Bessel::Y => e.prim(Sub, vec![below, above], F64),
+        Bessel::I | Bessel::K => e.add(below, above),
+    };
+    let half = e.prim(Div, vec![combined, f(2.0)], F64);
+    let d = match (kind, scaled) {
+        (Bessel::K, false) => e.prim(Neg, vec![half], F64),
+        (Bessel::K, true) => {
+            let neg = e.prim(Neg, vec![half], F64);
+            e.add(neg, k[2].clone())
+        }
+        (Bessel::I, true) => {
+            let sign = e.prim(Sign, vec![k[1].clone()], F64);
+            let so = e.mul(sign, k[2].clone());
+            e.prim(Sub, vec![half, so], F64)
+        }
+        _ => half,
+    };
+    vec![None, Some(e.mul(dy, d))]
+}
+
+/// `ν` and `x` of each Bessel function's tests: integer orders (an Int order has no tangent),
+/// 0 and negative ones too.
+const ORDERS: &[&[TestArg]] = &[
+    &[I(0), F(0.7)],
+    &[I(1), F(2.5)],
+    &[I(2), F(1.3)],
+    &[I(-1), F(3.1)],
+    &[I(3), F(12.5)],
+];
+
+/// The same where `x` may be negative (`J` and `I` of an integer order).
+const ORDERS_SIGNED: &[&[TestArg]] = &[
+    &[I(0), F(0.7)],
+    &[I(1), F(-2.5)],
+    &[I(2), F(1.3)],
+    &[I(-1), F(3.1)],
+    &[I(3), F(-12.5)],
+];
+
+/// A Bessel function's rule.
+const fn bessel_rule(
+    prim: Prim,
+    keeps: &'static [super::scalar::Kept],
+    points: &'static [&'static [TestArg]],
+) -> ScalarRule {
+    ScalarRule {
+        prim,
+        keeps,
+        reverse: Terms(bessel_terms),
+        forward: Partials,
+        points,
+        special: &[],
+    }
 }
 
 /// Every special function's rule.
@@ -266,4 +370,129 @@ pub static RULES: &[ScalarRule] = &[
         points: POSITIVE,
         special: &[],
     },
+    ScalarRule {
+        prim: Dawson,
+        keeps: &[Arg(0), Result],
+        // ChainRules: 1 - (2 x Ω).
+        reverse: Scale(|e, k| {
+            let xy = e.mul(k[0].clone(), k[1].clone());
+            let twice = e.mul(f(2.0), xy);
+            e.prim(Sub, vec![f(1.0), twice], F64)
+        }),
+        forward: Partials,
+        points: &[&[F(-1.3)], &[F(0.2)], &[F(0.4)], &[F(1.7)], &[F(12.0)]],
+        special: &[Special {
+            at: &[F(0.0)],
+            y: 0.0,
+            grad: &[&[1.0]],
+        }],
+    },
+    ScalarRule {
+        prim: Erfi,
+        keeps: &[Arg(0)],
+        // ChainRules: (2 exp(x²)) / sqrtπ.
+        reverse: Scale(|e, k| {
+            let x2 = e.mul(k[0].clone(), k[0].clone());
+            let ex = e.prim(Exp, vec![x2], F64);
+            let two = e.mul(f(2.0), ex);
+            e.prim(Div, vec![two, f(SQRT_PI)], F64)
+        }),
+        forward: Partials,
+        points: ANYWHERE,
+        special: &[Special {
+            at: &[F(0.0)],
+            y: 0.0,
+            grad: &[&[std::f64::consts::FRAC_2_SQRT_PI]],
+        }],
+    },
+    ScalarRule {
+        prim: Sinint,
+        keeps: &[Arg(0)],
+        // ChainRules: sinc(x / π) = sin(x) / x, 1 at 0.
+        reverse: Scale(|e, k| {
+            let s = e.prim(Sin, vec![k[0].clone()], F64);
+            let q = e.prim(Div, vec![s, k[0].clone()], F64);
+            let zero = e.prim(Eq, vec![k[0].clone(), f(0.0)], Type::Bool);
+            e.prim(IfElse, vec![zero, f(1.0), q], F64)
+        }),
+        forward: Partials,
+        points: &[&[F(-1.3)], &[F(0.4)], &[F(1.7)], &[F(6.5)]],
+        special: &[Special {
+            at: &[F(0.0)],
+            y: 0.0,
+            grad: &[&[1.0]],
+        }],
+    },
+    ScalarRule {
+        prim: Cosint,
+        keeps: &[Arg(0)],
+        // ChainRules: cos(x) / x.
+        reverse: Scale(|e, k| {
+            let c = e.prim(Cos, vec![k[0].clone()], F64);
+            e.prim(Div, vec![c, k[0].clone()], F64)
+        }),
+        forward: Partials,
+        points: &[&[F(0.3)], &[F(1.0)], &[F(2.5)], &[F(6.5)]],
+        special: &[Special {
+            at: &[F(0.0)],
+            y: f64::NEG_INFINITY,
+            grad: &[&[f64::INFINITY]],
+        }],
+    },
+    ScalarRule {
+        prim: Expint,
+        keeps: &[Arg(0)],
+        // ChainRules: -exp(-x) / x.
+        reverse: Scale(|e, k| {
+            let nx = e.prim(Neg, vec![k[0].clone()], F64);
+            let ex = e.prim(Exp, vec![nx], F64);
+            let ne = e.prim(Neg, vec![ex], F64);
+            e.prim(Div, vec![ne, k[0].clone()], F64)
+        }),
+        forward: Partials,
+        points: &[&[F(0.3)], &[F(1.0)], &[F(2.5)], &[F(7.5)]],
+        special: &[Special {
+            at: &[F(0.0)],
+            y: f64::INFINITY,
+            grad: &[&[f64::NEG_INFINITY]],
+        }],
+    },
+    ScalarRule {
+        prim: Ellipk,
+        keeps: &[Arg(0), Result],
+        // ChainRules: (ellipe(m) / (1 - m) - ellipk(m)) / (2m).
+        reverse: Scale(|e, k| {
+            let big_e = e.prim(Ellipe, vec![k[0].clone()], F64);
+            let one_m = e.prim(Sub, vec![f(1.0), k[0].clone()], F64);
+            let q = e.prim(Div, vec![big_e, one_m], F64);
+            let d = e.prim(Sub, vec![q, k[1].clone()], F64);
+            let two_m = e.mul(f(2.0), k[0].clone());
+            e.prim(Div, vec![d, two_m], F64)
+        }),
+        forward: Partials,
+        points: &[&[F(-2.0)], &[F(-0.3)], &[F(0.4)], &[F(0.9)]],
+        special: &[],
+    },
+    ScalarRule {
+        prim: Ellipe,
+        keeps: &[Arg(0), Result],
+        // ChainRules: (ellipe(m) - ellipk(m)) / (2m).
+        reverse: Scale(|e, k| {
+            let big_k = e.prim(Ellipk, vec![k[0].clone()], F64);
+            let d = e.prim(Sub, vec![k[1].clone(), big_k], F64);
+            let two_m = e.mul(f(2.0), k[0].clone());
+            e.prim(Div, vec![d, two_m], F64)
+        }),
+        forward: Partials,
+        points: &[&[F(-2.0)], &[F(-0.3)], &[F(0.4)], &[F(0.9)]],
+        special: &[],
+    },
+    bessel_rule(Besselj, &[Arg(0), Arg(1)], ORDERS_SIGNED),
+    bessel_rule(Besseljx, &[Arg(0), Arg(1)], ORDERS_SIGNED),
+    bessel_rule(Bessely, &[Arg(0), Arg(1)], ORDERS),
+    bessel_rule(Besselyx, &[Arg(0), Arg(1)], ORDERS),
+    bessel_rule(Besseli, &[Arg(0), Arg(1)], ORDERS_SIGNED),
+    bessel_rule(Besselix, &[Arg(0), Arg(1), Result], ORDERS_SIGNED),
+    bessel_rule(Besselk, &[Arg(0), Arg(1)], ORDERS),
+    bessel_rule(Besselkx, &[Arg(0), Arg(1), Result], ORDERS),
 ];

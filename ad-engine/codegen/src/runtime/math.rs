@@ -63,6 +63,13 @@ unary! {
     zy_rt_besselj1 => Besselj1, specfun::besselj1,
     zy_rt_bessely0 => Bessely0, specfun::bessely0,
     zy_rt_bessely1 => Bessely1, specfun::bessely1,
+    zy_rt_dawson => Dawson, specfun::dawson,
+    zy_rt_erfi => Erfi, specfun::erfi,
+    zy_rt_sinint => Sinint, specfun::sinint,
+    zy_rt_cosint => Cosint, specfun::cosint,
+    zy_rt_expint => Expint, specfun::expint,
+    zy_rt_ellipk => Ellipk, specfun::ellipk,
+    zy_rt_ellipe => Ellipe, specfun::ellipe,
 }
 
 /// `sin(x)` and `cos(x)` returned together (in two registers).

@@ -68,6 +68,14 @@ pub const BUILTINS: &[&str] = &[
     "copysign",
     "fma",
     "polygamma",
+    "besselj",
+    "besseljx",
+    "bessely",
+    "besselyx",
+    "besseli",
+    "besselix",
+    "besselk",
+    "besselkx",
     "and_int",
     "or_int",
     "xor_int",
@@ -683,6 +691,11 @@ pub(crate) fn call(
         ("abs" | "sign" | "floor" | "ceil" | "round", _) => scalar::keep_type(b, name, args),
         ("max" | "min", _) => scalar::min_max(b, name, args),
         ("polygamma", _) => scalar::polygamma(b, args),
+        (
+            "besselj" | "besseljx" | "bessely" | "besselyx" | "besseli" | "besselix" | "besselk"
+            | "besselkx",
+            _,
+        ) => scalar::bessel(b, name, args),
         ("isa", [x, t]) if is_nothing_or_int(x) => union_isa(cx, b, x, t),
         ("isa", _) => isa(cx, args),
         (

@@ -205,6 +205,23 @@ pub(crate) fn polygamma(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> 
     Ok(apply(b, Prim::Polygamma, vec![m, &x], Type::Float64))
 }
 
+/// `besselj(ν, x)` and the other Bessel functions of an order: an Int order kept (it has no
+/// gradient), any other number and `x` converted to Float64; Float64 out.
+pub(crate) fn bessel(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let (Some(p), [nu, x]) = (Prim::from_julia_name(name), args) else {
+        return Err(no_method(name, &types(args)));
+    };
+    if !nu.ty.is_number() || !x.ty.is_number() {
+        return Err(no_method(name, &types(args)));
+    }
+    let nu = match nu.ty {
+        Type::Int64 => nu.clone(),
+        _ => convert(b, nu.clone(), &Type::Float64)?,
+    };
+    let x = convert(b, x.clone(), &Type::Float64)?;
+    Ok(apply(b, p, vec![&nu, &x], Type::Float64))
+}
+
 /// `abs sign floor ceil round`: keep the number type (identity on Bool).
 pub(crate) fn keep_type(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let (Some(p), [x]) = (Prim::from_julia_name(name), args) else {

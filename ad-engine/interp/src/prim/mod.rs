@@ -111,6 +111,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [m, x] = operands(p, args)?;
             scalar::polygamma(m, x)
         }
+        Besselj | Besseljx | Bessely | Besselyx | Besseli | Besselix | Besselk | Besselkx => {
+            let [nu, x] = operands(p, args)?;
+            scalar::bessel(p, nu, x)
+        }
         Lt | Le | Gt | Ge | Eq | Ne => {
             let [a, b] = operands(p, args)?;
             compare(p, a, b)

@@ -475,6 +475,28 @@ pub fn polygamma(m: &Value, x: &Value) -> Result<Value, String> {
     }
 }
 
+/// A Bessel function of an order (`besselj(ν, x)`, ...) of numbers: SpecialFunctions'
+/// `DomainError` where the value is complex; an `ArgumentError` beyond zy's kernel.
+pub fn bessel(p: Prim, nu: &Value, x: &Value) -> Result<Value, String> {
+    let (Some((f, scaled)), Some(n), Some(z)) = (p.bessel(), as_f64(nu), as_f64(x)) else {
+        return Err(method_error(p.julia_name(), &[nu.clone(), x.clone()]));
+    };
+    match f.eval(n, z, scaled) {
+        Ok(y) => Ok(Value::F64(y)),
+        Err(zy_ir::specfun::BesselError::Domain(msg)) => Err(domain_error(&Value::F64(z), msg)),
+        Err(zy_ir::specfun::BesselError::TooLarge) => Err(format!(
+            "ArgumentError: zy computes {}(nu, x) for x and |nu| up to {} only{}",
+            p.julia_name(),
+            zy_ir::julia_float(zy_ir::specfun::BESSEL_LARGEST),
+            if scaled && matches!(f, zy_ir::specfun::Bessel::I | zy_ir::specfun::Bessel::K) {
+                " (and x up to 700, where the unscaled function's exponential overflows)"
+            } else {
+                ""
+            }
+        )),
+    }
+}
+
 /// `atan(y, x)`.
 pub fn atan2(y: &Value, x: &Value) -> Result<Value, String> {
     match (as_f64(y), as_f64(x)) {

@@ -1,0 +1,250 @@
+# zy's prelude: a small part of Distributions.jl, the univariate distributions a hand-written
+# likelihood calls. Seen after `using Distributions` or as `Distributions.name`. Each
+# distribution is a struct of its Float64 parameters, checked as Distributions' constructors
+# check them (`Normal(0, -1)` is its `DomainError`), with `logpdf`, `pdf`, `cdf`, `logcdf`,
+# `mean`, `var`, `std` and `params` written as the package writes them over StatsFuns, so zy
+# differentiates them with respect to the parameters and `x`. A distribution broadcasts as a
+# scalar (`logpdf.(Normal(μ, σ), data)`). Not in zy: sampling (`rand`), fitting, the `cdf` of
+# `Gamma`, `Beta`, `Poisson` and `TDist` (incomplete gamma and beta functions), the parametric
+# types (zy's `Normal` holds Float64s: Julia's is `Normal{Float64}`).
+
+import Statistics: mean, var, std
+import StatsFuns: normlogpdf, normpdf, normcdf, normlogcdf, gammalogpdf, betalogpdf, poislogpdf, tdistlogpdf
+import LogExpFunctions: log1mexp
+
+export Normal, LogNormal, Exponential, Gamma, Beta, Uniform, Bernoulli, Poisson, Cauchy, TDist
+export logpdf, pdf, cdf, logcdf, mean, var, std, params
+
+# Distributions' argument check: a `DomainError` with the value and the condition (checked
+# after the parameters are promoted to Float64, as Distributions promotes two Ints).
+_check_args(ok::Bool, v, name::String, condition::String) = ok || throw(DomainError(v, "$name: the condition $condition is not satisfied."))
+
+"""
+    Normal(μ, σ)
+
+The normal distribution with mean `μ` and standard deviation `σ >= 0`.
+"""
+struct Normal
+    μ::Float64
+    σ::Float64
+    function Normal(μ::Real, σ::Real)
+        m, s = float(μ), float(σ)
+        _check_args(s >= zero(s), s, "Normal", "σ >= zero(σ)")
+        return new(m, s)
+    end
+end
+Normal(μ::Real) = Normal(μ, 1.0)
+Normal() = Normal(0.0, 1.0)
+
+"""
+    LogNormal(μ, σ)
+
+The distribution of `exp(X)` for `X` normal with mean `μ` and standard deviation `σ >= 0`.
+"""
+struct LogNormal
+    μ::Float64
+    σ::Float64
+    function LogNormal(μ::Real, σ::Real)
+        m, s = float(μ), float(σ)
+        _check_args(s >= zero(s), s, "LogNormal", "σ ≥ zero(σ)")
+        return new(m, s)
+    end
+end
+
+"""
+    Exponential(θ)
+
+The exponential distribution with scale (mean) `θ > 0`.
+"""
+struct Exponential
+    θ::Float64
+    function Exponential(θ::Real)
+        _check_args(θ > zero(θ), θ, "Exponential", "θ > zero(θ)")
+        return new(float(θ))
+    end
+end
+Exponential() = Exponential(1.0)
+
+"""
+    Gamma(α, θ)
+
+The gamma distribution with shape `α > 0` and scale `θ > 0`.
+"""
+struct Gamma
+    α::Float64
+    θ::Float64
+    function Gamma(α::Real, θ::Real)
+        a, t = float(α), float(θ)
+        _check_args(a > zero(a), a, "Gamma", "α > zero(α)")
+        _check_args(t > zero(t), t, "Gamma", "θ > zero(θ)")
+        return new(a, t)
+    end
+end
+
+"""
+    Beta(α, β)
+
+The beta distribution on `[0, 1]` with shapes `α > 0`, `β > 0`.
+"""
+struct Beta
+    α::Float64
+    β::Float64
+    function Beta(α::Real, β::Real)
+        a, b = float(α), float(β)
+        _check_args(a > zero(a), a, "Beta", "α > zero(α)")
+        _check_args(b > zero(b), b, "Beta", "β > zero(β)")
+        return new(a, b)
+    end
+end
+
+"""
+    Uniform(a, b)
+
+The uniform distribution on `[a, b]`, `a < b`.
+"""
+struct Uniform
+    a::Float64
+    b::Float64
+    function Uniform(a::Real, b::Real)
+        lo, hi = float(a), float(b)
+        lo < hi || throw(DomainError((a = lo, b = hi), "Uniform: a must be less than b"))
+        return new(lo, hi)
+    end
+end
+Uniform() = Uniform(0.0, 1.0)
+
+"""
+    Bernoulli(p)
+
+The distribution of one trial that succeeds (`1`) with probability `p` in `[0, 1]`.
+"""
+struct Bernoulli
+    p::Float64
+    function Bernoulli(p::Real)
+        _check_args(zero(p) <= p <= one(p), p, "Bernoulli", "zero(p) <= p <= one(p)")
+        return new(float(p))
+    end
+end
+
+"""
+    Poisson(λ)
+
+The Poisson distribution with rate `λ >= 0`.
+"""
+struct Poisson
+    λ::Float64
+    function Poisson(λ::Real)
+        _check_args(λ >= zero(λ), λ, "Poisson", "λ >= zero(λ)")
+        return new(float(λ))
+    end
+end
+
+"""
+    Cauchy(μ, σ)
+
+The Cauchy distribution with location `μ` and scale `σ > 0`.
+"""
+struct Cauchy
+    μ::Float64
+    σ::Float64
+    function Cauchy(μ::Real, σ::Real)
+        m, s = float(μ), float(σ)
+        _check_args(s > zero(s), s, "Cauchy", "σ > zero(σ)")
+        return new(m, s)
+    end
+end
+
+"""
+    TDist(ν)
+
+Student's t distribution with `ν > 0` degrees of freedom.
+"""
+struct TDist
+    ν::Float64
+    function TDist(ν::Real)
+        _check_args(ν > zero(ν), ν, "TDist", "ν > zero(ν)")
+        return new(float(ν))
+    end
+end
+
+logpdf(d::Normal, x::Real) = normlogpdf(d.μ, d.σ, x)
+pdf(d::Normal, x::Real) = normpdf(d.μ, d.σ, x)
+cdf(d::Normal, x::Real) = normcdf(d.μ, d.σ, x)
+logcdf(d::Normal, x::Real) = normlogcdf(d.μ, d.σ, x)
+mean(d::Normal) = d.μ
+var(d::Normal) = d.σ^2
+std(d::Normal) = d.σ
+params(d::Normal) = (d.μ, d.σ)
+
+logpdf(d::LogNormal, x::Real) = x <= 0 ? -Inf : normlogpdf(d.μ, d.σ, log(x)) - log(x)
+pdf(d::LogNormal, x::Real) = exp(logpdf(d, x))
+cdf(d::LogNormal, x::Real) = x <= 0 ? 0.0 : normcdf(d.μ, d.σ, log(x))
+logcdf(d::LogNormal, x::Real) = x <= 0 ? -Inf : normlogcdf(d.μ, d.σ, log(x))
+mean(d::LogNormal) = exp(d.μ + d.σ^2 / 2)
+var(d::LogNormal) = expm1(d.σ^2) * exp(2 * d.μ + d.σ^2)
+std(d::LogNormal) = sqrt(var(d))
+params(d::LogNormal) = (d.μ, d.σ)
+
+logpdf(d::Exponential, x::Real) = x < 0 ? -Inf : -log(d.θ) - x / d.θ
+pdf(d::Exponential, x::Real) = exp(logpdf(d, x))
+cdf(d::Exponential, x::Real) = x <= 0 ? 0.0 : -expm1(-x / d.θ)
+logcdf(d::Exponential, x::Real) = x <= 0 ? -Inf : log1mexp(-x / d.θ)
+mean(d::Exponential) = d.θ
+var(d::Exponential) = d.θ^2
+std(d::Exponential) = d.θ
+params(d::Exponential) = (d.θ,)
+
+logpdf(d::Gamma, x::Real) = gammalogpdf(d.α, d.θ, x)
+pdf(d::Gamma, x::Real) = exp(logpdf(d, x))
+mean(d::Gamma) = d.α * d.θ
+var(d::Gamma) = d.α * d.θ^2
+std(d::Gamma) = sqrt(var(d))
+params(d::Gamma) = (d.α, d.θ)
+
+logpdf(d::Beta, x::Real) = betalogpdf(d.α, d.β, x)
+pdf(d::Beta, x::Real) = exp(logpdf(d, x))
+mean(d::Beta) = d.α / (d.α + d.β)
+var(d::Beta) = d.α * d.β / ((d.α + d.β)^2 * (d.α + d.β + 1))
+std(d::Beta) = sqrt(var(d))
+params(d::Beta) = (d.α, d.β)
+
+logpdf(d::Uniform, x::Real) = d.a <= x <= d.b ? -log(d.b - d.a) : -Inf
+pdf(d::Uniform, x::Real) = d.a <= x <= d.b ? 1 / (d.b - d.a) : 0.0
+cdf(d::Uniform, x::Real) = clamp((x - d.a) / (d.b - d.a), 0.0, 1.0)
+logcdf(d::Uniform, x::Real) = log(cdf(d, x))
+mean(d::Uniform) = (d.a + d.b) / 2
+var(d::Uniform) = (d.b - d.a)^2 / 12
+std(d::Uniform) = sqrt(var(d))
+params(d::Uniform) = (d.a, d.b)
+
+logpdf(d::Bernoulli, x::Real) = x == 0 ? log1p(-d.p) : (x == 1 ? log(d.p) : -Inf)
+pdf(d::Bernoulli, x::Real) = x == 0 ? 1 - d.p : (x == 1 ? d.p : 0.0)
+cdf(d::Bernoulli, x::Real) = x < 0 ? 0.0 : (x < 1 ? 1 - d.p : 1.0)
+logcdf(d::Bernoulli, x::Real) = log(cdf(d, x))
+mean(d::Bernoulli) = d.p
+var(d::Bernoulli) = d.p * (1 - d.p)
+std(d::Bernoulli) = sqrt(var(d))
+params(d::Bernoulli) = (d.p,)
+
+logpdf(d::Poisson, x::Real) = poislogpdf(d.λ, x)
+pdf(d::Poisson, x::Real) = exp(logpdf(d, x))
+mean(d::Poisson) = d.λ
+var(d::Poisson) = d.λ
+std(d::Poisson) = sqrt(d.λ)
+params(d::Poisson) = (d.λ,)
+
+logpdf(d::Cauchy, x::Real) = -log(π) - log(d.σ) - log1p(((x - d.μ) / d.σ)^2)
+pdf(d::Cauchy, x::Real) = exp(logpdf(d, x))
+cdf(d::Cauchy, x::Real) = atan((x - d.μ) / d.σ) / π + 0.5
+logcdf(d::Cauchy, x::Real) = log(cdf(d, x))
+mean(d::Cauchy) = NaN
+var(d::Cauchy) = NaN
+std(d::Cauchy) = NaN
+params(d::Cauchy) = (d.μ, d.σ)
+
+logpdf(d::TDist, x::Real) = tdistlogpdf(d.ν, x)
+pdf(d::TDist, x::Real) = exp(logpdf(d, x))
+mean(d::TDist) = d.ν > 1 ? 0.0 : NaN
+var(d::TDist) = d.ν > 2 ? d.ν / (d.ν - 2) : (d.ν > 1 ? Inf : NaN)
+std(d::TDist) = sqrt(var(d))
+params(d::TDist) = (d.ν,)

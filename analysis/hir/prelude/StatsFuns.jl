@@ -1,0 +1,190 @@
+# zy's prelude: StatsFuns.jl, the densities and distribution functions that statistical code
+# calls by name. Seen after `using StatsFuns` (its exports, the LogExpFunctions names it
+# re-exports among them) or as `StatsFuns.name`. Each is written with the package's branches
+# and constants over SpecialFunctions and LogExpFunctions, so its values are those StatsFuns
+# computes and zy differentiates it like user code. A density of `x` outside the support is
+# `-Inf` (its logarithm) or `0.0`, as in StatsFuns.
+
+import SpecialFunctions: loggamma, logbeta, erfcinv
+import LogExpFunctions: xlogx, xlogy, xlog1py, logistic, logit, log1psq, log1pexp, log1mexp, log2mexp, logexpm1, softplus, invsoftplus, log1pmx, logmxp1, logaddexp, logsubexp, logsumexp, softmax, softmax!
+
+export xlogx, xlogy, xlog1py, logistic, logit, log1psq, log1pexp, log1mexp, log2mexp, logexpm1, softplus, invsoftplus, log1pmx, logmxp1, logaddexp, logsubexp, logsumexp, softmax, softmax!
+export normpdf, normlogpdf, normcdf, normccdf, normlogcdf, normlogccdf, norminvcdf, norminvccdf, gammapdf, gammalogpdf, betapdf, betalogpdf, poispdf, poislogpdf, tdistpdf, tdistlogpdf
+
+# IrrationalConstants' values as Float64: 1/√2, √2, 1/√(2π), log(2π), log(π).
+const _INVSQRT2 = 0.7071067811865476
+const _SQRT2 = 1.4142135623730951
+const _INVSQRT2PI = 0.3989422804014327
+const _LOG2PI = 1.8378770664093453
+const _LOGPI = 1.1447298858494002
+
+# The standardized value `(x - μ) / σ`, and back.
+_zval(μ::Real, σ::Real, x::Real) = (x - μ) / σ
+_xval(μ::Real, σ::Real, z::Real) = isinf(z) && iszero(σ) ? μ + one(σ) * z : μ + σ * z
+
+"""
+    normpdf(z), normpdf(μ, σ, x)
+
+The density of the standard normal distribution at `z`, `exp(-z²/2) / √(2π)`, or of the
+normal with mean `μ` and standard deviation `σ` at `x`: `normpdf((x - μ) / σ) / σ`.
+"""
+normpdf(z::Real) = exp(-abs2(z) / 2) * _INVSQRT2PI
+function normpdf(μ::Real, σ::Real, x::Real)
+    if iszero(σ)
+        if x == μ
+            return normpdf(_zval(μ, one(σ), x)) / σ
+        end
+        return normpdf(_zval(μ, σ, x)) / one(σ)
+    end
+    return normpdf(_zval(μ, σ, x)) / σ
+end
+
+"""
+    normlogpdf(z), normlogpdf(μ, σ, x)
+
+The logarithm of `normpdf`: `-(z² + log(2π)) / 2`, less `log(σ)` with a mean and a standard
+deviation.
+"""
+normlogpdf(z::Real) = -(abs2(z) + _LOG2PI) / 2
+function normlogpdf(μ::Real, σ::Real, x::Real)
+    if iszero(σ)
+        if x == μ
+            return normlogpdf(_zval(μ, one(σ), x)) - log(σ)
+        end
+        return normlogpdf(_zval(μ, σ, x)) - log(one(σ))
+    end
+    return normlogpdf(_zval(μ, σ, x)) - log(σ)
+end
+
+# `(x - μ) / σ` for the distribution functions: `1 / σ` where `σ` is 0 and `x` is `μ` (StatsFuns'
+# convention: the point mass's distribution function is 1 there).
+_cdf_z(μ::Real, σ::Real, x::Real) = iszero(σ) && x == μ ? _zval(zero(μ), σ, one(x)) : _zval(μ, σ, x)
+
+"""
+    normcdf(z), normcdf(μ, σ, x)
+
+The standard normal distribution function, `erfc(-z/√2) / 2`.
+"""
+normcdf(z::Real) = erfc(-z * _INVSQRT2) / 2
+normcdf(μ::Real, σ::Real, x::Real) = normcdf(_cdf_z(μ, σ, x))
+
+"""
+    normccdf(z), normccdf(μ, σ, x)
+
+`1 - normcdf(z)`, as `erfc(z/√2) / 2` (without the cancellation).
+"""
+normccdf(z::Real) = erfc(z * _INVSQRT2) / 2
+normccdf(μ::Real, σ::Real, x::Real) = normccdf(_cdf_z(μ, σ, x))
+
+"""
+    normlogcdf(z), normlogcdf(μ, σ, x)
+
+`log(normcdf(z))`: below `-1` through `erfcx`, so that it keeps its digits far in the tail
+(`normlogcdf(-40.0)`), above it `log1p(-normccdf(z))`.
+"""
+normlogcdf(z::Real) = z < -1.0 ? log(erfcx(-z * _INVSQRT2) / 2) - abs2(z) / 2 : log1p(-erfc(z * _INVSQRT2) / 2)
+normlogcdf(μ::Real, σ::Real, x::Real) = normlogcdf(_cdf_z(μ, σ, x))
+
+"""
+    normlogccdf(z), normlogccdf(μ, σ, x)
+
+`log(normccdf(z))`, through `erfcx` above `1`.
+"""
+normlogccdf(z::Real) = z > 1.0 ? log(erfcx(z * _INVSQRT2) / 2) - abs2(z) / 2 : log1p(-erfc(-z * _INVSQRT2) / 2)
+normlogccdf(μ::Real, σ::Real, x::Real) = normlogccdf(_cdf_z(μ, σ, x))
+
+"""
+    norminvcdf(p), norminvcdf(μ, σ, p)
+
+The quantile function of the normal distribution, `-√2 erfcinv(2p)`: `-Inf` at `0`, `Inf`
+at `1`.
+"""
+norminvcdf(p::Real) = -erfcinv(2 * p) * _SQRT2
+norminvcdf(μ::Real, σ::Real, p::Real) = _xval(float(μ), float(σ), norminvcdf(p))
+
+"""
+    norminvccdf(p), norminvccdf(μ, σ, p)
+
+The quantile of the upper tail, `√2 erfcinv(2p)`.
+"""
+norminvccdf(p::Real) = erfcinv(2 * p) * _SQRT2
+norminvccdf(μ::Real, σ::Real, p::Real) = _xval(float(μ), float(σ), norminvccdf(p))
+
+"""
+    gammalogpdf(k, θ, x)
+
+The log-density of the gamma distribution of shape `k` and scale `θ` at `x`:
+`xlogy(k - 1, x/θ) - x/θ - loggamma(k) - log(θ)`, `-Inf` below 0.
+"""
+function gammalogpdf(k::Real, θ::Real, x::Real)
+    xθ = max(float(x), 0.0) / θ
+    val = -loggamma(k) - log(θ) - xθ
+    if isfinite(xθ)
+        val += xlogy(k - 1, xθ)
+    end
+    return x < 0 ? -Inf : val
+end
+
+"""
+    gammapdf(k, θ, x)
+
+`exp(gammalogpdf(k, θ, x))`.
+"""
+gammapdf(k::Real, θ::Real, x::Real) = exp(gammalogpdf(k, θ, x))
+
+"""
+    betalogpdf(α, β, x)
+
+The log-density of the beta distribution at `x`: `xlogy(α - 1, x) + xlog1py(β - 1, -x) -
+logbeta(α, β)`, `-Inf` outside `[0, 1]`.
+"""
+function betalogpdf(α::Real, β::Real, x::Real)
+    y = clamp(float(x), 0.0, 1.0)
+    val = xlogy(α - 1, y) + xlog1py(β - 1, -y) - logbeta(α, β)
+    return x < 0 || x > 1 ? -Inf : val
+end
+
+"""
+    betapdf(α, β, x)
+
+`exp(betalogpdf(α, β, x))`.
+"""
+betapdf(α::Real, β::Real, x::Real) = exp(betalogpdf(α, β, x))
+
+"""
+    poislogpdf(λ, x)
+
+The log-probability of `x` events under the Poisson distribution of rate `λ`:
+`xlogy(x, λ) - λ - loggamma(x + 1)`, `-Inf` where `x` is not a natural number.
+"""
+function poislogpdf(λ::Real, x::Real)
+    val = xlogy(float(x), λ) - λ - loggamma(x + 1)
+    return x >= 0 && isinteger(x) ? val : -Inf
+end
+
+"""
+    poispdf(λ, x)
+
+`exp(poislogpdf(λ, x))`.
+"""
+poispdf(λ::Real, x::Real) = exp(poislogpdf(λ, x))
+
+"""
+    tdistlogpdf(ν, x)
+
+The log-density of Student's t distribution with `ν` degrees of freedom at `x`:
+`loggamma((ν + 1)/2) - (log(π) + log(ν))/2 - loggamma(ν/2) - (ν + 1)/2 log1p(x²/ν)`; the
+standard normal's at `ν = Inf`.
+"""
+function tdistlogpdf(ν::Real, x::Real)
+    isinf(ν) && return normlogpdf(float(x))
+    νp12 = (ν + 1) / 2
+    return loggamma(νp12) - (_LOGPI + log(ν)) / 2 - loggamma(ν / 2) - νp12 * log1p(x^2 / ν)
+end
+
+"""
+    tdistpdf(ν, x)
+
+`exp(tdistlogpdf(ν, x))`.
+"""
+tdistpdf(ν::Real, x::Real) = exp(tdistlogpdf(ν, x))
