@@ -353,9 +353,10 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
         objects::refuse_unsupported(e.span, s.op, &s.arg_tys, &s.ty)?;
     }
     if let Op::Prim(p) = s.op {
-        let float = |i: usize| s.arg_tys.get(i) == Some(&Type::Float64);
-        specfun::refuse_order(e.span, *p, |i| {
-            s.active && float(i) && s.varied.get(i) == Some(&true)
+        let (p, at) = specfun::applied(*p, &s.args);
+        let float = |i: usize| s.arg_tys.get(i).map(broadcast::elem) == Some(Type::Float64);
+        specfun::refuse_order(e.span, p, at > 0, |i| {
+            s.active && float(i + at) && s.varied.get(i + at) == Some(&true)
         })?;
     }
     let out = match s.op {
@@ -434,7 +435,8 @@ pub struct TanOut {
 /// The pushforward of a primitive statement: its result and the result's tangent.
 pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     let p = s.prim;
-    specfun::refuse_order(e.span, p, |i| s.tangent(i).is_some())?;
+    let (applied, at) = specfun::applied(p, &s.args);
+    specfun::refuse_order(e.span, applied, at > 0, |i| s.tangent(i + at).is_some())?;
     if s.tangents.iter().any(Option::is_some) {
         objects::refuse_unsupported(e.span, &Op::Prim(p), &s.arg_tys, &s.ty)?;
     }

@@ -57,21 +57,38 @@ fn bessel1_slope(e: &mut Emit, x: &Operand, a: Operand, b: Operand, c: f64) -> O
 }
 
 /// Refuses to differentiate a Bessel function `p` with respect to its order (operand 0) where
-/// `wanted(0)`: SpecialFunctions' rule does not implement that derivative.
+/// `wanted(0)`: SpecialFunctions' rule does not implement that derivative. `broadcast`: `p`
+/// is applied by a broadcast, whose arrays of orders count as varied even when constant (an
+/// array's writes may reach it through an alias), so the message names what is not.
 pub fn refuse_order(
     span: Span,
     p: Prim,
+    broadcast: bool,
     wanted: impl Fn(usize) -> bool,
 ) -> std::result::Result<(), AdError> {
     if p.bessel().is_none() || !wanted(0) {
         return Ok(());
     }
+    let constant = match broadcast {
+        true => "a tuple or an Int range of orders",
+        false => "the order as a constant",
+    };
     Err(AdError::new(
         span,
         format!(
-            "cannot differentiate `{p}(ν, x)` with respect to its order ν: SpecialFunctions' rule has no derivative in ν (`@not_implemented`); pass the order as a constant"
+            "cannot differentiate `{p}(ν, x)` with respect to its order ν: SpecialFunctions' rule has no derivative in ν (`@not_implemented`); pass {constant}"
         ),
     ))
+}
+
+/// The primitive a statement of `p` on `args` applies, and where that primitive's operands
+/// start: `p` itself, or for a broadcast (`besselj.(nus, x)`) the scalar primitive it applies,
+/// whose operands follow the function.
+pub fn applied(p: Prim, args: &[Operand]) -> (Prim, usize) {
+    match (p, super::broadcast::callee(args)) {
+        (Prim::Broadcast, Some(q)) => (q, 1),
+        _ => (p, 0),
+    }
 }
 
 /// `ν ± 1` of an Int or Float64 order.
