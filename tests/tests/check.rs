@@ -258,6 +258,24 @@ fn test_throws_reads_the_kind_of_each_exception() {
 }
 
 #[test]
+fn a_loop_tests_generated_names_are_none_a_test_can_write() {
+    // A loop's test runs in a closure counting the times control reaches it; its names were
+    // once `_zy_k` and `_zy_n`, which a test can write too. Here the test's own `_zy_n` and
+    // `_zy_k` are its own: the negation fails once per iteration.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\n@testset \"names\" begin\n    _zy_n = 10\n    for _zy_k in 1:2\n        @test _zy_k + _zy_n > 10\n        @test _zy_k + _zy_n <= 10\n    end\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:6:9 error test-failed Test Failed: Expression: _zy_k + _zy_n <= 10, Evaluated: 11 <= 10
+        t.jl:6:9 error test-failed Test Failed: Expression: _zy_k + _zy_n <= 10, Evaluated: 12 <= 10
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
 fn what_zy_cannot_run_is_a_note_and_what_julia_raises_a_failure() {
     // A binding top-level code changes, an operation outside zy's subset (which a `catch`
     // does not take either) are zy's limits: notes. Julia's own exception fails the test.
