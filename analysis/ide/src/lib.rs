@@ -32,7 +32,7 @@ mod trace;
 mod view_ir;
 mod why;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -102,6 +102,9 @@ pub struct AnalysisHost {
     /// Every file made, removed ones too, in the order made: a fresh database makes them
     /// again in this order, so that they keep their ids ([`AnalysisHost::bound_memory`]).
     made: Vec<SourceFile>,
+    /// The removed files by path, made again if their path comes back (a package entry tried
+    /// at every edit): salsa frees no input.
+    spare: HashMap<PathBuf, SourceFile>,
     /// The flags of the snapshots handed out since the last edit, raised when an edit makes
     /// them stale: that stops their interpreter runs, which salsa's own cancellation (checked
     /// between queries) cannot reach.
@@ -150,10 +153,19 @@ impl AnalysisHost {
             return FileId(file);
         }
         self.invalidate_snapshots();
-        let file = SourceFile::new(&self.db, path.to_path_buf(), text);
+        let file = match self.spare.remove(path) {
+            Some(file) => {
+                file.set_text(&mut self.db).to(text);
+                file
+            }
+            None => {
+                let file = SourceFile::new(&self.db, path.to_path_buf(), text);
+                self.made.push(file);
+                file
+            }
+        };
         self.files.insert(path.to_path_buf(), file);
         self.order.push(file);
-        self.made.push(file);
         self.sync_workspace();
         FileId(file)
     }
@@ -170,19 +182,25 @@ impl AnalysisHost {
         let old = std::mem::take(&mut self.db);
         // Made in the same order, a file has its id again (the FileIds handed out stay
         // valid) while the files fit in the table's first page of them; the host's own
-        // handles follow the new ones anyway.
+        // handles follow the new ones anyway. A removed file is made again empty.
+        let spare: HashSet<SourceFile> = self.spare.values().copied().collect();
         let again: HashMap<SourceFile, SourceFile> = self
             .made
             .iter()
             .map(|&f| {
                 let path = f.path(&old).clone();
-                (f, SourceFile::new(&self.db, path, f.text(&old).clone()))
+                let text = match spare.contains(&f) {
+                    true => String::new(),
+                    false => f.text(&old).clone(),
+                };
+                (f, SourceFile::new(&self.db, path, text))
             })
             .collect();
         let renew = |f: &mut SourceFile| *f = again.get(f).copied().unwrap_or(*f);
         self.made.iter_mut().for_each(renew);
         self.order.iter_mut().for_each(renew);
         self.files.values_mut().for_each(renew);
+        self.spare.values_mut().for_each(renew);
         let reasons = Unreadable::get(&old).reasons(&old).clone();
         Unreadable::get(&self.db)
             .set_reasons(&mut self.db)
@@ -280,6 +298,7 @@ impl AnalysisHost {
         if let Some(file) = self.files.remove(path) {
             self.invalidate_snapshots();
             self.order.retain(|f| *f != file);
+            self.spare.insert(path.to_path_buf(), file);
             self.sync_workspace();
         }
     }
@@ -453,5 +472,23 @@ mod tests {
             most > MAX_CALL_PROGRAMS / 2 && most <= MAX_CALL_PROGRAMS + 1,
             "{most}"
         );
+    }
+
+    #[test]
+    fn a_package_entry_tried_at_every_edit_makes_no_new_file() {
+        // The LSP loads the package entry of an edited file at every edit; an entry that does
+        // not include the file is made and removed again each time: one input, made once.
+        let mut host = AnalysisHost::new();
+        let path = Path::new("/pkg/src/part.jl");
+        let entry = "x = 1\n".to_string();
+        for k in 0..100 {
+            let file = host.set_file_text(path, format!("f(x) = x + {k}\n"));
+            host.load_package_entry(file, |_| Ok(entry.clone()));
+            assert_eq!(host.file_id(Path::new("/pkg/src/pkg.jl")), None);
+        }
+        assert_eq!(host.made.len(), 2);
+        let file = host.set_file_text(Path::new("/pkg/src/pkg.jl"), "g(x) = 2x\n".into());
+        let v = host.analysis().eval(file, "g(2.0)", EvalLimits::default());
+        assert_eq!(v.expect("not cancelled").expect("evaluates").display, "4.0");
     }
 }
