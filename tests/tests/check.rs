@@ -226,6 +226,56 @@ fn tests_with_closures_and_in_loops_run_and_their_negations_fail() {
 }
 
 #[test]
+fn test_throws_reads_the_kind_of_each_exception() {
+    // Each of Julia's exceptions zy raises (inference's MethodError and UndefVarError, the
+    // runtime's, the library's `throw(OverflowError(...))`, a program's own type thrown):
+    // `@test_throws` of its type passes and of another type fails, by the error's kind.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nstruct Oops <: Exception end\ndeeper(n) = n < 0 ? 0 : deeper(n + 1) + 1\npositive(x) = (@assert x > 0; x)\n@testset \"kinds\" begin\n    @test_throws BoundsError [1.0, 2.0][3]\n    @test_throws ErrorException [1.0, 2.0][3]\n    @test_throws DomainError sqrt(-1.0)\n    @test_throws ErrorException sqrt(-1.0)\n    @test_throws MethodError sqrt(\"a\")\n    @test_throws ErrorException sqrt(\"a\")\n    @test_throws UndefVarError not_defined + 1\n    @test_throws ErrorException not_defined + 1\n    @test_throws ArgumentError parse(Int, \"x\")\n    @test_throws ErrorException parse(Int, \"x\")\n    @test_throws ArgumentError throw(ArgumentError(\"bad\"))\n    @test_throws ErrorException throw(ArgumentError(\"bad\"))\n    @test_throws DimensionMismatch [1.0, 2.0] .+ [1.0, 2.0, 3.0]\n    @test_throws ErrorException [1.0, 2.0] .+ [1.0, 2.0, 3.0]\n    @test_throws KeyError Dict(\"a\" => 1.0)[\"b\"]\n    @test_throws ErrorException Dict(\"a\" => 1.0)[\"b\"]\n    @test_throws InexactError Int(2.5)\n    @test_throws ErrorException Int(2.5)\n    @test_throws DivideError div(1, 0)\n    @test_throws ErrorException div(1, 0)\n    @test_throws OverflowError (typemax(Int) // 1) + (1 // 1)\n    @test_throws ErrorException (typemax(Int) // 1) + (1 // 1)\n    @test_throws StackOverflowError deeper(1)\n    @test_throws ErrorException deeper(1)\n    @test_throws UndefRefError Vector{Vector{Float64}}(undef, 1)[1]\n    @test_throws ErrorException Vector{Vector{Float64}}(undef, 1)[1]\n    @test_throws AssertionError positive(-1.0)\n    @test_throws ErrorException positive(-1.0)\n    @test_throws ErrorException error(\"boom\")\n    @test_throws DomainError error(\"boom\")\n    @test_throws Oops throw(Oops())\n    @test_throws ErrorException throw(Oops())\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:7:5 error test-failed Test Failed: Expression: [1.0, 2.0][3], Expected: ErrorException, Thrown: BoundsError: attempt to access 2-element Vector{Float64} at index [3]
+        t.jl:9:5 error test-failed Test Failed: Expression: sqrt(-1.0), Expected: ErrorException, Thrown: DomainError with -1.0: sqrt was called with a negative real argument but will only return a complex result if called with a complex argument. Try sqrt(Complex(x)).
+        t.jl:11:5 error test-failed Test Failed: Expression: sqrt("a"), Expected: ErrorException, Thrown: MethodError: no method matching sqrt(::String)
+        t.jl:13:5 error test-failed Test Failed: Expression: not_defined + 1, Expected: ErrorException, Thrown: UndefVarError: `not_defined` not defined
+        t.jl:15:5 error test-failed Test Failed: Expression: parse(Int, "x"), Expected: ErrorException, Thrown: ArgumentError: invalid base 10 digit 'x' in "x" (raised in Julia's library, in `parse`)
+        t.jl:17:5 error test-failed Test Failed: Expression: throw(ArgumentError("bad")), Expected: ErrorException, Thrown: ArgumentError: bad
+        t.jl:19:5 error test-failed Test Failed: Expression: [1.0, 2.0] .+ [1.0, 2.0, 3.0], Expected: ErrorException, Thrown: DimensionMismatch: arrays could not be broadcast to a common size; got a dimension with lengths 2 and 3
+        t.jl:21:5 error test-failed Test Failed: Expression: Dict("a" => 1.0)["b"], Expected: ErrorException, Thrown: KeyError: key "b" not found (raised in Julia's library, in `getindex`)
+        t.jl:23:5 error test-failed Test Failed: Expression: Int(2.5), Expected: ErrorException, Thrown: InexactError: Int64(2.5)
+        t.jl:25:5 error test-failed Test Failed: Expression: div(1, 0), Expected: ErrorException, Thrown: DivideError: integer division error (raised in Julia's library, in `div`)
+        t.jl:27:5 error test-failed Test Failed: Expression: (typemax(Int) // 1) + (1 // 1), Expected: ErrorException, Thrown: OverflowError: 9223372036854775807 + 1 overflowed for type Int64 (raised in Julia's library, in `_checked_add`)
+        t.jl:29:5 error test-failed Test Failed: Expression: deeper(1), Expected: ErrorException, Thrown: StackOverflowError
+        t.jl:31:5 error test-failed Test Failed: Expression: Vector{Vector{Float64}}(undef, 1)[1], Expected: ErrorException, Thrown: UndefRefError: access to undefined reference
+        t.jl:33:5 error test-failed Test Failed: Expression: positive(-1.0), Expected: ErrorException, Thrown: AssertionError: x > 0
+        t.jl:35:5 error test-failed Test Failed: Expression: error("boom"), Expected: DomainError, Thrown: ErrorException: boom
+        t.jl:37:5 error test-failed Test Failed: Expression: throw(Oops()), Expected: ErrorException, Thrown: Oops()
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
+fn a_loop_tests_generated_names_are_none_a_test_can_write() {
+    // A loop's test runs in a closure counting the times control reaches it; its names were
+    // once `_zy_k` and `_zy_n`, which a test can write too. Here the test's own `_zy_n` and
+    // `_zy_k` are its own: the negation fails once per iteration.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\n@testset \"names\" begin\n    _zy_n = 10\n    for _zy_k in 1:2\n        @test _zy_k + _zy_n > 10\n        @test _zy_k + _zy_n <= 10\n    end\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:6:9 error test-failed Test Failed: Expression: _zy_k + _zy_n <= 10, Evaluated: 11 <= 10
+        t.jl:6:9 error test-failed Test Failed: Expression: _zy_k + _zy_n <= 10, Evaluated: 12 <= 10
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
 fn what_zy_cannot_run_is_a_note_and_what_julia_raises_a_failure() {
     // A binding top-level code changes, an operation outside zy's subset (which a `catch`
     // does not take either) are zy's limits: notes. Julia's own exception fails the test.

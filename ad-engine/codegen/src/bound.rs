@@ -74,7 +74,11 @@ impl BoundCall<'_> {
                 .failure
                 .take()
                 .unwrap_or((span, "internal error: JIT error without a message".into()));
-            return Err(RuntimeError::new(span, message));
+            // A value thrown (or an exception rethrown) is of its own kind.
+            return Err(match &self.ctx.state.thrown {
+                Some(thrown) => RuntimeError::of_caught(span, message, thrown),
+                None => RuntimeError::new(span, message),
+            });
         }
         written.map_err(|message| RuntimeError::new(span, message))?;
         self.ran = true;

@@ -1,29 +1,19 @@
 //! Exceptions as values: what `catch e` binds. Both engines raise an exception as its one-line
-//! Julia message (`DomainError with -1.0: ...`); a caught one is read back into its Julia type's
-//! name and fields from that text, so every exception the runtime or the program raises is
+//! Julia message (`DomainError with -1.0: ...`) of a known [`ErrorKind`]; a caught one reads
+//! its fields back from that text, so every exception the runtime or the program raises is
 //! caught by type. A value the program throws (`throw(MyError("x"))`, `throw(1)`) is kept
 //! beside its text: its type and fields are the value's own.
 
-use zy_ir::{Name, Span};
+use zy_ir::Span;
 
+use crate::error_kind::ErrorKind;
 use crate::value::Value;
-
-/// Errors of the engine itself, never caught by a `catch`: internal errors, an operation
-/// outside zy's subset (`unsupported: ...`), the run's time limit and cancellation, and the AD
-/// tape's memory limit. Julia would not raise them: a `catch` that took one would hide what
-/// zy cannot do.
-pub fn catchable(message: &str) -> bool {
-    !(message.starts_with("internal error")
-        || message.starts_with("unsupported")
-        || message.starts_with("InterruptException")
-        || message.starts_with("OutOfMemoryError"))
-}
 
 /// A caught exception: its Julia type and its one-line message.
 #[derive(Clone, Debug)]
 pub struct Caught {
-    /// Julia's type name (`DomainError`, `ErrorException`).
-    pub name: Name,
+    /// Its type (`DomainError`, `ErrorException`, the type of a value thrown).
+    pub kind: ErrorKind,
     /// The message as raised: rethrowing raises it again unchanged.
     pub text: String,
     /// Where it was raised, and the calls it was raised under (innermost first): an uncaught
@@ -36,24 +26,20 @@ pub struct Caught {
 }
 
 impl Caught {
-    /// The exception a raised message stands for, raised at `span` under the calls `trace`.
-    pub fn from_message(text: &str, span: Span, trace: Vec<Span>) -> Caught {
-        let name: String = text
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        let name = if name.is_empty() {
-            "ErrorException".to_string()
-        } else {
-            name
-        };
+    /// The exception of kind `kind` raised as `text` at `span` under the calls `trace`.
+    pub fn raised(kind: ErrorKind, text: &str, span: Span, trace: Vec<Span>) -> Caught {
         Caught {
-            name: name.as_str().into(),
+            kind,
             text: text.to_string(),
             span,
             trace,
             value: None,
         }
+    }
+
+    /// The exception a raised message stands for (its kind named by its first word).
+    pub fn from_message(text: &str, span: Span, trace: Vec<Span>) -> Caught {
+        Caught::raised(ErrorKind::of_message(text), text, span, trace)
     }
 
     /// The value `x` of `throw(x)`, raised as `text` (`sprint(showerror, x)`).
@@ -63,7 +49,7 @@ impl Caught {
             v => crate::show::type_string(&v.julia_type()).as_str().into(),
         };
         Caught {
-            name,
+            kind: ErrorKind::Thrown(name),
             text: text.to_string(),
             span,
             trace,
@@ -71,11 +57,16 @@ impl Caught {
         }
     }
 
+    /// Julia's type name (`DomainError`, `MyError`).
+    pub fn name(&self) -> &str {
+        self.kind.name()
+    }
+
     /// `e isa T` for `T` standing for the concrete types `names`: `Exception` stands for
     /// Base's exceptions (a program's own are named), `Any` for every value.
     pub fn isa(&self, names: &[&str]) -> bool {
         names.iter().any(|&ty| {
-            ty == "Any" || (ty == "Exception" && self.value.is_none()) || *self.name == *ty
+            ty == "Any" || (ty == "Exception" && self.value.is_none()) || self.name() == ty
         })
     }
 
@@ -86,8 +77,8 @@ impl Caught {
         if self.value.is_some() {
             return self.text.clone();
         }
-        let rest = self.text.get(self.name.len()..).unwrap_or("");
-        match &*self.name {
+        let rest = self.text.get(self.name().len()..).unwrap_or("");
+        match self.name() {
             "ErrorException" => rest.strip_prefix(": ").unwrap_or(rest).to_string(),
             "DomainError" => match rest.split_once(": ") {
                 Some((val, msg)) => format!("DomainError{val}:\n{msg}"),
@@ -102,8 +93,8 @@ impl Caught {
         if let Some(v) = &self.value {
             return thrown_field(v, field);
         }
-        let rest = self.text.get(self.name.len()..).unwrap_or("");
-        match (&*self.name, field) {
+        let rest = self.text.get(self.name().len()..).unwrap_or("");
+        match (self.name(), field) {
             // `DomainError with <val>: <msg>`.
             ("DomainError", "val" | "msg") => {
                 let body = rest.strip_prefix(" with ").unwrap_or(rest);
@@ -130,14 +121,14 @@ impl Caught {
             ) => Ok(Value::Str(rest.strip_prefix(": ").unwrap_or(rest).into())),
             _ => Err(format!(
                 "FieldError: type {} has no field `{field}`, available fields: {}",
-                self.name,
+                self.name(),
                 self.fields()
             )),
         }
     }
 
     fn fields(&self) -> &'static str {
-        match &*self.name {
+        match self.name() {
             "DomainError" => "`val`, `msg`",
             "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"
             | "OverflowError" => "`msg`",

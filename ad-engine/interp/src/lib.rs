@@ -14,6 +14,7 @@
 //! - [`show`] prints a value as Julia's `show` does; [`to_json`] encodes it as SPEC's JSON.
 
 mod copy;
+mod error_kind;
 mod exception;
 pub mod fd;
 mod interrupt;
@@ -25,7 +26,8 @@ mod show_library;
 mod value;
 mod watch;
 
-pub use exception::{catchable, Caught};
+pub use error_kind::ErrorKind;
+pub use exception::Caught;
 pub use json::to_json;
 pub use machine::{
     bytes_text, run, run_function, tape_limit_message, Limits, RuntimeError, MAX_MEMORY,

@@ -16,6 +16,8 @@ use zy_ir::{
     TypedProgram, ValueKind,
 };
 
+use crate::error_kind::ErrorKind;
+use crate::exception::Caught;
 use crate::interrupt;
 use crate::prim::{eval_prim, new_struct, undef_error};
 use crate::value::Value;
@@ -129,18 +131,34 @@ pub struct RuntimeError {
     pub span: Span,
     /// Julia's message: `BoundsError: attempt to access 3-element Vector{Float64} at index [4]`.
     pub message: String,
+    /// Its Julia exception type, or zy's reason to stop.
+    pub kind: ErrorKind,
     /// The calls it was raised under, innermost first: the span of each call statement of the
     /// frames below the failing one (Julia's stack trace). Empty where unknown (compiled code).
     pub trace: Vec<Span>,
 }
 
 impl RuntimeError {
-    /// An error at `span`, with no stack trace.
+    /// An error at `span` raised as `message` (its kind named by its first word), with no
+    /// stack trace.
     pub fn new(span: Span, message: String) -> RuntimeError {
         RuntimeError {
             span,
+            kind: ErrorKind::of_message(&message),
             message,
             trace: Vec::new(),
+        }
+    }
+
+    /// The error `message` of the exception `caught` raised (a value thrown, or a caught
+    /// exception rethrown): of its kind.
+    pub fn of_caught(span: Span, message: String, caught: &Caught) -> RuntimeError {
+        RuntimeError {
+            kind: match caught.text == message {
+                true => caught.kind.clone(),
+                false => ErrorKind::of_message(&message),
+            },
+            ..RuntimeError::new(span, message)
         }
     }
 }
@@ -329,7 +347,7 @@ struct Machine<'p> {
     /// Who is told of each primitive statement, in a watched run.
     watch: Option<&'p mut dyn Watch>,
     /// The exception the failing statement rethrew: the error is reported where it was raised.
-    rethrown: Option<Rc<crate::Caught>>,
+    rethrown: Option<Rc<Caught>>,
 }
 
 impl<'p> Machine<'p> {
@@ -374,9 +392,14 @@ impl<'p> Machine<'p> {
 
     /// Hand `error` to the innermost exception handler of the call stack: drop the frames
     /// above its frame and go to its catch block. An error no handler catches (or that no
-    /// `catch` may catch: [`catchable`](crate::catchable)) is returned.
+    /// `catch` may catch: [`ErrorKind::catchable`]) is returned, of the kind of the value
+    /// thrown or the exception rethrown.
     fn unwind(&mut self, error: RuntimeError) -> Result<(), RuntimeError> {
-        if !crate::catchable(&error.message) {
+        let error = match &self.rethrown {
+            Some(c) => RuntimeError::of_caught(error.span, error.message, c),
+            None => error,
+        };
+        if !error.kind.catchable() {
             return Err(error);
         }
         let Some(depth) = self.frames.iter().rposition(|f| !f.handlers.is_empty()) else {
@@ -409,9 +432,8 @@ impl<'p> Machine<'p> {
             let ty = func.values.get(p.index()).map_or(&Type::Any, |d| &d.ty);
             set(&mut frame.env, p, coerce(ty, val));
         }
-        let mut caught = crate::Caught::from_message(&error.message, span, trace);
+        let mut caught = Caught::raised(error.kind, &error.message, span, trace);
         if let Some(c) = rethrown.filter(|c| c.value.is_some()) {
-            caught.name = c.name.clone();
             caught.value = c.value.clone();
         }
         frame.caught = Some(Value::Exception(Rc::new(caught)));
@@ -515,7 +537,7 @@ impl<'p> Machine<'p> {
                     return Err("internal error: `throw_value` expects a value and its text".into());
                 };
                 let trace = self.call_sites();
-                let caught = crate::Caught::thrown(x.clone(), text, here, trace);
+                let caught = Caught::thrown(x.clone(), text, here, trace);
                 self.rethrown = Some(Rc::new(caught));
                 return Err(text.to_string());
             }

@@ -155,14 +155,14 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         // As Julia shows the exception's constructor call, where zy knows its fields.
         Value::Exception(e) => match (e.field("val"), e.field("msg")) {
             (Ok(val), Ok(msg)) => {
-                write!(f, "{}(", e.name)?;
+                write!(f, "{}(", e.name())?;
                 write_value(f, &val)?;
                 f.write_str(", ")?;
                 write_value(f, &msg)?;
                 f.write_str(")")
             }
             (_, Ok(msg)) => {
-                write!(f, "{}(", e.name)?;
+                write!(f, "{}(", e.name())?;
                 write_value(f, &msg)?;
                 f.write_str(")")
             }

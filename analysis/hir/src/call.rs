@@ -3,7 +3,7 @@
 //! made in, with every specialisation it reaches taken from the memoised `typed` queries. A call
 //! with functions of its own (`gradient(x -> x^2, 3.0)`, a comprehension, a `do` block) is
 //! lowered as any binding is, its closures' methods and environments with it, and typed in a
-//! program that holds them ([`ProgramKey::own`]).
+//! program that holds them ([`ProgramKey::own`], [`CallFunctions`]).
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -27,6 +27,16 @@ pub const CALL_NAME: &str = "#call";
 
 /// `Span::file` of spans inside the call text (relative to its start).
 pub const CALL_SPAN_FILE: u32 = 0;
+
+/// The functions of a call string's own: its closures' methods and their environments'
+/// structs, lowered and resolved with the call. Each distinct one is a program of its own,
+/// with everything memoised under it; salsa keeps every one, so the host counts them
+/// ([`crate::RootDatabase::call_programs`]) and bounds them.
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+pub struct CallFunctions {
+    #[returns(ref)]
+    pub program: Arc<Program>,
+}
 
 /// A call typed with everything it reaches.
 #[derive(Clone, Debug)]
@@ -161,7 +171,7 @@ fn call_program(
         for s in &call.structs {
             own.structs.insert(s.name.clone(), s.clone());
         }
-        Arc::new(own)
+        CallFunctions::new(db, Arc::new(own))
     });
     ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from(reach), own)
 }

@@ -59,7 +59,8 @@ mod unpack;
 
 pub use ad::{adjoint, expanded, gradient, reaching, AdjointKey, GradientProgram};
 pub use call::{
-    type_call, type_call_in, typed_program, CallErrors, TypedCall, CALL_NAME, CALL_SPAN_FILE,
+    type_call, type_call_in, typed_program, CallErrors, CallFunctions, TypedCall, CALL_NAME,
+    CALL_SPAN_FILE,
 };
 pub use db::RootDatabase;
 pub use diag::{

@@ -22,6 +22,7 @@ use zy_ir::{
 };
 use zy_lower::LowerError;
 
+use crate::call::CallFunctions;
 use crate::input::SourceFile;
 use crate::item::{bundled_method, item_signature, item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
@@ -161,16 +162,15 @@ pub(crate) fn indexed_names(indexed: &Indexed, f: &mut impl FnMut(&Name, Mention
 /// prelude definitions of the names `reach` too. Those are the names a call string refers to
 /// that the root's own code does not reach ([`needed_names`]); usually there are none. A call
 /// string with functions of its own (a closure, a comprehension, a `do` block) is typed in a
-/// program holding them too: `own` is their methods and their environments' structs, lowered
-/// and resolved with the call.
+/// program holding them too: `own` ([`crate::call::CallFunctions`]).
 #[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
 pub struct ProgramKey {
     #[returns(copy)]
     pub root: SourceFile,
     #[returns(ref)]
     pub reach: Arc<[Name]>,
-    #[returns(ref)]
-    pub own: Option<Arc<Program>>,
+    #[returns(copy)]
+    pub own: Option<CallFunctions>,
 }
 
 impl ProgramKey {
@@ -648,6 +648,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
         }
     }
     if let Some(own) = key.own(db) {
+        let own = own.program(db);
         for (name, f) in &own.functions {
             for m in &f.methods {
                 index.program.add_method(name.clone(), m.clone());

@@ -168,7 +168,7 @@ impl<'a> Stepwise<'a> {
                 ..self.limits.clone()
             };
             match self.interpret(v, stmt, &trial) {
-                Err(e) if e.message.starts_with("InterruptException") => {
+                Err(e) if e.kind == zy_interp::ErrorKind::Interrupted => {
                     if let Some(message) = self.limits.interrupted() {
                         return Err(RuntimeError { message, ..e });
                     }

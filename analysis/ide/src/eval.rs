@@ -111,15 +111,15 @@ pub(crate) struct Failure {
 }
 
 /// Whether a failure is what Julia does too, or where zy stops.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) enum FailureKind {
-    /// An exception Julia raises too: a `MethodError` or `UndefVarError` found by inference,
-    /// or an exception the run threw.
-    Julia,
+    /// An exception Julia raises too, of this type: a `MethodError` or `UndefVarError` found
+    /// by inference, or an exception the run threw.
+    Julia(zy_interp::ErrorKind),
     /// zy cannot run the call: a construct outside its subset (inference's `unsupported`, a
     /// call it cannot differentiate), a file it cannot read, a binding whose value top-level
     /// code it does not run changes ([`zy_hir::UNKNOWN_BINDING`]), an error of the engine
-    /// itself (internal, its time or memory limit: [`zy_interp::catchable`]).
+    /// itself (internal, its time or memory limit: [`zy_interp::ErrorKind::catchable`]).
     Zy,
 }
 
@@ -129,7 +129,8 @@ impl Failure {
     /// exceptions Julia raises.
     fn typing(code: &str, error: UserError) -> Failure {
         let kind = match code {
-            "method-error" | "undefined-name" => FailureKind::Julia,
+            "method-error" => FailureKind::Julia(zy_interp::ErrorKind::MethodError),
+            "undefined-name" => FailureKind::Julia(zy_interp::ErrorKind::UndefVarError),
             _ => FailureKind::Zy,
         };
         Failure { kind, error }
@@ -137,8 +138,8 @@ impl Failure {
 
     /// Whose verdict the engine's error `e` of a run is.
     fn running(e: &zy_interp::RuntimeError) -> FailureKind {
-        match zy_interp::catchable(&e.message) && !e.message.contains(zy_hir::UNKNOWN_BINDING) {
-            true => FailureKind::Julia,
+        match e.kind.catchable() && !e.message.contains(zy_hir::UNKNOWN_BINDING) {
+            true => FailureKind::Julia(e.kind.clone()),
             false => FailureKind::Zy,
         }
     }

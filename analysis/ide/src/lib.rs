@@ -32,7 +32,7 @@ mod trace;
 mod view_ir;
 mod why;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,6 +73,11 @@ pub use zy_codegen::decide_perf_map;
 /// The memory is reserved, not used, until the recursion reaches it.
 pub const ANALYSIS_STACK_SIZE: usize = 1 << 30;
 
+/// The most programs of call strings with functions of their own
+/// ([`zy_hir::RootDatabase::call_programs`]) the host's database holds before an edit starts a
+/// fresh one.
+pub const MAX_CALL_PROGRAMS: usize = 256;
+
 /// The result of a query on a snapshot: `Err` if an edit cancelled it.
 pub type Cancellable<T> = Result<T, salsa::Cancelled>;
 
@@ -94,6 +99,12 @@ pub struct AnalysisHost {
     db: RootDatabase,
     files: HashMap<PathBuf, SourceFile>,
     order: Vec<SourceFile>,
+    /// Every file made, removed ones too, in the order made: a fresh database makes them
+    /// again in this order, so that they keep their ids ([`AnalysisHost::bound_memory`]).
+    made: Vec<SourceFile>,
+    /// The removed files by path, made again if their path comes back (a package entry tried
+    /// at every edit): salsa frees no input.
+    spare: HashMap<PathBuf, SourceFile>,
     /// The flags of the snapshots handed out since the last edit, raised when an edit makes
     /// them stale: that stops their interpreter runs, which salsa's own cancellation (checked
     /// between queries) cannot reach.
@@ -133,6 +144,7 @@ impl AnalysisHost {
     /// Add a file or replace its text. Cancels running snapshot queries and waits for the
     /// snapshots to be dropped (do not call it while holding an [`Analysis`] on this thread).
     pub fn set_file_text(&mut self, path: &Path, text: String) -> FileId {
+        self.bound_memory();
         if let Some(&file) = self.files.get(path) {
             if file.text(&self.db) != &text {
                 self.invalidate_snapshots();
@@ -141,11 +153,59 @@ impl AnalysisHost {
             return FileId(file);
         }
         self.invalidate_snapshots();
-        let file = SourceFile::new(&self.db, path.to_path_buf(), text);
+        let file = match self.spare.remove(path) {
+            Some(file) => {
+                file.set_text(&mut self.db).to(text);
+                file
+            }
+            None => {
+                let file = SourceFile::new(&self.db, path.to_path_buf(), text);
+                self.made.push(file);
+                file
+            }
+        };
         self.files.insert(path.to_path_buf(), file);
         self.order.push(file);
         self.sync_workspace();
         FileId(file)
+    }
+
+    /// Past [`MAX_CALL_PROGRAMS`] programs of call strings, start a fresh database holding the
+    /// same files (what was memoised is computed again as it is asked for): salsa never frees
+    /// a program, and every call string with functions of its own has one (each edit of a
+    /// test in a loop makes another), with everything memoised under it.
+    fn bound_memory(&mut self) {
+        if self.db.call_programs() <= MAX_CALL_PROGRAMS {
+            return;
+        }
+        self.invalidate_snapshots();
+        let old = std::mem::take(&mut self.db);
+        // Made in the same order, a file has its id again (the FileIds handed out stay
+        // valid) while the files fit in the table's first page of them; the host's own
+        // handles follow the new ones anyway. A removed file is made again empty.
+        let spare: HashSet<SourceFile> = self.spare.values().copied().collect();
+        let again: HashMap<SourceFile, SourceFile> = self
+            .made
+            .iter()
+            .map(|&f| {
+                let path = f.path(&old).clone();
+                let text = match spare.contains(&f) {
+                    true => String::new(),
+                    false => f.text(&old).clone(),
+                };
+                (f, SourceFile::new(&self.db, path, text))
+            })
+            .collect();
+        let renew = |f: &mut SourceFile| *f = again.get(f).copied().unwrap_or(*f);
+        self.made.iter_mut().for_each(renew);
+        self.order.iter_mut().for_each(renew);
+        self.files.values_mut().for_each(renew);
+        self.spare.values_mut().for_each(renew);
+        let reasons = Unreadable::get(&old).reasons(&old).clone();
+        Unreadable::get(&self.db)
+            .set_reasons(&mut self.db)
+            .to(reasons);
+        self.sync_workspace();
     }
 
     /// The paths that files of the workspace `include`, or where a package they import keeps
@@ -238,6 +298,7 @@ impl AnalysisHost {
         if let Some(file) = self.files.remove(path) {
             self.invalidate_snapshots();
             self.order.retain(|f| *f != file);
+            self.spare.insert(path.to_path_buf(), file);
             self.sync_workspace();
         }
     }
@@ -383,5 +444,51 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(v.display, "2.0");
+    }
+
+    #[test]
+    fn a_thousand_edits_each_with_a_closure_keep_the_program_keys_bounded() {
+        // Each edit changes the file, and every third evaluates a call string with a closure
+        // of its own (a program of its own, as a test in a loop has): 334 programs, which
+        // stay under the bound; the file keeps its id, and every value is right:
+        // 2(1 + k) + k - k.
+        let mut host = AnalysisHost::new();
+        let path = Path::new("edits.jl");
+        let file = host.set_file_text(path, "f(x) = x\n".into());
+        let mut most = 0;
+        for k in 0..1000 {
+            let again = host.set_file_text(path, format!("f(x) = x + {k}\n"));
+            assert_eq!(again, file);
+            if k % 3 > 0 {
+                continue;
+            }
+            let call = format!("(x -> 2f(x) + {k} - {k})(1.0)");
+            let v = host.analysis().eval(file, &call, EvalLimits::default());
+            let v = v.expect("not cancelled").expect("evaluates");
+            assert_eq!(v.display, format!("{:?}", 2.0 * (k as f64 + 1.0)));
+            most = most.max(host.raw_database().call_programs());
+        }
+        assert!(
+            most > MAX_CALL_PROGRAMS / 2 && most <= MAX_CALL_PROGRAMS + 1,
+            "{most}"
+        );
+    }
+
+    #[test]
+    fn a_package_entry_tried_at_every_edit_makes_no_new_file() {
+        // The LSP loads the package entry of an edited file at every edit; an entry that does
+        // not include the file is made and removed again each time: one input, made once.
+        let mut host = AnalysisHost::new();
+        let path = Path::new("/pkg/src/part.jl");
+        let entry = "x = 1\n".to_string();
+        for k in 0..100 {
+            let file = host.set_file_text(path, format!("f(x) = x + {k}\n"));
+            host.load_package_entry(file, |_| Ok(entry.clone()));
+            assert_eq!(host.file_id(Path::new("/pkg/src/pkg.jl")), None);
+        }
+        assert_eq!(host.made.len(), 2);
+        let file = host.set_file_text(Path::new("/pkg/src/pkg.jl"), "g(x) = 2x\n".into());
+        let v = host.analysis().eval(file, "g(2.0)", EvalLimits::default());
+        assert_eq!(v.expect("not cancelled").expect("evaluates").display, "4.0");
     }
 }

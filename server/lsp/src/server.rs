@@ -713,12 +713,28 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
-        let mut state = self.lock();
-        state.docs.remove(&uri);
-        state.told_large.remove(&uri);
-        state.gradients.retain(|(u, _), _| *u != uri);
-        state.derivatives.retain(|(u, _), _| *u != uri);
-        // The file stays in the workspace: other files may call its functions.
+        {
+            let mut state = self.lock();
+            state.docs.remove(&uri);
+            state.told_large.remove(&uri);
+            state.gradients.retain(|(u, _), _| *u != uri);
+            state.derivatives.retain(|(u, _), _| *u != uri);
+            // The editor's text goes with the document: a file that an open one includes (or
+            // whose package entry it is) is read again from disk, as Julia would load it, and
+            // one that none does leaves the workspace (no other file sees it).
+            let limit = state.settings.max_file_bytes;
+            state.host.remove_file(&path_of(&uri));
+            let open: Vec<PathBuf> = state.docs.keys().map(path_of).collect();
+            for path in open {
+                if let Some(file) = state.host.file_id(&path) {
+                    let read = |p: &std::path::Path| read_included(p, limit);
+                    state.host.load_package_entry(file, read);
+                }
+            }
+            state.host.load_includes(|path| read_included(path, limit));
+        }
+        // Its diagnostics are no longer kept up to date: the editor drops them.
+        self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

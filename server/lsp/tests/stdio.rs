@@ -720,6 +720,45 @@ fn an_rrule_mismatch_points_at_its_rule_as_related_information() {
 }
 
 #[test]
+fn closing_an_unsaved_included_file_reads_it_again_from_disk() {
+    // `a.jl` includes `b.jl`, open with unsaved text making `h` return a Bool; closed without
+    // saving, `b.jl` is read again from disk (`h` returns a Float64), as Julia would load it.
+    let dir = std::env::temp_dir().join(format!("zy-lsp-close-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = "include(\"b.jl\")\n# zy: at g(1.5)\ng(x) = h(x)\n";
+    std::fs::write(dir.join("a.jl"), a).unwrap();
+    std::fs::write(dir.join("b.jl"), "h(x) = 2x\n").unwrap();
+    let ua = format!("file://{}", dir.join("a.jl").display());
+    let ub = format!("file://{}", dir.join("b.jl").display());
+    let mut c = Client::initialized();
+    c.open(&ua, a);
+    c.open(&ub, "h(x) = x > 0\n");
+    let hover = |c: &mut Client| {
+        let h = c.request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": ua }, "position": pos(2, 0) }),
+        );
+        h["contents"]["value"].as_str().unwrap_or("").to_string()
+    };
+    let unsaved = hover(&mut c);
+    assert!(
+        unsaved.starts_with("```julia\ng(x::Float64) -> Bool\n"),
+        "{unsaved}"
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": ub } }),
+    );
+    let on_disk = hover(&mut c);
+    assert!(
+        on_disk.starts_with("```julia\ng(x::Float64) -> Float64\n"),
+        "{on_disk}"
+    );
+    assert_eq!(c.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_package_file_opened_alone_is_analysed_in_its_module() {
     // `src/utils.jl` of a package, opened without `src/Pkg.jl` (which includes it and defines
     // the `const` it reads): its `# zy: at` call is typed among the module's names.

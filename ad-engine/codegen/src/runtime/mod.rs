@@ -189,27 +189,28 @@ pub unsafe extern "C" fn zy_rt_poll(ctx: *mut Ctx, site: *const Site) -> i64 {
 }
 
 /// A `catch`: takes the pending error if a `catch` may catch it (not an interrupt, the memory
-/// limit or an internal error: [`zy_interp::catchable`]) and returns 1; 0 leaves it pending.
+/// limit or an internal error: [`zy_interp::ErrorKind::catchable`]) and returns 1; 0 leaves it
+/// pending.
 ///
 /// # Safety
 /// `ctx` must be the live context of the running code.
 pub unsafe extern "C" fn zy_rt_catch(ctx: *mut Ctx) -> i64 {
     let ctx = unsafe { &mut *ctx };
-    match ctx.state.failure.take() {
-        Some((span, message)) if zy_interp::catchable(&message) => {
-            // What `throw(x)`/`rethrow(e)` raised, else Base's exception its message names.
-            let thrown = ctx.state.thrown.take().filter(|c| c.text == message);
-            ctx.state.caught = Some(thrown.unwrap_or_else(|| {
-                Rc::new(zy_interp::Caught::from_message(&message, span, Vec::new()))
-            }));
-            ctx.error = 0;
-            1
-        }
-        failure => {
-            ctx.state.failure = failure;
-            0
-        }
+    let Some((span, message)) = ctx.state.failure.take() else {
+        return 0;
+    };
+    // What `throw(x)`/`rethrow(e)` raised, else Base's exception its message names.
+    let caught = match ctx.state.thrown.take().filter(|c| c.text == message) {
+        Some(thrown) => thrown,
+        None => Rc::new(zy_interp::Caught::from_message(&message, span, Vec::new())),
+    };
+    if !caught.kind.catchable() {
+        ctx.state.failure = Some((span, message));
+        return 0;
     }
+    ctx.state.caught = Some(caught);
+    ctx.error = 0;
+    1
 }
 
 /// `the_exception()`: the exception the innermost `catch` took, as the address of a value the
