@@ -2,10 +2,13 @@
 //! parses `a + b + c + ...` and `a * b * c * ...` as one call `+(a, b, c, ...)` evaluated as a
 //! left fold, so a chain of thousands of terms is no deeper than a chain of three. Each must
 //! parse, lower, infer, differentiate and run on both engines with the value of that left fold.
+//! Deep nesting, the other shape of generated code, is in [`deep_nesting`].
 
 use std::path::Path;
 
 use zy_ide::{AnalysisHost, Engine, EvalLimits};
+
+mod deep_nesting;
 
 /// The coefficient of term `k`.
 fn coefficient(k: usize) -> f64 {
