@@ -8,6 +8,7 @@ use std::path::Path;
 
 use zy_ide::{AnalysisHost, Engine, EvalLimits};
 
+#[path = "long_chains/deep_nesting.rs"]
 mod deep_nesting;
 
 /// The coefficient of term `k`.
