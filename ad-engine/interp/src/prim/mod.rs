@@ -462,9 +462,9 @@ fn range_length(a: &Value, s: &Value, b: &Value) -> Result<Value, String> {
 
 /// Is `v` of the concrete type `t`? A struct built with a fixed shape (a `Node` holding
 /// `nothing`) is also of its recursive type (a `Node` of any length), which is Julia's one type,
-/// and its tangent, a named tuple as deep as it, of the recursive tangent (by its field names),
-/// a mutable one's shadow box of a box of that tangent (its contents not typed to the end: a
-/// cycle of nodes has none).
+/// and its tangent, a named tuple as deep as it, of the recursive tangent (by its field names);
+/// a mutable node's shadow, a `Ref` of such a named tuple, of its box type (checked to the
+/// named tuple only: a cycle of nodes has no end).
 fn of_type(v: &Value, t: &Type) -> bool {
     match (v, t) {
         (Value::NamedTuple(names, _), Type::NamedTuple(b)) if t.holds_recursion() => {
