@@ -63,6 +63,28 @@ pub fn driver(
             ),
         ));
     }
+    if let Some((a, s)) = func
+        .args()
+        .iter()
+        .find_map(|&a| crate::tangent::split_recursion(func.ty(a)).map(|s| (a, s)))
+    {
+        let what = if s.mutable {
+            "a mutable recursive struct"
+        } else {
+            "a recursive struct holding both arrays and numbers"
+        };
+        return Err(AdError::new(
+            func.span,
+            format!(
+                "unsupported: the gradient of `{}` with respect to an argument of type {} \
+                 holding {what} ({}), whose shape depends on the data; build the structure \
+                 inside the function from an array and take the gradient with respect to it",
+                func.name,
+                func.ty(a),
+                s.name
+            ),
+        ));
+    }
     let act = shadows.activity(func);
     let dinst = names::driver_instance(inst);
     let mut out = Function::new(dinst.name.clone(), func.span);
@@ -647,6 +669,11 @@ fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
             r
         };
     };
+    // A struct whose shape depends on the data, all shadow (arrays and its own type, as deep
+    // as the data): the shadow is its gradient.
+    if ty.holds_recursion() && crate::tangent::fdata_type(ty) == tty {
+        return s;
+    }
     match ty {
         Type::Array(el, _) if crate::tangent::boxed_elements(el) => unbox_elements(e, s, ty),
         Type::Array(..) | Type::Adjoint(_) => s,

@@ -30,6 +30,7 @@ pub fn fdata_type(t: &Type) -> Type {
             Type::Nothing => Type::Nothing,
             contents => Type::Ref(Arc::new(contents)),
         },
+        Type::Struct(s) if s.is_recursive() => recursive_part(s, fdata_type, false),
         Type::Union(u) => u.map(fdata_type),
         _ => composite(t, fdata_type),
     }
@@ -53,12 +54,46 @@ pub fn is_box(t: &Type) -> bool {
 
 /// The contents of the shadow box of a mutable struct of type `t`: the named tuple of its
 /// fields' slots (`Nothing` when no field has a gradient). It differs from the struct's
-/// gradient only where a field is itself a box.
+/// gradient only where a field is itself a box; a recursive struct's box holds, where a
+/// field holds its own type, that node's box ([`recursive_part`]).
 pub fn box_type(t: &Type) -> Type {
     match t {
+        Type::Struct(s) if s.is_recursive() => recursive_part(s, slot_type, true),
         Type::Struct(s) => composite_of(s.fields.iter().map(|(n, t)| (n.clone(), slot_type(t)))),
         _ => Type::Nothing,
     }
+}
+
+/// A part of the tangent of the recursive struct `s` (its fdata, its rdata, the contents of
+/// its box or its forward-mode tangent, as `part` gives for a field): the named tuple of its
+/// fields' parts, where the struct's own type in a field ([`Type::Recur`], alone or in a
+/// union) stands for that part of the node it holds: the `Recur` again, which the named
+/// tuple binds ([`Type::field`]), or for a mutable struct (`boxed`) a `Ref` of it, the node's
+/// own box. `Nothing` when the struct has no such part without its own type.
+pub fn recursive_part(s: &zy_ir::StructType, part: fn(&Type) -> Type, boxed: bool) -> Type {
+    fn slot(t: &Type, s: &zy_ir::StructType, own: &Type, part: fn(&Type) -> Type) -> Type {
+        match t {
+            Type::Recur(n, ps) if s.is(n, ps) => own.clone(),
+            Type::Union(u) => u.map(|m| slot(m, s, own, part)),
+            _ => part(t),
+        }
+    }
+    let with = |own: &Type| {
+        composite_of(
+            s.fields
+                .iter()
+                .map(|(n, t)| (n.clone(), slot(t, s, own, part))),
+        )
+    };
+    if with(&Type::Nothing) == Type::Nothing {
+        return Type::Nothing;
+    }
+    let own = if boxed {
+        Type::Ref(Arc::new(s.recur()))
+    } else {
+        s.recur()
+    };
+    with(&own)
 }
 
 /// What an AD stack's shadow holds per entry of type `elem`: the entry's shadow (fdata), so that
@@ -79,8 +114,8 @@ pub fn rdata_type(t: &Type) -> Type {
         Type::Union(u) => u.map(rdata_type),
         _ if t.is_mutable() => Type::Nothing,
         Type::Adjoint(_) => Type::Nothing,
-        // The tangent of the recursive struct around it, all returned: such a struct holds no
-        // object ([`recursive_refusal`]).
+        Type::Struct(s) if s.is_recursive() => recursive_part(s, rdata_type, false),
+        // The rdata of the recursive struct around it ([`recursive_part`]).
         Type::Recur(..) => t.clone(),
         _ => composite(t, rdata_type),
     }
@@ -192,10 +227,11 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
 
 /// The refusal of differentiating `func` where one of its values holds a struct whose shape
 /// depends on the data (its recursive type, [`Type::Recur`] in its fields) that the AD does not
-/// differentiate: a mutable one or one holding an object (whose shadow would be as deep as the
-/// data), or one whose own type is inside another struct in its fields (the named tuple of its
-/// tangent binds its `Recur`, [`zy_ir::Type::field`]). An immutable struct of numbers, `nothing`
-/// and others like it has a gradient: the named tuple of its fields' nested as deep as the data.
+/// differentiate: one whose own type is inside another struct, a tuple or an array in its
+/// fields (the named tuple of its tangent binds its `Recur` only where the field holds the
+/// struct itself or a union with it, [`zy_ir::Type::field`]). Others have a gradient as deep
+/// as the data ([`recursive_part`]): an immutable one's the named tuple of its fields',
+/// a mutable one's a box per node.
 pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     let (v, s) = func.values.iter().find_map(|v| {
         let mut structs = Vec::new();
@@ -208,24 +244,30 @@ pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     } else {
         v.span
     };
-    let name = &s.name;
-    let what = if s.mutable {
-        format!("a mutable recursive struct ({name})")
-    } else if s.fields.iter().any(|(_, t)| t.reaches_mutable()) {
-        format!("a recursive struct ({name}) holding an array or another object")
-    } else {
-        format!("a recursive struct ({name}) whose own type is inside another struct it holds")
-    };
     Some(crate::AdError::new(
         span,
         format!(
-            "unsupported: the gradient through a value of type {} holding {what}, whose shape \
-             depends on the data (grown by a loop or built by recursion); zy differentiates an \
-             immutable one holding numbers and its own type, or one whose shape is fixed where \
-             it is built (`Node(a, Node(b, nothing))`)",
-            v.ty
+            "unsupported: the gradient through a value of type {} holding a recursive struct \
+             ({}) whose own type is inside another struct, a tuple or an array it holds, whose \
+             shape depends on the data (grown by a loop or built by recursion); zy \
+             differentiates one whose fields hold its own type alone or in a union \
+             (`next::Union{{Nothing, Node}}`), or one whose shape is fixed where it is built",
+            v.ty, s.name
         ),
     ))
+}
+
+/// A recursive struct in `t` whose gradient is neither all shadow nor all returned: a mutable
+/// one (a box per node) or one holding both arrays and numbers. The gradient with respect to
+/// an argument holding one would be read out of its shadow node by node, which the driver
+/// does not do (it reads a shadow field by field, to a depth fixed where it is compiled).
+pub fn split_recursion(t: &Type) -> Option<Arc<zy_ir::StructType>> {
+    let mut structs = Vec::new();
+    recursive_structs(t, &mut structs);
+    structs.into_iter().find(|s| {
+        let st = Type::Struct(s.clone());
+        s.mutable && has_fdata(&st) || has_fdata(&st) && has_rdata(&st)
+    })
 }
 
 /// The recursive struct types in `t` (in its fields too, to any depth).
@@ -247,21 +289,14 @@ fn recursive_structs(t: &Type, out: &mut Vec<Arc<zy_ir::StructType>>) {
     }
 }
 
-/// Is the recursive struct `s` one whose gradient the AD builds: immutable, holding no object,
-/// its own type ([`Type::Recur`]) in its fields outside any other struct?
+/// Is the recursive struct `s` one whose gradient the AD builds: does its own type
+/// ([`Type::Recur`]) stand in its fields alone or as a member of a union, nowhere deeper?
 fn differentiable_recursion(s: &zy_ir::StructType) -> bool {
-    fn inside_struct(t: &Type, s: &zy_ir::StructType) -> bool {
-        match t {
-            Type::Struct(f) => f.fields.iter().any(|(_, t)| mentions(t, s)),
-            Type::Union(u) => u.members.iter().any(|m| inside_struct(m, s)),
-            Type::Tuple(ts) => ts.iter().any(|t| inside_struct(t, s)),
-            _ => false,
-        }
-    }
     fn mentions(t: &Type, s: &zy_ir::StructType) -> bool {
         match t {
             Type::Recur(n, ps) => s.is(n, ps),
             Type::Union(u) => u.members.iter().any(|m| mentions(m, s)),
+            Type::Ref(t) | Type::Array(t, _) => mentions(t, s),
             _ => t
                 .field_types()
                 .into_iter()
@@ -269,10 +304,14 @@ fn differentiable_recursion(s: &zy_ir::StructType) -> bool {
                 .any(|f| mentions(&f, s)),
         }
     }
-    !s.mutable
-        && s.fields
-            .iter()
-            .all(|(_, t)| !t.reaches_mutable() && !inside_struct(t, s))
+    fn plain(t: &Type, s: &zy_ir::StructType) -> bool {
+        match t {
+            Type::Recur(..) => true,
+            Type::Union(u) => u.members.iter().all(|m| plain(m, s)),
+            _ => !mentions(t, s),
+        }
+    }
+    s.fields.iter().all(|(_, t)| plain(t, s))
 }
 
 /// The refusal of differentiating through a value of the array type `t` whose elements are
@@ -376,5 +415,57 @@ mod tests {
                 "{t}"
             );
         }
+    }
+
+    /// A recursive struct's node of type `name` with the fields `extra` and `next`, a union of
+    /// `nothing` and the node's own type.
+    fn node(name: &str, extra: Vec<(&str, Type)>, mutable: bool) -> Type {
+        let recur = Type::Recur(name.into(), Arc::from(Vec::new()));
+        let next = Type::union(
+            format!("Union{{Nothing, {name}}}").as_str().into(),
+            vec![Type::Nothing, recur],
+        );
+        let mut fields = extra;
+        fields.push(("next", next));
+        st(name, fields, mutable)
+    }
+
+    #[test]
+    fn recursive_structs_split_as_deep_as_the_data() {
+        let v = Type::vector_f64();
+        let numbers = node("N", vec![("val", Type::Float64)], false);
+        let arrays = node("A", vec![("w", v.clone())], false);
+        let mixed = node("B", vec![("a", Type::Float64), ("w", v.clone())], false);
+        let boxed = node("M", vec![("val", Type::Float64), ("w", v)], true);
+        let ints = node("I", vec![("k", Type::Int64)], true);
+        // Each part's `next`, read out of the named tuple that binds its `Recur`, is that part
+        // of the node read: the shadow (or gradient) of `l.next` is in `l`'s.
+        for t in [&numbers, &arrays, &mixed, &boxed] {
+            let next = t.field(t.field_count().unwrap() - 1).unwrap();
+            for part in [fdata_type, rdata_type, crate::forward::dual_type] {
+                let whole = match part(t) {
+                    Type::Ref(contents) => (*contents).clone(),
+                    whole => whole,
+                };
+                let read = whole.field(whole.field_count().unwrap_or(1) - 1);
+                let want = part(&next);
+                assert_eq!(read.unwrap_or(Type::Nothing), want, "{t}: {want}");
+            }
+        }
+        assert_eq!(
+            rdata_type(&numbers).to_string(),
+            "(val = Float64, next = Tangent{Union{Nothing, N}})"
+        );
+        assert_eq!(fdata_type(&numbers), Type::Nothing);
+        assert_eq!(fdata_type(&arrays), tangent_type(&arrays));
+        assert_eq!(rdata_type(&arrays), Type::Nothing);
+        assert!(has_fdata(&mixed) && has_rdata(&mixed));
+        assert!(matches!(fdata_type(&boxed), Type::Ref(_)));
+        assert_eq!(rdata_type(&boxed), Type::Nothing);
+        assert_eq!(
+            (fdata_type(&ints), rdata_type(&ints)),
+            (Type::Nothing, Type::Nothing)
+        );
+        assert_eq!(crate::forward::dual_type(&ints), Type::Nothing);
     }
 }

@@ -102,10 +102,21 @@ impl ToNative {
                     self.value(arena, v, t, out)?;
                 }
             }
-            (Value::Struct(_, vs), Type::Struct(s)) if !s.mutable && vs.len() == s.fields.len() => {
+            (Value::Struct(_, vs), Type::Struct(s))
+                if !crate::layout::is_object(ty) && vs.len() == s.fields.len() =>
+            {
                 for (v, (_, t)) in vs.iter().zip(&s.fields) {
                     self.value(arena, v, t, out)?;
                 }
+            }
+            // A struct whose shape depends on the data: a box of its fields' slots.
+            (Value::Struct(_, vs), Type::Struct(s)) if vs.len() == s.fields.len() => {
+                let tuple = Type::Tuple(field_tys(s).into());
+                let mut words = Vec::new();
+                self.value(arena, &Value::Tuple(vs.clone()), &tuple, &mut words)?;
+                let p = arena.alloc_words(words.len());
+                write_words(p, &words);
+                out.push(p as u64);
             }
             (Value::Mutable(_, cell), Type::Struct(s)) if s.mutable => {
                 let key = Rc::as_ptr(cell) as usize;
@@ -439,12 +450,17 @@ impl FromNative {
                     .collect::<Result<Vec<_>, _>>()?;
                 Value::NamedTuple(names.into(), vs.into())
             }
-            Type::Struct(s) if !s.mutable => {
+            Type::Struct(s) if !crate::layout::is_object(ty) => {
                 let vs = s
                     .fields
                     .iter()
                     .map(|(_, t)| self.value(words, at, t))
                     .collect::<Result<Vec<_>, _>>()?;
+                Value::Struct(s.clone(), vs.into())
+            }
+            Type::Struct(s) if !s.mutable => {
+                let p = next()?;
+                let vs = self.boxed(p as *mut u64, &field_tys(s))?;
                 Value::Struct(s.clone(), vs.into())
             }
             Type::Struct(s) => {
@@ -630,8 +646,10 @@ impl FromNative {
     }
 }
 
+/// The types of the fields of `s` as read (a recursive struct's own type in them the struct).
 fn field_tys(s: &StructRef) -> Vec<Type> {
-    s.fields.iter().map(|(_, t)| t.clone()).collect()
+    let whole = Type::Struct(s.clone());
+    (0..s.fields.len()).filter_map(|i| whole.field(i)).collect()
 }
 
 fn write_words(p: *mut u64, words: &[u64]) {

@@ -182,15 +182,28 @@ impl Layout {
                     self.push_slots(t, out)?;
                 }
             }
+            // The tangent of a struct whose shape depends on the data, as deep as the data.
+            Type::NamedTuple(_) if ty.holds_recursion() => {
+                return Err(JitError::interpreted(format!(
+                    "a gradient `{ty}` whose shape depends on the data (the tangent of a \
+                     recursive struct)"
+                )))
+            }
             Type::NamedTuple(fs) => {
                 for (_, t) in fs.iter() {
                     self.push_slots(t, out)?;
                 }
             }
-            Type::Struct(s) if !s.mutable => {
+            Type::Struct(s) if !is_object(ty) => {
                 for (_, t) in &s.fields {
                     self.push_slots(t, out)?;
                 }
+            }
+            Type::Struct(s) if s.mutable && s.is_recursive() => {
+                return Err(JitError::interpreted(format!(
+                    "a mutable `{ty}` whose shape depends on the data (a recursive struct, its \
+                     fields holding its own type)"
+                )))
             }
             Type::Pullback(sig) => match self.statics.get(sig) {
                 Some(sp) => self.push_slots(&sp.tape, out)?,
@@ -217,15 +230,19 @@ impl Layout {
             // A string or a caught exception: the address of a value the runtime holds
             // (`Arena::hold`), which only the interpreter's primitives look into.
             Type::String | Type::SubString | Type::Exception => out.push(Slot::Ptr),
-            Type::Recur(..) => {
-                return Err(JitError::interpreted(format!(
-                    "a `{ty}` whose shape depends on the data (a recursive struct, its fields \
-                     holding its own type)"
-                )))
-            }
+            // Inside a recursive struct's box, the node it holds: an object too.
+            Type::Recur(..) => out.push(Slot::Ptr),
         }
         Ok(())
     }
+}
+
+/// Is a value of type `t` an object, one pointer to a box of its fields' slots: a mutable
+/// struct, or a struct whose shape depends on the data (its own type in its fields, which in
+/// line would have no end), copied by sharing its box. (A mutable one of those is left to the
+/// interpreter.)
+pub fn is_object(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if s.mutable || s.is_recursive())
 }
 
 /// Does a value of type `t` hold (through scalar-replaced parts) a closure of type `sig`?
@@ -250,7 +267,7 @@ fn reaches(
         }
         Type::Tuple(ts) => ts.iter().any(|t| reaches(statics, t, sig, seen)),
         Type::NamedTuple(fs) => fs.iter().any(|(_, t)| reaches(statics, t, sig, seen)),
-        Type::Struct(s) if !s.mutable => {
+        Type::Struct(s) if !is_object(t) => {
             s.fields.iter().any(|(_, t)| reaches(statics, t, sig, seen))
         }
         _ => false,

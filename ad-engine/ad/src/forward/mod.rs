@@ -48,6 +48,16 @@ pub fn dual_type(t: &Type) -> Type {
     };
     match t {
         Type::Ref(inner) => boxed(dual_type(inner)),
+        // A struct whose shape depends on the data: its own type in a field stands for the
+        // tangent of the node it holds (a mutable node's box).
+        Type::Struct(s) if s.is_recursive() => {
+            let part = crate::tangent::recursive_part(s, dual_type, s.mutable);
+            if s.mutable {
+                boxed(part)
+            } else {
+                part
+            }
+        }
         Type::Struct(s) if s.mutable => boxed(composite(t)),
         Type::Stack(e) => match dual_type(e) {
             Type::Nothing => Type::Nothing,

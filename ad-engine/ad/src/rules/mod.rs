@@ -158,6 +158,9 @@ impl Emit<'_> {
             (_, Type::Array(..) | Type::Union(_)) => {
                 Some(self.prim(Prim::ZeroTangent, vec![x], fty))
             }
+            // Of a struct whose shape depends on the data: as deep as the value, a box per
+            // mutable node (one for a node reached twice).
+            _ if ty.holds_recursion() => Some(self.prim(Prim::ZeroTangent, vec![x], fty)),
             (Type::Adjoint(el), Type::Adjoint(_)) => {
                 // A row: zeros of its vector's shape, seen as a row.
                 let v = Type::Array(el.clone(), 1);

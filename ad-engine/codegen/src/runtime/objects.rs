@@ -91,7 +91,7 @@ impl Zeros<'_> {
             Type::Nothing | Type::Function(_) => {}
             Type::Tuple(ts) => self.fields(ts.iter(), like, out)?,
             Type::NamedTuple(fs) => self.fields(fs.iter().map(|(_, t)| t), like, out)?,
-            Type::Struct(s) if !s.mutable => {
+            Type::Struct(s) if !crate::layout::is_object(t) => {
                 self.fields(s.fields.iter().map(|(_, t)| t), like, out)?
             }
             Type::Ref(inner) => {
@@ -189,13 +189,13 @@ impl Zeros<'_> {
             ),
             Type::Struct(s) => {
                 let tys: Vec<Type> = s.fields.iter().map(|(_, t)| t.clone()).collect();
-                if s.mutable {
+                if crate::layout::is_object(&like.ty) {
                     let n = self
                         .layout
                         .slot_count(&Type::Tuple(tys.clone().into()))
                         .ok()?;
                     let p = *like.words.first()? as *const u64;
-                    // SAFETY: a mutable struct is a live box of its fields' slots.
+                    // SAFETY: a mutable or recursive struct is a live box of its fields' slots.
                     (tys, unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
                 } else {
                     (tys, like.words.clone())

@@ -40,10 +40,11 @@ impl Translator<'_, '_, '_> {
             (Prim::NamedTuple, [_, ..]) => self.concat(&args[1..])?,
             (Prim::GetField, [obj, _]) => {
                 let index = const_index(&args[1])?;
-                if obj.is_mutable() && matches!(obj, Type::Struct(_)) {
+                if crate::layout::is_object(obj) {
                     let ptr = self.pointer(&args[0])?;
                     let range = self.env.layout.field_range(obj, index)?;
-                    let field_ty = obj.field_types().and_then(|f| f.get(index).cloned());
+                    // As read: a recursive struct's own type in it is the struct (one layout).
+                    let field_ty = obj.field(index);
                     let field_ty =
                         field_ty.ok_or_else(|| JitError::invalid("missing field type"))?;
                     let v = self.load_words(ptr, range.start, &field_ty)?;
@@ -63,7 +64,7 @@ impl Translator<'_, '_, '_> {
             }
             (Prim::SetField, [obj @ Type::Struct(s), _, vty]) if s.mutable => {
                 let index = const_index(&args[1])?;
-                let field_ty = s.fields.get(index).map(|f| f.1.clone());
+                let field_ty = obj.field(index);
                 let field_ty = field_ty.ok_or_else(|| JitError::invalid("missing field"))?;
                 let ptr = self.pointer(&args[0])?;
                 let range = self.env.layout.field_range(obj, index)?;
@@ -151,7 +152,7 @@ impl Translator<'_, '_, '_> {
         }))
     }
 
-    /// `New`: an immutable struct is its fields' slots; a mutable one is a box.
+    /// `New`: an immutable struct is its fields' slots; a mutable or recursive one is a box.
     pub(super) fn new_struct(
         &mut self,
         s: &StructRef,
@@ -165,11 +166,13 @@ impl Translator<'_, '_, '_> {
                 args.len()
             )));
         }
+        let whole = Type::Struct(s.clone());
         let mut vs = Vec::new();
-        for (a, (_, fty)) in args.iter().zip(&s.fields) {
-            vs.extend(self.operand_as(a, fty)?);
+        for (i, a) in args.iter().enumerate() {
+            let fty = whole.field(i).unwrap_or(Type::Nothing);
+            vs.extend(self.operand_as(a, &fty)?);
         }
-        if !s.mutable {
+        if !crate::layout::is_object(&whole) {
             return Ok(vs);
         }
         if !matches!(ty, Type::Struct(_)) {

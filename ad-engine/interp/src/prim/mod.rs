@@ -466,14 +466,19 @@ fn range_length(a: &Value, s: &Value, b: &Value) -> Result<Value, String> {
 
 /// Is `v` of the concrete type `t`? A struct built with a fixed shape (a `Node` holding
 /// `nothing`) is also of its recursive type (a `Node` of any length), which is Julia's one type,
-/// and its tangent, a named tuple as deep as it, of the recursive tangent (by its field names).
+/// and its tangent, a named tuple as deep as it, of the recursive tangent (by its field names);
+/// a mutable node's shadow, a `Ref` of such a named tuple, of its box type (checked to the
+/// named tuple only: a cycle of nodes has no end).
 fn of_type(v: &Value, t: &Type) -> bool {
-    match (v.julia_type(), t) {
-        (Type::Struct(a), Type::Struct(b)) if b.is_recursive() => b.is(&a.name, &a.params),
-        (Type::NamedTuple(a), Type::NamedTuple(b)) if t.holds_recursion() => {
-            a.iter().map(|(n, _)| n).eq(b.iter().map(|(n, _)| n))
+    match (v, t) {
+        (Value::NamedTuple(names, _), Type::NamedTuple(b)) if t.holds_recursion() => {
+            names.iter().eq(b.iter().map(|(n, _)| n))
         }
-        (a, t) => a == *t,
+        (Value::Ref(r), Type::Ref(inner)) if t.holds_recursion() => of_type(&r.borrow(), inner),
+        _ => match (v.julia_type(), t) {
+            (Type::Struct(a), Type::Struct(b)) if b.is_recursive() => b.is(&a.name, &a.params),
+            (a, t) => a == *t,
+        },
     }
 }
 

@@ -58,35 +58,68 @@ pub fn zero_tangent(args: &[Value], ret: &Type) -> Result<Value, String> {
         (Type::Any, Some(v)) => tangent_type(&v.julia_type()),
         _ => ret.clone(),
     };
-    zero_of(&ty, shape_of)
+    zero_of(&ty, shape_of, &mut Vec::new())
 }
 
-fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
+/// The objects (arrays, mutable structs) a zero was made for, by address, with their zeros:
+/// an object reached twice has one shadow, and a cycle of mutable nodes ends.
+type Seen = Vec<(*const (), Value)>;
+
+/// The address of an object with identity (an array, a mutable struct).
+fn identity(v: &Value) -> Option<*const ()> {
+    match v {
+        Value::Array(r) => Some(Rc::as_ptr(r).cast::<()>()),
+        Value::Mutable(_, r) => Some(Rc::as_ptr(r).cast::<()>()),
+        _ => None,
+    }
+}
+
+fn zero_of(t: &Type, like: Option<&Value>, seen: &mut Seen) -> Result<Value, String> {
     let parts = like.and_then(components);
     let part = |i: usize| parts.as_ref().and_then(|ps| ps.get(i));
-    let zeros = |ts: &mut dyn Iterator<Item = &Type>| -> Result<Vec<Value>, String> {
-        ts.enumerate().map(|(i, t)| zero_of(t, part(i))).collect()
+    let zeros = |ts: &mut dyn Iterator<Item = Type>, seen: &mut Seen| {
+        ts.enumerate()
+            .map(|(i, t)| zero_of(&t, part(i), seen))
+            .collect::<Result<Vec<Value>, String>>()
     };
     Ok(match t {
         Type::Float64 => Value::F64(0.0),
         Type::Int64 => Value::Int(0),
         Type::Bool => Value::Bool(false),
         Type::Nothing => Value::Nothing,
-        Type::Tuple(ts) => Value::Tuple(zeros(&mut ts.iter())?.into()),
+        Type::Tuple(ts) => Value::Tuple(zeros(&mut ts.iter().cloned(), seen)?.into()),
+        // A recursive struct (or its tangent) binds its own type in its fields
+        // ([`Type::field`]).
         Type::NamedTuple(fs) => Value::NamedTuple(
             fs.iter().map(|(n, _)| n.clone()).collect(),
-            zeros(&mut fs.iter().map(|(_, t)| t))?.into(),
+            zeros(&mut (0..fs.len()).filter_map(|i| t.field(i)), seen)?.into(),
         ),
-        Type::Struct(s) => {
-            Value::new_struct(s.clone(), zeros(&mut s.fields.iter().map(|(_, t)| t))?)
+        Type::Struct(s) => Value::new_struct(
+            s.clone(),
+            zeros(&mut (0..s.fields.len()).filter_map(|i| t.field(i)), seen)?,
+        ),
+        // The shadow of a mutable struct is a `Ref` of its fields' slots, one per struct: made
+        // before its contents, so that a node reached again through them finds it.
+        Type::Ref(inner) if matches!(like, Some(Value::Mutable(..))) => {
+            let at = like.and_then(identity);
+            if let Some((_, z)) = seen.iter().find(|(p, _)| Some(*p) == at) {
+                return Ok(z.clone());
+            }
+            let shadow = Rc::new(RefCell::new(Value::Nothing));
+            if let Some(at) = at {
+                seen.push((at, Value::Ref(shadow.clone())));
+            }
+            let contents = zero_of(inner, like, seen)?;
+            *shadow.borrow_mut() = contents;
+            Value::Ref(shadow)
         }
-        // The shadow of a `Ref` or of a mutable struct is a `Ref` of the contents' tangent.
+        // The shadow of a `Ref` is a `Ref` of the contents' tangent.
         Type::Ref(inner) => {
             let contents = match like {
                 Some(Value::Ref(r)) => Some(r.borrow().clone()),
                 other => other.cloned(),
             };
-            Value::new_ref(zero_of(inner, contents.as_ref())?)
+            Value::new_ref(zero_of(inner, contents.as_ref(), seen)?)
         }
         // The shadow of a vector of arrays or structs: each element's own zero shadow (an
         // unset slot stays unset).
@@ -98,27 +131,19 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
                         ArrayData::Obj(o) => {
                             // One array (or mutable struct) held in two slots has one shadow,
                             // held in both.
-                            let mut seen: Vec<(*const (), Value)> = Vec::new();
                             let mut items = Vec::with_capacity(o.items.len());
                             for x in &o.items {
-                                let z = match x {
-                                    Value::Undef(_) => x.clone(),
-                                    Value::Array(_) | Value::Mutable(..) => {
-                                        let at = match x {
-                                            Value::Array(r) => Rc::as_ptr(r).cast::<()>(),
-                                            Value::Mutable(_, r) => Rc::as_ptr(r).cast::<()>(),
-                                            _ => std::ptr::null(),
-                                        };
-                                        match seen.iter().find(|(p, _)| *p == at) {
-                                            Some((_, z)) => z.clone(),
-                                            None => {
-                                                let z = zero_of(e, Some(x))?;
-                                                seen.push((at, z.clone()));
-                                                z
-                                            }
+                                let z = match (x, identity(x)) {
+                                    (Value::Undef(_), _) => x.clone(),
+                                    (_, Some(at)) => match seen.iter().find(|(p, _)| *p == at) {
+                                        Some((_, z)) => z.clone(),
+                                        None => {
+                                            let z = zero_of(e, Some(x), seen)?;
+                                            seen.push((at, z.clone()));
+                                            z
                                         }
-                                    }
-                                    x => zero_of(e, Some(x))?,
+                                    },
+                                    _ => zero_of(e, Some(x), seen)?,
                                 };
                                 items.push(z);
                             }
@@ -159,7 +184,7 @@ fn zero_of(t: &Type, like: Option<&Value>) -> Result<Value, String> {
         // The zero of the member for the value at hand (a primal or a gradient of one of the
         // union's members); `nothing`, the gradients' zero, without one.
         Type::Union(u) => match u.members.iter().find(|m| like.is_some_and(|v| fits(m, v))) {
-            Some(m) => zero_of(m, like)?,
+            Some(m) => zero_of(m, like, seen)?,
             None => Value::Nothing,
         },
         _ => return Err(format!("internal error: no zero value of type {t}")),
