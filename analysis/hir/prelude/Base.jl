@@ -4419,7 +4419,10 @@ get(p::Pairs{<:NamedTuple}, k::Symbol, default) = get(p.data, k, default)
 get(f, p::Pairs{<:NamedTuple}, k::Symbol) = haskey(p.data, k) ? getproperty(p.data, k) : f()
 # `collect(kw)`: a `Vector{Pair{Symbol, V}}`, its names symbols known when the program runs.
 collect(p::Pairs{<:NamedTuple}) = _pairs_vector([keys(p.data)...], p.data)
-_pairs_vector(ks, nt::NamedTuple) = [Pair(ks[i], nt[i]) for i in 1:length(ks)]
+function _pairs_vector(ks, nt::NamedTuple)
+    isempty(ks) && error("unsupported: `collect(kw)` of no keywords (Julia's `Pair{Symbol, Union{}}[]`, a vector nothing can be stored in)")
+    return [Pair(ks[i], nt[i]) for i in 1:length(ks)]
+end
 Dict(p::Pairs{<:NamedTuple}) = Dict(_named_pairs(p.data)...)
 merge(nt::NamedTuple, p::Pairs{<:NamedTuple}) = merge(nt, p.data)
 _named_part(p::Pairs{<:NamedTuple}) = p.data
@@ -4432,6 +4435,14 @@ _gen_fold_init(op, init, f, it::Pairs{<:NamedTuple}) = _gen_fold_init(op, init, 
 _gen_collect(f, it::Pairs{<:NamedTuple}) = _gen_collect(f, _named_pairs(it.data))
 _gen_any(f, it::Pairs{<:NamedTuple}) = _gen_any(f, _named_pairs(it.data))
 _gen_all(f, it::Pairs{<:NamedTuple}) = _gen_all(f, _named_pairs(it.data))
+# And so do the reductions with a function (`sum(last, kw)`), `any`, `all` and `foreach`.
+sum(f, p::Pairs{<:NamedTuple}) = sum(f, _named_pairs(p.data))
+prod(f, p::Pairs{<:NamedTuple}) = prod(f, _named_pairs(p.data))
+maximum(f, p::Pairs{<:NamedTuple}) = maximum(f, _named_pairs(p.data))
+minimum(f, p::Pairs{<:NamedTuple}) = minimum(f, _named_pairs(p.data))
+any(f, p::Pairs{<:NamedTuple}) = any(f(q) for q in p)
+all(f, p::Pairs{<:NamedTuple}) = all(f(q) for q in p)
+foreach(f, p::Pairs{<:NamedTuple}) = foreach(f, _named_pairs(p.data))
 
 # ---- Strings (Julia's strings/io.jl, strings/util.jl, parse.jl) -----------------------------
 
