@@ -473,7 +473,7 @@ fn conjugate(z: &Value) -> Option<Value> {
 
 /// The entries `k => v` of `pairs(data)`: of a named tuple its names as symbols, of a vector
 /// or a tuple the indices.
-fn pairs_entries(data: &Value) -> Option<Vec<(Value, Value)>> {
+pub(crate) fn pairs_entries(data: &Value) -> Option<Vec<(Value, Value)>> {
     Some(match data {
         Value::NamedTuple(names, vals) => names
             .iter()
