@@ -15,6 +15,10 @@ use crate::value::Val;
 /// The name that marks a splatted named tuple (`kw...`) among a call's keyword names.
 const SPLAT: &str = "...";
 
+/// What a method's `kw...` is bound to: `pairs` of the named tuple of the other keywords (Julia's
+/// `Base.Pairs`), as lowering binds it for a call without keywords.
+const KEYWORD_REST: &str = "Base.pairs";
+
 impl Cx<'_> {
     /// `kwcall(names, values..., f, args...)`.
     pub(crate) fn keyword_call(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
@@ -118,7 +122,8 @@ impl Cx<'_> {
                 .unzip();
             let mut nt = vec![Val::lit(Const::Tuple(names.into()))];
             nt.extend(values);
-            body_args.push(self.call_named(b, &"namedtuple".into(), &nt)?);
+            let nt = self.call_named(b, &"namedtuple".into(), &nt)?;
+            body_args.push(self.call_named(b, &KEYWORD_REST.into(), &[nt])?);
         }
         body_args.extend(full);
         self.call_generic(b, &keywords.body, &body_args)
@@ -353,8 +358,9 @@ impl Cx<'_> {
             .map(Some)
     }
 
-    /// The keywords a call passes, in order, with `kw...` splatted; a later value of the same
-    /// name replaces the earlier one (as Julia's `merge`).
+    /// The keywords a call passes, in order, with `kw...` splatted (a named tuple, or the
+    /// `pairs` of one another method's `kw...` is bound to); a later value of the same name
+    /// replaces the earlier one (as Julia's `merge`).
     pub(crate) fn passed_keywords(
         &mut self,
         b: &mut PlanBuilder,
@@ -374,9 +380,17 @@ impl Cx<'_> {
                 add(name.clone(), value.clone());
                 continue;
             }
+            let value = match &value.ty {
+                t if crate::builtins::is_keyword_pairs(t) => {
+                    let data = Val::lit(Const::Symbol("data".into()));
+                    self.call_named(b, &"getfield".into(), &[value.clone(), data])?
+                }
+                _ => value.clone(),
+            };
             let Type::NamedTuple(fields) = &value.ty else {
                 return Err(Fail::method(format!(
-                    "MethodError: keyword arguments splatted with `...` must be a named tuple, not {}",
+                    "MethodError: keyword arguments splatted with `...` must be a named tuple or \
+                     its `pairs` (another method's `kw...`), not {}",
                     value.ty
                 )));
             };

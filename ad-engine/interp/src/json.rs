@@ -85,6 +85,19 @@ pub fn to_json(v: &Value) -> Json {
                 None => Json::Null,
             }
         }
+        // `pairs(x)`, a method's `kw...`: an object keyed by each key as `print` writes it, as
+        // a `Dict`'s.
+        Value::Struct(t, vs) if &*t.name == "Base.Pairs" => {
+            match vs.first().and_then(crate::show_library::pairs_entries) {
+                Some(entries) => Json::Object(
+                    entries
+                        .iter()
+                        .map(|(k, v)| (crate::prim::strings::print_string(k), to_json(v)))
+                        .collect(),
+                ),
+                None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+            }
+        }
         Value::Struct(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
         // A `Dict`: an object keyed by each key as `print` writes it (`"a"`, `"1"`).
         Value::Mutable(t, vs) if &*t.name == "Base.Dict" => {

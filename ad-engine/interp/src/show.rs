@@ -410,6 +410,9 @@ pub fn type_string(t: &Type) -> String {
             _ => t.to_string(),
         },
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
+        Type::Struct(s) if &*s.name == "Base.Pairs" => {
+            crate::show_library::pairs_type_string(s).unwrap_or_else(|| t.to_string())
+        }
         // A parametric struct with its parameters as Julia prints them (`P{Char}`, not the
         // IR's `P{Base.Char}`).
         Type::Struct(s) if !s.params.is_empty() => {

@@ -3,11 +3,12 @@
 //! `Diagonal`, the triangular wrappers, `Symmetric` and `transpose(x)` as the arrays they stand
 //! for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`,
 //! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `1//2`, `'a'`, `Val{3}()`, `findfirst`'s
-//! `Union{Nothing, Int64}` as `nothing` or the index.
+//! `Union{Nothing, Int64}` as `nothing` or the index, `pairs(x)` (a method's `kw...`) as Julia
+//! shows a dictionary (`Base.Pairs(:a => 1.0, :b => 2.0)`).
 
 use std::fmt::{self, Write};
 
-use zy_ir::{write_julia_float, StructType};
+use zy_ir::{write_julia_float, StructType, Type};
 
 use crate::value::{Array, ArrayData, Shape, Value};
 
@@ -47,6 +48,7 @@ enum Form {
     Char,
     ConjAdjoint,
     Set,
+    Pairs,
 }
 
 fn form(t: &StructType) -> Option<Form> {
@@ -80,6 +82,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.Char" => Form::Char,
         "Base.ConjAdjoint" => Form::ConjAdjoint,
         "Base.Set" => Form::Set,
+        "Base.Pairs" => Form::Pairs,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
         "Base._RoundToZero" => Form::Rounding("ToZero"),
         "Base._RoundUp" => Form::Rounding("Up"),
@@ -166,6 +169,28 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                 }
                 f.write_str("])")?;
             }
+        }
+        Form::Pairs => {
+            let Some(entries) = field("data").and_then(pairs_entries) else {
+                return Ok(false);
+            };
+            // Julia's `show` of a dictionary: its type's name alone when the keys' and values'
+            // types read back from the entries, else the whole type.
+            let implicit = matches!(pairs_value_types(t).as_deref(), Some([v]) if implicit(v));
+            match pairs_type_string(t) {
+                Some(_) if implicit && !entries.is_empty() => f.write_str("Base.Pairs(")?,
+                Some(full) => write!(f, "{full}(")?,
+                None => return Ok(false),
+            }
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                show(f, k)?;
+                f.write_str(" => ")?;
+                pair_side(f, v, show)?;
+            }
+            f.write_char(')')?;
         }
         Form::CartesianIndex => match field("I") {
             Some(Value::Tuple(items)) => {
@@ -444,6 +469,86 @@ fn conjugate(z: &Value) -> Option<Value> {
         t.clone(),
         vec![fields.first()?.clone(), im],
     ))
+}
+
+/// The entries `k => v` of `pairs(data)`: of a named tuple its names as symbols, of a vector
+/// or a tuple the indices.
+pub(crate) fn pairs_entries(data: &Value) -> Option<Vec<(Value, Value)>> {
+    Some(match data {
+        Value::NamedTuple(names, vals) => names
+            .iter()
+            .map(|n| Value::Symbol(n.clone()))
+            .zip(vals.iter().cloned())
+            .collect(),
+        Value::Tuple(vals) => (1..).map(Value::Int).zip(vals.iter().cloned()).collect(),
+        Value::Array(a) => {
+            let a = a.borrow();
+            if !matches!(a.shape, Shape::Vector(_)) {
+                return None;
+            }
+            (1..).map(Value::Int).zip(a.data.values()).collect()
+        }
+        _ => return None,
+    })
+}
+
+/// The types of the values `pairs(data)` pairs, distinct, in the order Julia writes a `Union`
+/// of them: the named tuple's or tuple's element types, the vector's element type.
+fn pairs_value_types(t: &StructType) -> Option<Vec<Type>> {
+    let mut types: Vec<Type> = match &t.fields.iter().find(|(n, _)| &**n == "data")?.1 {
+        Type::NamedTuple(fs) => fs.iter().map(|(_, t)| t.clone()).collect(),
+        Type::Tuple(ts) => ts.to_vec(),
+        Type::Array(e, 1) => vec![(**e).clone()],
+        _ => return None,
+    };
+    types.sort_by_key(crate::show::type_string);
+    types.dedup_by_key(|t| crate::show::type_string(t));
+    Some(types)
+}
+
+/// Julia's full type of `pairs(data)`, `Base.Pairs{K, V, I, A}`, given the struct holding
+/// `data`: of a named tuple `Base.Pairs{Symbol, Float64, Tuple{Symbol, Symbol},
+/// @NamedTuple{a::Float64, b::Float64}}` (`V` the values' common type, else their `Union`), of a
+/// vector its `LinearIndices`, of a tuple its `Base.OneTo`.
+pub(crate) fn pairs_type_string(t: &StructType) -> Option<String> {
+    let data = &t.fields.iter().find(|(n, _)| &**n == "data")?.1;
+    let (key, indices) = match data {
+        Type::NamedTuple(fs) => {
+            let names = Type::tuple(fs.iter().map(|_| Type::any_symbol()));
+            ("Symbol", crate::show::type_string(&names))
+        }
+        Type::Tuple(_) => ("Int64", "Base.OneTo{Int64}".to_string()),
+        Type::Array(_, 1) => (
+            "Int64",
+            "LinearIndices{1, Tuple{Base.OneTo{Int64}}}".to_string(),
+        ),
+        _ => return None,
+    };
+    let value = match pairs_value_types(t)?.as_slice() {
+        [one] => crate::show::type_string(one),
+        all => {
+            let names: Vec<String> = all.iter().map(crate::show::type_string).collect();
+            format!("Union{{{}}}", names.join(", "))
+        }
+    };
+    let data = crate::show::type_string(data);
+    Some(format!("Base.Pairs{{{key}, {value}, {indices}, {data}}}"))
+}
+
+/// Julia's `typeinfo_implicit`: is a value of type `t` shown so that its type reads back from
+/// the text (`1.0`, `:a`, `"s"`, `[1.0]`, `(1, 2.0)`), so a container need not name it?
+fn implicit(t: &Type) -> bool {
+    match t {
+        Type::Float64 | Type::Int64 | Type::String | Type::Symbol(_) => true,
+        // Singleton types.
+        Type::Nothing | Type::Function(_) => true,
+        Type::Struct(s) if &*s.name == "Base.Char" => true,
+        Type::Struct(s) if &*s.name == "Base.Pair" => s.params.iter().all(implicit),
+        Type::Array(e, _) => implicit(e),
+        Type::Tuple(ts) => ts.iter().all(implicit),
+        Type::NamedTuple(fs) => fs.iter().all(|(_, t)| implicit(t)),
+        _ => false,
+    }
 }
 
 /// A pair inside a pair is parenthesised (`1 => (2 => 3)`).

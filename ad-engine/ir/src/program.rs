@@ -115,8 +115,8 @@ pub struct Keywords {
     /// it: `default(positional..., earlier keywords...)` (it throws `UndefKeywordError` for a
     /// keyword without a default).
     pub params: Vec<(Name, Name)>,
-    /// `kw...`: the keywords not named in `params` go to the body as a named tuple; without it
-    /// they are a `MethodError`.
+    /// `kw...`: the keywords not named in `params` go to the body as Julia's `pairs` of a named
+    /// tuple of them (a `Base.Pairs`); without it they are a `MethodError`.
     pub rest: bool,
 }
 

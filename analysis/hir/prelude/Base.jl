@@ -765,7 +765,8 @@ get(nt::NamedTuple, k::Symbol, default) = haskey(nt, k) ? getproperty(nt, k) : d
 # `NamedTuple{names}(t)`, as the syntax passes it: the named tuple of `t`'s values.
 _named_tuple_of(names::Tuple, t::Tuple) = _rename(names, t)
 # `(; a = x, nt..., c = y)`, as the syntax passes it: the parts merged in order.
-_merge_named(nts::NamedTuple...) = merge(nts...)
+_merge_named(nts...) = merge(map(_named_part, nts)...)
+_named_part(nt::NamedTuple) = nt
 
 _foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc
@@ -4433,6 +4434,37 @@ getindex(p::Pairs{<:NamedTuple}, k::Symbol) = p.data[k]
 _gen_elem(p::Pairs{<:NamedTuple}, k::Int) = Pair(keys(p.data)[k], p.data[k])
 first(p::Pairs{<:NamedTuple}) = Pair(first(keys(p.data)), first(p.data))
 last(p::Pairs{<:NamedTuple}) = Pair(last(keys(p.data)), last(p.data))
+# A method's `kw...` is such pairs (Julia's `Base.Pairs{Symbol, V, ...}` of the named tuple of
+# the other keywords passed), a dictionary from the names to the values.
+# (`haskey(kw, :a)` is inference's, known from the names.)
+get(p::Pairs{<:NamedTuple}, k::Symbol, default) = get(p.data, k, default)
+get(f, p::Pairs{<:NamedTuple}, k::Symbol) = haskey(p.data, k) ? getproperty(p.data, k) : f()
+# `collect(kw)`: a `Vector{Pair{Symbol, V}}`, its names symbols known when the program runs.
+collect(p::Pairs{<:NamedTuple}) = _pairs_vector([keys(p.data)...], p.data)
+function _pairs_vector(ks, nt::NamedTuple)
+    isempty(ks) && error("unsupported: `collect(kw)` of no keywords (Julia's `Pair{Symbol, Union{}}[]`, a vector nothing can be stored in)")
+    return [Pair(ks[i], nt[i]) for i in 1:length(ks)]
+end
+Dict(p::Pairs{<:NamedTuple}) = Dict(_named_pairs(p.data)...)
+merge(nt::NamedTuple, p::Pairs{<:NamedTuple}) = merge(nt, p.data)
+_named_part(p::Pairs{<:NamedTuple}) = p.data
+# The pairs `:a => nt.a` of a named tuple, as a tuple.
+_named_pairs(nt::NamedTuple) = map(Pair, keys(nt), values(nt))
+# A generator over them (`sum(v for (k, v) in kw)`) goes over that tuple: each key is a symbol
+# of its own type, each pair read by a constant index.
+_gen_fold(op, first, f, it::Pairs{<:NamedTuple}) = _gen_fold(op, first, f, _named_pairs(it.data))
+_gen_fold_init(op, init, f, it::Pairs{<:NamedTuple}) = _gen_fold_init(op, init, f, _named_pairs(it.data))
+_gen_collect(f, it::Pairs{<:NamedTuple}) = _gen_collect(f, _named_pairs(it.data))
+_gen_any(f, it::Pairs{<:NamedTuple}) = _gen_any(f, _named_pairs(it.data))
+_gen_all(f, it::Pairs{<:NamedTuple}) = _gen_all(f, _named_pairs(it.data))
+# And so do the reductions with a function (`sum(last, kw)`), `any`, `all` and `foreach`.
+sum(f, p::Pairs{<:NamedTuple}) = sum(f, _named_pairs(p.data))
+prod(f, p::Pairs{<:NamedTuple}) = prod(f, _named_pairs(p.data))
+maximum(f, p::Pairs{<:NamedTuple}) = maximum(f, _named_pairs(p.data))
+minimum(f, p::Pairs{<:NamedTuple}) = minimum(f, _named_pairs(p.data))
+any(f, p::Pairs{<:NamedTuple}) = any(f(q) for q in p)
+all(f, p::Pairs{<:NamedTuple}) = all(f(q) for q in p)
+foreach(f, p::Pairs{<:NamedTuple}) = foreach(f, _named_pairs(p.data))
 
 # ---- Strings (Julia's strings/io.jl, strings/util.jl, parse.jl) -----------------------------
 

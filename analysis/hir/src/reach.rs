@@ -71,6 +71,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.!"],
         hooks: &[],
     },
+    // A method's `kw...` is bound to `pairs` of a named tuple, by lowering's call in the
+    // method's own item (and inference's in a keyword call to it): the item names it.
+    Hooks {
+        triggers: &["Base.pairs"],
+        hooks: &["Base.pairs"],
+    },
     // `deepcopy` of a struct copies each field by `Base._deepcopy` (inference's `copies`).
     Hooks {
         triggers: &["_deepcopy_fields"],

@@ -21,6 +21,10 @@ use crate::LoweredItem;
 /// The named tuple of the keywords a shorter method of an optional parameter passes on.
 const FORWARDED: &str = "#kw";
 
+/// What binds `kw...`: Julia's `pairs` of the named tuple of the other keywords passed (a
+/// `Base.Pairs`, which inference's keyword calls make too).
+pub(crate) const KEYWORD_REST: &str = "Base.pairs";
+
 /// Lower `def` (a method of `name` with optional positional parameters): the full method, and
 /// one method per optional parameter left out, which binds the defaults and calls the full one
 /// (passing any keywords on).
@@ -246,7 +250,8 @@ pub(crate) fn default_value(k: &KeywordParam) -> Expr {
 }
 
 /// `f(x) = (a = default_a; b = default_b; #f#kw(a, b, x))`: the method itself, for calls
-/// without keywords (and the one a keyword call dispatches on).
+/// without keywords (and the one a keyword call dispatches on); `kw...` is bound to
+/// `pairs(NamedTuple())`.
 fn positional_method(def: &FunctionDef, body_name: &str) -> FunctionDef {
     let r = def.name_range;
     let positional = positional_params(def);
@@ -266,7 +271,8 @@ fn positional_method(def: &FunctionDef, body_name: &str) -> FunctionDef {
         .map(|k| ident(k.range, &k.name))
         .collect();
     if def.keyword_rest.is_some() {
-        args.push(Expr::new(ExprKind::NamedTuple(Vec::new()), r));
+        let empty = Expr::new(ExprKind::NamedTuple(Vec::new()), r);
+        args.push(call(KEYWORD_REST, vec![empty], r));
     }
     let name = match &def.name {
         FunctionName::Callable { self_name, ty } => {

@@ -16,7 +16,7 @@ use zy_syntax::ast::{FunctionDef, TextRange};
 use crate::body::{BodyLowerer, ItemCx};
 use crate::closure::return_conversion;
 use crate::item::{plain_method, signature, type_expr};
-use crate::keywords::default_value;
+use crate::keywords::{default_value, KEYWORD_REST};
 use crate::scope::VarId;
 
 /// An argument of a function generated for a keyword closure.
@@ -143,7 +143,8 @@ pub(crate) fn lower(
         }
         if def.keyword_rest.is_some() {
             let empty = Operand::Const(Const::Tuple(Vec::new().into()));
-            values.push(lw.call("namedtuple", vec![empty], def.name_range));
+            let nt = lw.call("namedtuple", vec![empty], def.name_range);
+            values.push(lw.call(KEYWORD_REST, vec![nt], def.name_range));
         }
         values.push(env.into());
         values.extend(args.iter().map(|&a| Operand::from(a)));

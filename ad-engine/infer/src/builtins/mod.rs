@@ -10,6 +10,7 @@ pub(crate) mod diff;
 mod exceptions;
 mod higher;
 mod named;
+pub(crate) use named::is_keyword_pairs;
 mod scalar;
 pub(crate) mod strings;
 

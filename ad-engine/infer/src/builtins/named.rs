@@ -24,6 +24,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             Ok(acc)
         }
         ("haskey", [nt, key]) if is_named(nt) => haskey(nt, key),
+        ("haskey", [p, key]) if is_keyword_pairs(&p.ty) => pairs_haskey(p, key),
         ("keys", [nt]) if is_named(nt) => Ok(keys(b, nt)),
         ("_rename", [names, t]) => rename_to(b, names, t),
         ("getproperty", [x, f]) => getproperty(b, x, f),
@@ -216,6 +217,40 @@ fn haskey(nt: &Val, key: &Val) -> Result<Val, Fail> {
                 "`haskey` of a named tuple with a key that is not a literal symbol or Int",
             ))
         }
+    };
+    Ok(Val::lit(Const::Bool(has)))
+}
+
+/// Is `t` the library's `Pairs` of a named tuple (`pairs(nt)`, what a method's `kw...` is
+/// bound to)?
+pub(crate) fn is_keyword_pairs(t: &Type) -> bool {
+    let Type::Struct(s) = t else { return false };
+    &*s.name == "Base.Pairs"
+        && s.fields
+            .iter()
+            .any(|(n, t)| &**n == "data" && matches!(t, Type::NamedTuple(_)))
+}
+
+/// `haskey(kw, k)` of `pairs(nt)` (Julia's `k in keys(nt)`): whether `k` is one of the names,
+/// known from the type, so that `haskey(kw, :a) ? kw[:a] : d` reads only a name passed. A key
+/// other than a symbol is not there.
+fn pairs_haskey(p: &Val, key: &Val) -> Result<Val, Fail> {
+    if key.ty.is_any_symbol() {
+        return Err(Fail::unsupported(
+            "`haskey(kw, k)` of a keyword rest with a symbol `k` known only at run time; \
+             write the symbol (`haskey(kw, :a)`)",
+        ));
+    }
+    let names = match &p.ty {
+        Type::Struct(s) => s.fields.iter().find_map(|(n, t)| match t {
+            Type::NamedTuple(fs) if &**n == "data" => Some(fs.clone()),
+            _ => None,
+        }),
+        _ => None,
+    };
+    let has = match (names, super::data::symbol_of(key)) {
+        (Some(fs), Some(k)) => fs.iter().any(|(n, _)| *n == k),
+        _ => false,
     };
     Ok(Val::lit(Const::Bool(has)))
 }
