@@ -5159,6 +5159,13 @@ function getindex(r::StepRangeLen, s::Union{UnitRange{Int}, StepRange{Int, Int}}
 end
 getindex(r::StepRangeLen, ::Colon) = r
 
+# A range equals an array of the same elements (Julia's `==` of `AbstractArray`s).
+==(r::UnitRange{Int}, v::Array) = collect(r) == v
+==(r::StepRange{Int, Int}, v::Array) = collect(r) == v
+==(r::LinRange, v::Array) = collect(r) == v
+==(r::StepRangeLen, v::Array) = collect(r) == v
+==(v::Array, r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = r == v
+
 # An Int range times, over, plus or minus a number: Julia's range of the new first element
 # and step, `range(a; step, length)` (a Float64 one rationalised: `0.1 .* (0:3)` ends at
 # `0.3`); with an Int, an Int range. (`n .* r` of Ints stays the vector of the products:
