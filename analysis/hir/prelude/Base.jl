@@ -5216,6 +5216,16 @@ broadcast(::typeof(-), r::LinRange) = -r
 *(r::LinRange, x::Real) = broadcast(*, r, x)
 /(r::LinRange, x::Real) = broadcast(/, r, x)
 reverse(r::LinRange) = LinRange(r.stop, r.start, r.len)
+# Two LinRanges of one length: the LinRange of the sums (differences) of their ends.
++(r1::LinRange, r2::LinRange) = LinRange(r1.start + r2.start, r1.stop + r2.stop, _same_len(r1, r2))
+-(r1::LinRange, r2::LinRange) = LinRange(r1.start - r2.start, r1.stop - r2.stop, _same_len(r1, r2))
+broadcast(::typeof(+), r1::LinRange, r2::LinRange) = r1 + r2
+broadcast(::typeof(-), r1::LinRange, r2::LinRange) = r1 - r2
+function _same_len(r1, r2)
+    length(r1) == length(r2) || throw(DimensionMismatch(
+        "argument dimensions must match: length of r1 is $(length(r1)), length of r2 is $(length(r2))"))
+    return length(r1)
+end
 function getindex(r::LinRange, s::Union{UnitRange{Int}, StepRange{Int, Int}})
     if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
         throw(BoundsError(r, s))

@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 309033..309037: abs2
+            <zy>/prelude/Base.jl (prelude) 309655..309659: abs2
         "#]],
     );
 }
