@@ -45,10 +45,12 @@ pub(crate) fn is_view(t: &Type) -> bool {
 /// view, `Symmetric(A)`/`Hermitian(A)` (whose copy is the dense symmetric matrix), a
 /// `Diagonal` or a triangular wrapper (the dense matrix with its zeros), `transpose(x)` of a
 /// vector (the 1×n matrix), `x'` of a complex vector (the 1×n matrix of conjugates) or
-/// `A'`/`transpose(A)` of a matrix (the transposed matrix)? So `broadcast(f, U)` maps `f`
-/// over the elements, as Julia's does, rather than calling `f(U)`.
+/// `A'`/`transpose(A)` of a matrix (the transposed matrix), or a range (its elements, which
+/// never change: Julia's generic `AbstractVector` methods read them one by one)? So
+/// `broadcast(f, U)` maps `f` over the elements, as Julia's does, rather than calling `f(U)`.
 pub(crate) fn reads_as_copy(t: &Type) -> bool {
     is_view(t)
+        || is_range(t)
         || matches!(t, Type::Struct(s) if matches!(
             &*s.name,
             "LinearAlgebra.Symmetric"
@@ -76,7 +78,35 @@ fn reads_views(name: &str, args: &[Type]) -> bool {
         && !name.ends_with('!')
         && !makes_views(name)
         && !structured_arithmetic(name, args)
-        && args.iter().any(reads_as_copy)
+        && args.iter().any(|t| reads_as_copy(t) && !is_range(t))
+}
+
+/// May a call of the library function `name` with a range among `args`, no method for it and
+/// no builtin taking it (`t[2:3]` of a tuple is a builtin's), read a copy of each range: its
+/// elements, as Julia's generic `AbstractVector` methods read them (`std(r)`, `sort(r)`)?
+/// Not a function that writes (`push!(r, x)` is Julia's `MethodError`), gives views or
+/// prints, where a range is shown as itself (`1:2:9`).
+fn reads_ranges(name: &str, args: &[Type]) -> bool {
+    is_library(name)
+        && !name.ends_with('!')
+        && !makes_views(name)
+        && !prints(name)
+        && args.iter().any(is_range)
+}
+
+/// Is `t` one of the library's ranges?
+fn is_range(t: &Type) -> bool {
+    matches!(t, Type::Struct(s) if crate::pattern::is_range_struct(&s.name))
+}
+
+/// Does the library function `name` write its arguments' text, where a range is shown as
+/// itself (`1:2:9`), not as its elements?
+fn prints(name: &str) -> bool {
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    matches!(
+        bare,
+        "string" | "repr" | "print" | "println" | "show" | "sprint"
+    )
 }
 
 /// Is this `+`, `-`, `*` or `Matrix` with a `Diagonal` or triangular operand? The builtins hand
@@ -847,12 +877,15 @@ impl<'a> Cx<'a> {
                 if let Some(refused) = wrapper_view_refused(name, &types) {
                     return Err(refused);
                 }
-                match builtin_of(name) {
-                    Some(builtin) => {
-                        return self
-                            .call_builtin(b, name, builtin, args)
-                            .unwrap_or(Err(no_match));
-                    }
+                let builtin = builtin_of(name);
+                if let Some(r) = builtin.and_then(|f| self.call_builtin(b, name, f, args)) {
+                    return r;
+                }
+                if reads_ranges(name, &types) {
+                    return self.call_with_views_copied(b, name, args, no_match);
+                }
+                match builtin {
+                    Some(_) => return Err(no_match),
                     // Outer constructors (`LinRange(a, b, n)`) keep the default one beside them.
                     None => match self.program.structs.get(name) {
                         Some(def) if def.kind == StructKind::User && !def.inner_constructors => {

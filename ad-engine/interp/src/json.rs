@@ -1,6 +1,6 @@
 //! The JSON encoding of values fixed by SPEC: numbers as numbers (non-finite floats as the
 //! strings `"NaN"`, `"Inf"`, `"-Inf"`), `nothing` as `null`, tuples and vectors as arrays, a
-//! matrix as an array of rows, a view as the array it stands for, structs, named tuples and closures as objects keyed by field, a
+//! matrix as an array of rows, a view or a range as the array it stands for, structs, named tuples and closures as objects keyed by field, a
 //! `Ref` as `{"x": ...}`, a character as its string.
 
 use serde_json::{Map, Value as Json};
@@ -98,7 +98,11 @@ pub fn to_json(v: &Value) -> Json {
                 None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
             }
         }
-        Value::Struct(t, vs) => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+        // A range: the array of its elements, as a view's.
+        Value::Struct(t, vs) => match crate::show_library::range_elements(t, vs) {
+            Some(elements) => Json::Array(elements.iter().map(to_json).collect()),
+            None => object(t.fields.iter().map(|(n, _)| &**n).zip(vs.iter())),
+        },
         // A `Dict`: an object keyed by each key as `print` writes it (`"a"`, `"1"`).
         Value::Mutable(t, vs) if &*t.name == "Base.Dict" => {
             match crate::show::dict_entries(&vs.borrow()) {

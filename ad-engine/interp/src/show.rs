@@ -410,6 +410,9 @@ pub fn type_string(t: &Type) -> String {
             _ => t.to_string(),
         },
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
+        Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Float64] => {
+            FLOAT_RANGE_TYPE.to_string()
+        }
         Type::Struct(s) if &*s.name == "Base.Pairs" => {
             crate::show_library::pairs_type_string(s).unwrap_or_else(|| t.to_string())
         }
@@ -422,6 +425,10 @@ pub fn type_string(t: &Type) -> String {
         other => other.to_string(),
     }
 }
+
+/// Julia's type of a Float64 range (the prelude's `StepRangeLen{Float64}`).
+const FLOAT_RANGE_TYPE: &str =
+    "StepRangeLen{Float64, Base.TwicePrecision{Float64}, Base.TwicePrecision{Float64}, Int64}";
 
 /// A type or function value's name as Julia shows it in `Main` (with `using LinearAlgebra`):
 /// the library's names unqualified (`UnitRange{Int64}`, `Tridiagonal{Float64, Vector{Float64}}`,
@@ -444,7 +451,7 @@ fn visible_name(n: &str) -> String {
             }
         }
     }
-    out
+    out.replace("StepRangeLen{Float64}", FLOAT_RANGE_TYPE)
 }
 
 /// Julia's `summary(v)`, as used in `BoundsError` messages.

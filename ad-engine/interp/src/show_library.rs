@@ -616,6 +616,49 @@ pub(crate) fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
     Some(Array::new(shape, data))
 }
 
+/// The most elements [`range_elements`] lists; a longer range is left to its fields.
+const RANGE_ELEMENTS_MAX: i64 = 1 << 24;
+
+/// The elements of a range of Int64s or Float64s (`UnitRange`, `StepRange`, `StepRangeLen`,
+/// `LinRange`: the prelude's fields `fields` of its struct `t`), as Julia computes them;
+/// `None` for another struct or a range of more than [`RANGE_ELEMENTS_MAX`] elements.
+pub(crate) fn range_elements(t: &StructType, fields: &[Value]) -> Option<Vec<Value>> {
+    let field = |name: &str| {
+        let k = t.fields.iter().position(|(n, _)| &**n == name)?;
+        fields.get(k)
+    };
+    let int = |name: &str| match field(name) {
+        Some(Value::Int(x)) => Some(*x),
+        _ => None,
+    };
+    let float = |name: &str| match field(name) {
+        Some(Value::F64(x)) => Some(*x),
+        _ => None,
+    };
+    let listed = |n: i64| (n <= RANGE_ELEMENTS_MAX).then_some(1..=n.max(0));
+    let ints = |a: i64, s: i64, b: i64| {
+        let n = b.checked_sub(a)?.checked_div(s)?.checked_add(1)?;
+        Some(listed(n)?.map(|k| Value::Int(a + (k - 1) * s)).collect())
+    };
+    match &*t.name {
+        "Base.UnitRange" => ints(int("start")?, 1, int("stop")?),
+        "Base.StepRange" => ints(int("start")?, int("step")?, int("stop")?),
+        "Base.StepRangeLen" => {
+            let r = TwiceRange::of(&field)?;
+            Some(listed(r.len)?.map(|i| Value::F64(r.at(i))).collect())
+        }
+        "Base.LinRange" => {
+            let (a, b, n, d) = (float("start")?, float("stop")?, int("len")?, int("lendiv")?);
+            let at = |i: i64| {
+                let t = (i - 1) as f64 / d as f64;
+                (1.0 - t) * a + t * b
+            };
+            Some(listed(n)?.map(|i| Value::F64(at(i))).collect())
+        }
+        _ => None,
+    }
+}
+
 /// The twice-precision parts of a `StepRangeLen` (the prelude's fields), for its elements
 /// computed as the prelude's `_srl_at` computes them (Julia's `unsafe_getindex`).
 struct TwiceRange {

@@ -814,6 +814,17 @@ prims! {
         arity: Exactly(4), diff: Diff::No, effects: Effects::throws("an invalid range"),
         jit: Jit::Interpreted,
     }
+    /// `float_range_op(op, parts, x)`: the representation, as `float_range` gives it, of
+    /// the Float64 range Julia's operation `op` makes from the range whose parts are
+    /// `(ref_hi, ref_lo, step_hi, step_lo, len, offset)` and the operand `x`: `x .* r`, `x *
+    /// r`, `r ./ x`, `r / x`, `r .+ x`, `x .- r`, `-r`, `reverse(r)`, `r[s]` (`x` is
+    /// `(first(s), step(s), length(s))`) or `r1 + r2` (`x` is `r2`'s parts). Its last two
+    /// elements are `x` again (zero when it is not a number), without gradient, as the
+    /// prelude's `StepRangeLen` needs them.
+    FloatRangeOp => "float_range_op" {
+        arity: Exactly(3), diff: Diff::No, effects: Effects::throws("an invalid range"),
+        jit: Jit::Interpreted,
+    }
     // Strings: values without a gradient; the JIT declines programs that hold one.
     /// `string(xs...)`: each operand as Julia's `print` writes it, concatenated (`string(x)`,
     /// `"x = $x"`, `a * b` of strings).

@@ -337,6 +337,10 @@ function getindex(r::LinRange, i::Int)
     if !(1 <= i <= r.len)
         throw(BoundsError(r, i))
     end
+    return _lin_at(r, i)
+end
+# Julia's `lerpi`: element `i` without a bounds check.
+function _lin_at(r::LinRange, i::Int)
     t = (i - 1) / r.lendiv
     return (1 - t) * r.start + t * r.stop
 end
@@ -362,7 +366,11 @@ end
 # The sum of an integer range in closed form, exact as Julia's.
 sum(r::UnitRange{Int}) = length(r) * r.start + length(r) * (length(r) - 1) ÷ 2
 sum(r::StepRange{Int, Int}) = length(r) * r.start + r.step * (length(r) * (length(r) - 1) ÷ 2)
-sum(r::LinRange) = sum(collect(r))
+# Julia's `sum(r::AbstractRange{<:Real})`: `n first(r)` plus the steps in closed form.
+function sum(r::LinRange)
+    l = length(r)
+    return l * first(r) + (iseven(l) ? (step(r) * (l - 1)) * (l >> 1) : (step(r) * l) * ((l - 1) >> 1))
+end
 
 # Broadcasting over a range broadcasts over its elements (Julia returns a range again for
 # some operations, with the same elements).
@@ -1773,6 +1781,10 @@ The first (last) `min(n, length(x))` elements of a vector, as a new vector.
 """
 first(x::AbstractVector, n::Int) = x[1:_count_arg(x, n)]
 last(x::AbstractVector, n::Int) = x[(length(x) - _count_arg(x, n) + 1):length(x)]
+# Of a range, Julia's `r[1:k]`: a range.
+first(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, n::Int) = r[1:_count_arg(r, n)]
+last(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, n::Int) =
+    r[(length(r) - _count_arg(r, n) + 1):length(r)]
 
 function _count_arg(x, n::Int)
     if n < 0
@@ -4074,7 +4086,9 @@ In a vector `v` sorted ascending (by `isless`), the index of the first element n
 `x` (`length(v) + 1` if none) and of the last element not greater than `x` (`0` if none), by
 bisection as Julia's.
 """
-function searchsortedfirst(v::AbstractVector, x)
+searchsortedfirst(v::AbstractVector, x) = _searchsortedfirst(v, x)
+searchsortedfirst(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, x) = _searchsortedfirst(r, x)
+function _searchsortedfirst(v, x)
     lo = 0
     hi = length(v) + 1
     while lo < hi - 1
@@ -4095,7 +4109,9 @@ would go, if there are none): `searchsortedfirst(v, x):searchsortedlast(v, x)` a
 """
 searchsorted(v::AbstractVector, x) = searchsortedfirst(v, x):searchsortedlast(v, x)
 
-function searchsortedlast(v::AbstractVector, x)
+searchsortedlast(v::AbstractVector, x) = _searchsortedlast(v, x)
+searchsortedlast(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, x) = _searchsortedlast(r, x)
+function _searchsortedlast(v, x)
     lo = 0
     hi = length(v) + 1
     while lo < hi - 1
@@ -4337,14 +4353,11 @@ prod(r::UnitRange{Int}) = prod(collect(r))
 prod(r::StepRange{Int, Int}) = prod(collect(r))
 prod(r::LinRange) = prod(collect(r))
 prod(r::StepRangeLen) = prod(collect(r))
-maximum(r::UnitRange{Int}) = maximum(collect(r))
-maximum(r::StepRange{Int, Int}) = maximum(collect(r))
-maximum(r::LinRange) = maximum(collect(r))
-maximum(r::StepRangeLen) = maximum(collect(r))
-minimum(r::UnitRange{Int}) = minimum(collect(r))
-minimum(r::StepRange{Int, Int}) = minimum(collect(r))
-minimum(r::LinRange) = minimum(collect(r))
-minimum(r::StepRangeLen) = minimum(collect(r))
+# Julia's range methods: the greater (lesser) end, of an empty range an `ArgumentError`.
+maximum(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) =
+    isempty(r) ? throw(ArgumentError("range must be non-empty")) : max(first(r), last(r))
+minimum(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) =
+    isempty(r) ? throw(ArgumentError("range must be non-empty")) : min(first(r), last(r))
 sum(f, r::UnitRange{Int}) = sum(f, collect(r))
 sum(f, r::StepRange{Int, Int}) = sum(f, collect(r))
 sum(f, r::LinRange) = sum(f, collect(r))
@@ -5153,6 +5166,148 @@ broadcast(f, r::StepRangeLen) = broadcast(f, collect(r))
 broadcast(f, r::StepRangeLen, y) = broadcast(f, collect(r), y)
 broadcast(f, x, r::StepRangeLen) = broadcast(f, x, collect(r))
 map(f, r::StepRangeLen) = map(f, collect(r))
+
+# Arithmetic on a Float64 range that Julia answers with a range (`base/broadcast.jl`'s
+# `broadcasted(::DefaultArrayStyle{1}, ...)` methods, `base/twiceprecision.jl`): the primitive
+# `float_range_op` computes the new twice-precision parts as Julia does; the gradient formula
+# `start + (i - 1) * step` follows the operation (`t[8]` is the operand without gradient).
+_parts(r::StepRangeLen) = (r.ref_hi, r.ref_lo, r.step_hi, r.step_lo, r.len, r.offset)
+_srl_of(t, start, step, start0, step0) =
+    StepRangeLen(start, step, start0, step0, t[1], t[2], t[3], t[4], t[5], t[6], t[7])
+
+function _srl_scaled(op::Int, x::Real, r::StepRangeLen)
+    t = float_range_op(op, _parts(r), x)
+    return _srl_of(t, x * r.start, x * r.step, t[8] * r.start0, t[8] * r.step0)
+end
+function _srl_divided(op::Int, r::StepRangeLen, x::Real)
+    t = float_range_op(op, _parts(r), x)
+    return _srl_of(t, r.start / x, r.step / x, r.start0 / t[8], r.step0 / t[8])
+end
+function _srl_shifted(r::StepRangeLen, x::Real)
+    t = float_range_op(5, _parts(r), x)
+    return _srl_of(t, r.start + x, r.step, r.start0 + t[8], r.step0)
+end
+function _srl_subtracted_from(x::Real, r::StepRangeLen)
+    t = float_range_op(6, _parts(r), x)
+    return _srl_of(t, x - r.start, -r.step, t[8] - r.start0, -r.step0)
+end
+
+broadcast(::typeof(*), x::Real, r::StepRangeLen) = _srl_scaled(1, x, r)
+broadcast(::typeof(*), r::StepRangeLen, x::Real) = _srl_scaled(1, x, r)
+broadcast(::typeof(/), r::StepRangeLen, x::Real) = _srl_divided(3, r, x)
+broadcast(::typeof(+), r::StepRangeLen, x::Real) = _srl_shifted(r, x)
+broadcast(::typeof(+), x::Real, r::StepRangeLen) = _srl_shifted(r, x)
+broadcast(::typeof(-), r::StepRangeLen, x::Real) = _srl_shifted(r, -x)
+broadcast(::typeof(-), x::Real, r::StepRangeLen) = _srl_subtracted_from(x, r)
+broadcast(::typeof(-), r::StepRangeLen) = -r
+broadcast(::typeof(+), r1::StepRangeLen, r2::StepRangeLen) = r1 + r2
+broadcast(::typeof(-), r1::StepRangeLen, r2::StepRangeLen) = r1 - r2
+# Without the dot, `x * r` and `r / x` truncate the new step to `nbitslen(r)` bits.
+*(x::Real, r::StepRangeLen) = _srl_scaled(2, x, r)
+*(r::StepRangeLen, x::Real) = _srl_scaled(2, x, r)
+/(r::StepRangeLen, x::Real) = _srl_divided(4, r, x)
+function -(r::StepRangeLen)
+    t = float_range_op(7, _parts(r), 0)
+    return _srl_of(t, -r.start, -r.step, -r.start0, -r.step0)
+end
+function +(r1::StepRangeLen, r2::StepRangeLen)
+    t = float_range_op(10, _parts(r1), _parts(r2))
+    return _srl_of(t, r1.start + r2.start, r1.step + r2.step, r1.start0 + r2.start0,
+                   r1.step0 + r2.step0)
+end
+-(r1::StepRangeLen, r2::StepRangeLen) = r1 + (-r2)
+
+# `reverse(r)`: the same elements from the last, a range; `r[s]` by an Int range: the range
+# of the elements selected (its step truncated as Julia's).
+function reverse(r::StepRangeLen)
+    t = float_range_op(8, _parts(r), 0)
+    return _srl_of(t, r.start + (r.len - 1) * r.step, -r.step, r.start0 + (r.len - 1) * r.step0,
+                   -r.step0)
+end
+function getindex(r::StepRangeLen, s::Union{UnitRange{Int}, StepRange{Int, Int}})
+    if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
+        throw(BoundsError(r, s))
+    end
+    t = float_range_op(9, _parts(r), (first(s), step(s), length(s)))
+    return _srl_of(t, r.start + (first(s) - 1) * r.step, r.step * step(s),
+                   r.start0 + (first(s) - 1) * r.step0, r.step0 * step(s))
+end
+getindex(r::StepRangeLen, ::Colon) = r
+
+# A range equals an array of the same elements (Julia's `==` of `AbstractArray`s).
+==(r::UnitRange{Int}, v::Array) = collect(r) == v
+==(r::StepRange{Int, Int}, v::Array) = collect(r) == v
+==(r::LinRange, v::Array) = collect(r) == v
+==(r::StepRangeLen, v::Array) = collect(r) == v
+==(v::Array, r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = r == v
+
+# An Int range times, over, plus or minus a number: Julia's range of the new first element
+# and step, `range(a; step, length)` (a Float64 one rationalised: `0.1 .* (0:3)` ends at
+# `0.3`); with an Int, an Int range. (`n .* r` of Ints stays the vector of the products:
+# Julia's `StepRangeLen{Int64}` is not among zy's ranges.)
+broadcast(::typeof(*), x::Float64, r::UnitRange{Int}) = range(x * first(r), step = x * step(r), length = length(r))
+broadcast(::typeof(*), x::Float64, r::StepRange{Int, Int}) = range(x * first(r), step = x * step(r), length = length(r))
+broadcast(::typeof(*), r::UnitRange{Int}, x::Float64) = range(first(r) * x, step = step(r) * x, length = length(r))
+broadcast(::typeof(*), r::StepRange{Int, Int}, x::Float64) = range(first(r) * x, step = step(r) * x, length = length(r))
+*(r::UnitRange{Int}, x::Float64) = broadcast(*, r, x)
+*(r::StepRange{Int, Int}, x::Float64) = broadcast(*, r, x)
+broadcast(::typeof(/), r::UnitRange{Int}, x::Real) = range(first(r) / x, step = step(r) / x, length = length(r))
+broadcast(::typeof(/), r::StepRange{Int, Int}, x::Real) = range(first(r) / x, step = step(r) / x, length = length(r))
+/(r::UnitRange{Int}, x::Real) = broadcast(/, r, x)
+/(r::StepRange{Int, Int}, x::Real) = broadcast(/, r, x)
+broadcast(::typeof(\), x::Real, r::UnitRange{Int}) = range(x \ first(r), step = x \ step(r), length = length(r))
+broadcast(::typeof(\), x::Real, r::StepRange{Int, Int}) = range(x \ first(r), step = x \ step(r), length = length(r))
+broadcast(::typeof(+), r::UnitRange{Int}, x::Int) = (first(r) + x):(last(r) + x)
+broadcast(::typeof(+), x::Int, r::UnitRange{Int}) = (x + first(r)):(x + last(r))
+broadcast(::typeof(+), r::StepRange{Int, Int}, x::Int) = StepRange(first(r) + x, step(r), last(r) + x)
+broadcast(::typeof(+), x::Int, r::StepRange{Int, Int}) = StepRange(x + first(r), step(r), x + last(r))
+broadcast(::typeof(+), r::UnitRange{Int}, x::Float64) = range(first(r) + x, step = step(r), length = length(r))
+broadcast(::typeof(+), r::StepRange{Int, Int}, x::Float64) = range(first(r) + x, step = step(r), length = length(r))
+broadcast(::typeof(+), x::Float64, r::UnitRange{Int}) = range(x + first(r), step = step(r), length = length(r))
+broadcast(::typeof(+), x::Float64, r::StepRange{Int, Int}) = range(x + first(r), step = step(r), length = length(r))
+broadcast(::typeof(-), r::UnitRange{Int}, x::Int) = (first(r) - x):(last(r) - x)
+broadcast(::typeof(-), r::StepRange{Int, Int}, x::Int) = StepRange(first(r) - x, step(r), last(r) - x)
+broadcast(::typeof(-), r::UnitRange{Int}, x::Float64) = range(first(r) - x, step = step(r), length = length(r))
+broadcast(::typeof(-), r::StepRange{Int, Int}, x::Float64) = range(first(r) - x, step = step(r), length = length(r))
+broadcast(::typeof(-), x::Int, r::UnitRange{Int}) = StepRange(x - first(r), -step(r), x - last(r))
+broadcast(::typeof(-), x::Int, r::StepRange{Int, Int}) = StepRange(x - first(r), -step(r), x - last(r))
+broadcast(::typeof(-), x::Float64, r::UnitRange{Int}) = range(x - first(r), step = -step(r), length = length(r))
+broadcast(::typeof(-), x::Float64, r::StepRange{Int, Int}) = range(x - first(r), step = -step(r), length = length(r))
+broadcast(::typeof(-), r::UnitRange{Int}) = -r
+broadcast(::typeof(-), r::StepRange{Int, Int}) = -r
+
+# A LinRange: the LinRange of the new ends (Julia's).
+broadcast(::typeof(*), x::Real, r::LinRange) = LinRange(x * r.start, x * r.stop, r.len)
+broadcast(::typeof(*), r::LinRange, x::Real) = LinRange(r.start * x, r.stop * x, r.len)
+broadcast(::typeof(/), r::LinRange, x::Real) = LinRange(r.start / x, r.stop / x, r.len)
+broadcast(::typeof(\), x::Real, r::LinRange) = LinRange(x \ r.start, x \ r.stop, r.len)
+broadcast(::typeof(+), r::LinRange, x::Real) = LinRange(r.start + x, r.stop + x, r.len)
+broadcast(::typeof(+), x::Real, r::LinRange) = LinRange(x + r.start, x + r.stop, r.len)
+broadcast(::typeof(-), r::LinRange, x::Real) = LinRange(r.start - x, r.stop - x, r.len)
+broadcast(::typeof(-), x::Real, r::LinRange) = LinRange(x - r.start, x - r.stop, r.len)
+broadcast(::typeof(-), r::LinRange) = -r
+-(r::LinRange) = LinRange(-r.start, -r.stop, r.len)
+*(x::Real, r::LinRange) = broadcast(*, x, r)
+*(r::LinRange, x::Real) = broadcast(*, r, x)
+/(r::LinRange, x::Real) = broadcast(/, r, x)
+reverse(r::LinRange) = LinRange(r.stop, r.start, r.len)
+# Two LinRanges of one length: the LinRange of the sums (differences) of their ends.
++(r1::LinRange, r2::LinRange) = LinRange(r1.start + r2.start, r1.stop + r2.stop, _same_len(r1, r2))
+-(r1::LinRange, r2::LinRange) = LinRange(r1.start - r2.start, r1.stop - r2.stop, _same_len(r1, r2))
+broadcast(::typeof(+), r1::LinRange, r2::LinRange) = r1 + r2
+broadcast(::typeof(-), r1::LinRange, r2::LinRange) = r1 - r2
+function _same_len(r1, r2)
+    length(r1) == length(r2) || throw(DimensionMismatch(
+        "argument dimensions must match: length of r1 is $(length(r1)), length of r2 is $(length(r2))"))
+    return length(r1)
+end
+function getindex(r::LinRange, s::Union{UnitRange{Int}, StepRange{Int, Int}})
+    if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
+        throw(BoundsError(r, s))
+    end
+    return LinRange(_lin_at(r, first(s)), _lin_at(r, last(s)), length(s))
+end
+getindex(r::LinRange, ::Colon) = r
 
 # ---- Ranges of rationals (Julia's range.jl) ---------------------------------------------------
 

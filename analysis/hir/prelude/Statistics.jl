@@ -43,6 +43,9 @@ The mean of the values of any iterable (a generator, a tuple, a dictionary's `va
 slices of `eachcol`/`eachrow`: a vector of their means), `f` applied to each first; of an empty
 one Julia's `ArgumentError`.
 """
+# Of a range, Statistics' `(first(r) + last(r)) / 2` (`NaN` of an empty one).
+mean(r::Union{Base.UnitRange{Int}, Base.StepRange{Int, Int}, Base.LinRange, Base.StepRangeLen}) =
+    isempty(r) ? NaN : (first(r) + last(r)) / 2
 mean(itr) = mean(identity, itr)
 mean(f, itr) = _mean_nonempty(map(f, collect(itr)))
 mean(s::Union{Base.RowSlices, Base.ColumnSlices, Base.Slices}) = _mean_nonempty(s)

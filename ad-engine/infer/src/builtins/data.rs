@@ -93,6 +93,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             _ => Err(no_method("undef", &types(args))),
         },
         "float_range" => float_range(b, args),
+        "float_range_op" => float_range_op(b, args),
         "range_length" => {
             if args.len() == 3 && args.iter().all(|a| a.ty == Type::Int64) {
                 let refs: Vec<&Val> = args.iter().collect();
@@ -125,8 +126,15 @@ fn float_range(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     if !ok {
         return Err(no_method("float_range", &types(args)));
     }
+    let refs: Vec<&Val> = args.iter().collect();
+    Ok(apply(b, Prim::FloatRange, &refs, float_range_tuple()))
+}
+
+/// The tuple `float_range` and `float_range_op` give: a range's parts, its sum and two
+/// numbers.
+fn float_range_tuple() -> Type {
     let (f, i) = (Type::Float64, Type::Int64);
-    let ty = Type::tuple([
+    Type::tuple([
         f.clone(),
         f.clone(),
         f.clone(),
@@ -136,9 +144,31 @@ fn float_range(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         f.clone(),
         f.clone(),
         f,
-    ]);
+    ])
+}
+
+/// `float_range_op(op, parts, x)`: the representation of a Float64 range computed from the
+/// range of `parts` (`(ref_hi, ref_lo, step_hi, step_lo, len, offset)`) and `x`, a number or
+/// a tuple of Ints or of another range's parts.
+fn float_range_op(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let (f, i) = (Type::Float64, Type::Int64);
+    let parts = Type::tuple([f.clone(), f.clone(), f.clone(), f, i.clone(), i]);
+    let ok = match types(args).as_slice() {
+        [Type::Int64, p, x] => {
+            *p == parts
+                && match x {
+                    Type::Float64 | Type::Int64 => true,
+                    Type::Tuple(ts) => *x == parts || ts.iter().all(|t| *t == Type::Int64),
+                    _ => false,
+                }
+        }
+        _ => false,
+    };
+    if !ok {
+        return Err(no_method("float_range_op", &types(args)));
+    }
     let refs: Vec<&Val> = args.iter().collect();
-    Ok(apply(b, Prim::FloatRange, &refs, ty))
+    Ok(apply(b, Prim::FloatRangeOp, &refs, float_range_tuple()))
 }
 
 fn named_tuple(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {

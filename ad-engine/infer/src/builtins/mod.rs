@@ -146,6 +146,7 @@ pub const BUILTINS: &[&str] = &[
     "loop_range",
     "loop_elem",
     "float_range",
+    "float_range_op",
     "map",
     "ntuple",
     "broadcast",

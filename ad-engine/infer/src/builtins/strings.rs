@@ -312,8 +312,11 @@ fn printable(t: &Type) -> bool {
         Type::Tuple(ts) => ts.iter().all(printable),
         Type::Array(e, 1) => e.is_number() || super::is_char_type(e),
         // A rational prints as Julia shows it, `1//2`; a character as itself; a `Val` as
-        // `Val{3}()`.
-        Type::Struct(s) => matches!(&*s.name, "Base.Rational" | "Base.Char" | "Base.Val"),
+        // `Val{3}()`; a range as Julia's `show` of it (`1:2:9`, `0.0:0.1:1.0`).
+        Type::Struct(s) => {
+            matches!(&*s.name, "Base.Rational" | "Base.Char" | "Base.Val")
+                || crate::pattern::is_range_struct(&s.name)
+        }
         _ => false,
     }
 }

@@ -213,6 +213,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [form, a, b, c] = operands(p, args)?;
             twice::float_range(form, a, b, c)
         }
+        FloatRangeOp => {
+            let [op, parts, x] = operands(p, args)?;
+            twice::float_range_op(op, parts, x)
+        }
         StringOf => Ok(strings::string_of(args)),
         StringFn => strings::string_fn(args),
         Undef => match args {

@@ -478,6 +478,282 @@ fn linspace_float(start: f64, stop: f64, len: i64) -> Result<FloatRange, String>
     step_range_len(twice(reference, ref_lo), twice(step_hi, step_lo), len, imin)
 }
 
+/// An operation of Julia's on a `StepRangeLen` of Float64s whose result is again one
+/// (`base/broadcast.jl`'s range methods, `base/twiceprecision.jl`'s and `base/range.jl`'s).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Op {
+    /// `x .* r`: the reference element and step times `x`.
+    Scale,
+    /// `x * r`: as `Scale`, the step then truncated to `nbitslen(r)` bits.
+    ScaleTruncated,
+    /// `r ./ x`.
+    Divide,
+    /// `r / x`: as `Divide`, the step then truncated.
+    DivideTruncated,
+    /// `r .+ x`: the reference element plus `x`.
+    Shift,
+    /// `x .- r`: `x` minus the reference element, the step negated.
+    SubtractFrom,
+    /// `-r`.
+    Negate,
+    /// `reverse(r)`.
+    Reverse,
+    /// `r[s]` for the Int range `s` given as `(first, step, length)`.
+    Slice,
+    /// `r1 + r2`, the other range given by its parts.
+    Add,
+}
+
+impl Op {
+    /// The operation a `float_range_op` operand names (1 to 10).
+    pub fn from_code(k: i64) -> Option<Op> {
+        use Op::*;
+        [
+            Scale,
+            ScaleTruncated,
+            Divide,
+            DivideTruncated,
+            Shift,
+            SubtractFrom,
+            Negate,
+            Reverse,
+            Slice,
+            Add,
+        ]
+        .get(usize::try_from(k).ok()?.checked_sub(1)?)
+        .copied()
+    }
+}
+
+impl Twice {
+    fn neg(self) -> Twice {
+        twice(-self.hi, -self.lo)
+    }
+
+    /// `x + y` of a `TwicePrecision` and a number.
+    fn plus(self, y: f64) -> Twice {
+        let (s_hi, s_lo) = add12(self.hi, y);
+        let (h, l) = canonicalize2(s_hi, s_lo + self.lo);
+        twice(h, l)
+    }
+
+    /// `x + y` of two `TwicePrecision`s.
+    fn plus_twice(self, y: Twice) -> Twice {
+        let r = self.hi + y.hi;
+        let s = if self.hi.abs() > y.hi.abs() {
+            (((self.hi - r) + y.hi) + y.lo) + self.lo
+        } else {
+            (((y.hi - r) + self.hi) + self.lo) + y.lo
+        };
+        let (h, l) = canonicalize2(r, s);
+        twice(h, l)
+    }
+
+    /// `x * y` of two `TwicePrecision`s.
+    fn times_twice(self, y: Twice) -> Twice {
+        let (zh, zl) = mul12(self.hi, y.hi);
+        if zh == 0.0 || !zh.is_finite() {
+            return twice(zh, zh);
+        }
+        let (h, l) = canonicalize2(zh, (self.hi * y.lo + self.lo * y.hi) + zl);
+        twice(h, l)
+    }
+
+    /// `x * v` of a `TwicePrecision` and a number: an Int splits `hi` so the product is
+    /// exact, a Float64 multiplies at twice precision.
+    fn times(self, v: &Value) -> Result<Twice, String> {
+        match v {
+            Value::Int(k) => Ok(times_int(self, *k)),
+            Value::F64(x) if *x == 0.0 => Ok(twice(self.hi * x, self.lo * x)),
+            Value::F64(x) => Ok(self.times_twice(twice(*x, 0.0))),
+            other => Err(format!(
+                "MethodError: no method matching *(::TwicePrecision{{Float64}}, {})",
+                show(other)
+            )),
+        }
+    }
+
+    /// `x / v` of a `TwicePrecision` and a number.
+    fn over(self, v: &Value) -> Result<Twice, String> {
+        Ok(divide(self, twice(number(v)?, 0.0)))
+    }
+}
+
+/// A number operand as a Float64.
+fn number(v: &Value) -> Result<f64, String> {
+    match v {
+        Value::Int(k) => Ok(*k as f64),
+        Value::F64(x) => Ok(*x),
+        other => Err(format!(
+            "MethodError: a range operation with {}",
+            show(other)
+        )),
+    }
+}
+
+/// An Int operand.
+fn int(v: &Value) -> Result<i64, String> {
+    match v {
+        Value::Int(k) => Ok(*k),
+        other => Err(format!(
+            "MethodError: a range operation with {}",
+            show(other)
+        )),
+    }
+}
+
+impl FloatRange {
+    /// The range of the parts `(ref_hi, ref_lo, step_hi, step_lo, len, offset)`.
+    fn of_parts(parts: &Value) -> Result<FloatRange, String> {
+        let items = match parts {
+            Value::Tuple(items) if items.len() == 6 => items,
+            other => {
+                return Err(format!(
+                    "float_range_op: not a range's parts: {}",
+                    show(other)
+                ))
+            }
+        };
+        Ok(FloatRange {
+            reference: twice(number(&items[0])?, number(&items[1])?),
+            step: twice(number(&items[2])?, number(&items[3])?),
+            len: int(&items[4])?,
+            offset: int(&items[5])?,
+        })
+    }
+
+    /// Element `i` to twice precision (Julia's `_getindex_hiprec`).
+    fn at_twice(&self, i: i64) -> Twice {
+        let u = (i - self.offset) as f64;
+        let (shift_hi, shift_lo) = (u * self.step.hi, u * self.step.lo);
+        let (x_hi, x_lo) = add12(self.reference.hi, shift_hi);
+        let (h, l) = add12(x_hi, x_lo + (shift_lo + self.reference.lo));
+        twice(h, l)
+    }
+
+    /// `nbitslen(r)`.
+    fn nbits(&self) -> u32 {
+        nbitslen(self.len, self.offset)
+    }
+
+    /// Julia's result of `op` on this range with the operand `x`.
+    pub fn apply(&self, op: Op, x: &Value) -> Result<FloatRange, String> {
+        let (r, len, offset) = (self.reference, self.len, self.offset);
+        match op {
+            Op::Scale => step_range_len(r.times(x)?, self.step.times(x)?, len, offset),
+            Op::ScaleTruncated => {
+                let step = truncated(self.step.times(x)?, self.nbits());
+                step_range_len(r.times(x)?, step, len, offset)
+            }
+            Op::Divide => step_range_len(r.over(x)?, self.step.over(x)?, len, offset),
+            Op::DivideTruncated => {
+                let step = truncated(self.step.over(x)?, self.nbits());
+                step_range_len(r.over(x)?, step, len, offset)
+            }
+            Op::Shift => step_range_len(r.plus(number(x)?), self.step, len, offset),
+            Op::SubtractFrom => {
+                step_range_len(r.neg().plus(number(x)?), self.step.neg(), len, offset)
+            }
+            Op::Negate => step_range_len(r.neg(), self.step.neg(), len, offset),
+            Op::Reverse => {
+                let offset = if len == 0 { offset } else { len - offset + 1 };
+                step_range_len(r, self.step.neg(), len, offset)
+            }
+            Op::Slice => self.slice(x),
+            Op::Add => self.add(&FloatRange::of_parts(x)?),
+        }
+    }
+
+    /// `r[s]` for the Int range `s = (first, step, length)`, already bounds-checked.
+    fn slice(&self, s: &Value) -> Result<FloatRange, String> {
+        let (first, step, len) = match s {
+            Value::Tuple(items) if items.len() == 3 => {
+                (int(&items[0])?, int(&items[1])?, int(&items[2])?)
+            }
+            other => {
+                return Err(format!(
+                    "float_range_op: not an index range: {}",
+                    show(other)
+                ))
+            }
+        };
+        if step == 0 {
+            return Err("ArgumentError: step cannot be zero".into());
+        }
+        let soffset = 1 + round_int((self.offset - first) as f64 / step as f64)?;
+        // Julia's `clamp(soffset, 1, len)`, which gives `len` (0) for an empty `s`.
+        let soffset = if soffset > len { len } else { soffset.max(1) };
+        let ioffset = first + (soffset - 1) * step;
+        let new_step = if step == 1 || len < 2 {
+            self.step
+        } else {
+            truncated(times_int(self.step, step), nbitslen(len, soffset))
+        };
+        let reference = if ioffset == self.offset {
+            self.reference
+        } else {
+            self.reference
+                .plus_twice(times_int(self.step, ioffset - self.offset))
+        };
+        step_range_len(reference, new_step, len, soffset.max(1))
+    }
+
+    /// `r1 + r2` of two ranges of one length.
+    fn add(&self, other: &FloatRange) -> Result<FloatRange, String> {
+        let len = self.len;
+        if len != other.len {
+            return Err(format!(
+                "DimensionMismatch: argument dimensions must match: length of r1 is {len}, \
+                 length of r2 is {}",
+                other.len
+            ));
+        }
+        let (imid, reference) = if self.offset == other.offset {
+            (self.offset, self.reference.plus_twice(other.reference))
+        } else {
+            let imid = round_int((self.offset + other.offset) as f64 / 2.0)?;
+            (imid, self.at_twice(imid).plus_twice(other.at_twice(imid)))
+        };
+        let step = truncated(self.step.plus_twice(other.step), nbitslen(len, imid));
+        step_range_len(reference, step, len, imid)
+    }
+
+    /// The tuple the prelude's `StepRangeLen` is built from: `(ref_hi, ref_lo, step_hi,
+    /// step_lo, len, offset, sum, a, b)`.
+    fn to_value(self, a: f64, b: f64) -> Value {
+        Value::Tuple(
+            [
+                Value::F64(self.reference.hi),
+                Value::F64(self.reference.lo),
+                Value::F64(self.step.hi),
+                Value::F64(self.step.lo),
+                Value::Int(self.len),
+                Value::Int(self.offset),
+                Value::F64(self.sum()),
+                Value::F64(a),
+                Value::F64(b),
+            ]
+            .into(),
+        )
+    }
+}
+
+/// `float_range_op(op, parts, x)`: the representation (as `float_range` gives it) of the
+/// range operation `op` (an [`Op`] code) makes from the range of `parts` and the operand `x`
+/// (a number, an Int range's `(first, step, length)` or another range's parts); its last two
+/// elements are `x` again when it is a number, else zero.
+pub(super) fn float_range_op(op: &Value, parts: &Value, x: &Value) -> Result<Value, String> {
+    let op = match op {
+        Value::Int(k) => {
+            Op::from_code(*k).ok_or_else(|| format!("float_range_op: no operation {k}"))?
+        }
+        other => return Err(format!("float_range_op: no operation {}", show(other))),
+    };
+    let r = FloatRange::of_parts(parts)?.apply(op, x)?;
+    let a = number(x).unwrap_or(0.0);
+    Ok(r.to_value(a, a))
+}
+
 /// `float_range(form, a, b, c)`: the tuple `(ref_hi, ref_lo, step_hi, step_lo, len, offset,
 /// sum, a, b)` of the range's representation, Julia's sum, and `a` and `b` themselves.
 pub(super) fn float_range(form: &Value, a: &Value, b: &Value, c: &Value) -> Result<Value, String> {
@@ -488,21 +764,7 @@ pub(super) fn float_range(form: &Value, a: &Value, b: &Value, c: &Value) -> Resu
         ));
     };
     let form = Form::from_code(*k).ok_or_else(|| format!("float_range: no form {k}"))?;
-    let r = FloatRange::new(form, *x, *y, c)?;
-    Ok(Value::Tuple(
-        [
-            Value::F64(r.reference.hi),
-            Value::F64(r.reference.lo),
-            Value::F64(r.step.hi),
-            Value::F64(r.step.lo),
-            Value::Int(r.len),
-            Value::Int(r.offset),
-            Value::F64(r.sum()),
-            Value::F64(*x),
-            Value::F64(*y),
-        ]
-        .into(),
-    ))
+    Ok(FloatRange::new(form, *x, *y, c)?.to_value(*x, *y))
 }
 
 #[cfg(test)]
@@ -551,6 +813,56 @@ mod tests {
         let p = linspace(0.0, std::f64::consts::PI, 7);
         assert_eq!(at(&p, 7), std::f64::consts::PI);
         assert_eq!(at(&p, 1), 0.0);
+    }
+
+    #[test]
+    fn operations_give_julias_ranges() {
+        let r = colon_of(0.0, 0.1, 1.0);
+        let apply = |op: Op, x: Value| r.apply(op, &x).unwrap_or_else(|e| panic!("{e}"));
+        // TwicePrecision * Int splits the step's high part: 0.3 and 0.6 exact, the fourth
+        // element Julia's 0.8999999999999999.
+        let three = elements(&apply(Op::Scale, Value::Int(3)));
+        assert_eq!(&three[..4], [0.0, 0.3, 0.6, 0.8999999999999999]);
+        assert_eq!(three[10], 3.0);
+        // `r .* 0.5` renormalises the step; `0.5 * r` truncates it again.
+        assert_eq!(
+            elements(&apply(Op::Scale, Value::F64(0.5)))[3],
+            0.15000000000000002
+        );
+        assert_eq!(
+            elements(&apply(Op::ScaleTruncated, Value::F64(0.5)))[3],
+            0.15
+        );
+        let tenths: Vec<f64> = (0..=10).map(|k| k as f64 / 100.0).collect();
+        assert_eq!(elements(&apply(Op::Divide, Value::Int(10))), tenths);
+        assert_eq!(elements(&apply(Op::Shift, Value::F64(1.0)))[3], 1.3);
+        assert_eq!(elements(&apply(Op::SubtractFrom, Value::F64(2.0)))[3], 1.7);
+        let back = colon_of(0.0, 0.1, 0.5).apply(Op::Reverse, &Value::Int(0));
+        assert_eq!(
+            elements(&back.unwrap_or_else(|e| panic!("{e}"))),
+            [0.5, 0.4, 0.3, 0.2, 0.1, 0.0]
+        );
+        let odd = apply(
+            Op::Slice,
+            Value::Tuple([Value::Int(1), Value::Int(2), Value::Int(6)].into()),
+        );
+        assert_eq!(elements(&odd), [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+        let parts = |r: &FloatRange| {
+            Value::Tuple(
+                [r.reference.hi, r.reference.lo, r.step.hi, r.step.lo]
+                    .map(Value::F64)
+                    .into_iter()
+                    .chain([Value::Int(r.len), Value::Int(r.offset)])
+                    .collect(),
+            )
+        };
+        let twice_r: Vec<f64> = (0..=10).map(|k| k as f64 / 5.0).collect();
+        assert_eq!(elements(&apply(Op::Add, parts(&r))), twice_r);
+        let zero = apply(Op::Add, parts(&apply(Op::Negate, Value::Int(0))));
+        assert_eq!(
+            (zero.step.hi + zero.step.lo, elements(&zero)[10]),
+            (0.0, 0.0)
+        );
     }
 
     #[test]
