@@ -9472,8 +9472,6 @@ function merge(a::Dict, b::Dict)
     end
     return d
 end
-    return d
-end
 
 """
     copy(d::Dict)
