@@ -16,34 +16,33 @@ pub fn show(v: &Value) -> String {
     text
 }
 
-/// The keys and the values of the prelude's `Dict` (its fields `keys` and `vals`), in order,
-/// without its deleted entries (those no positive entry of its field `slots` points at, when
-/// its field `gaps` counts some).
+/// The keys and the values of the prelude's `Dict` (its fields `keys` and `vals`) in its
+/// iteration order: the entries its field `slots` (Julia's table) points at, slot by slot, or
+/// in their own order when its last field (`julia`) is false.
 pub(crate) fn dict_entries(fields: &[Value]) -> Option<(Vec<Value>, Vec<Value>)> {
-    let [Value::Array(k), Value::Array(v), rest @ ..] = fields else {
+    let [Value::Array(k), Value::Array(v), Value::Array(slots), rest @ ..] = fields else {
         return None;
     };
-    let (mut keys, mut vals) = (k.borrow().data.values(), v.borrow().data.values());
+    let (keys, vals) = (k.borrow().data.values(), v.borrow().data.values());
     if keys.len() != vals.len() {
         return None;
     }
-    if let [Value::Array(slots), Value::Int(gaps), ..] = rest {
-        if *gaps > 0 {
-            let mut live = vec![false; keys.len()];
-            for s in slots.borrow().data.values() {
-                if let Value::Int(i) = s {
-                    if let Some(l) = usize::try_from(i - 1).ok().and_then(|i| live.get_mut(i)) {
-                        *l = true;
-                    }
-                }
-            }
-            let mut at = live.iter();
-            keys.retain(|_| at.next() == Some(&true));
-            let mut at = live.iter();
-            vals.retain(|_| at.next() == Some(&true));
-        }
+    let mut held: Vec<usize> = slots
+        .borrow()
+        .data
+        .values()
+        .iter()
+        .filter_map(|s| match s {
+            Value::Int(i) => usize::try_from(i - 1).ok().filter(|&i| i < keys.len()),
+            _ => None,
+        })
+        .collect();
+    // A dictionary holding a key whose hash is not Julia's iterates its entries in order.
+    if matches!(rest.last(), Some(Value::Bool(false))) {
+        held.sort_unstable();
     }
-    Some((keys, vals))
+    let entries = held.iter().map(|&i| (keys[i].clone(), vals[i].clone()));
+    Some(entries.unzip())
 }
 
 /// About how many bytes [`show`] writes for `v` (arrays of floats dominate: a Float64 element

@@ -542,6 +542,11 @@ prims! {
     AshrInt => "ashr_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
     /// `lshr_int(x, n)`: `x` shifted right by `n mod 64` bits, zeros coming in.
     LshrInt => "lshr_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `hash_int(x, h)`: Julia 1.11's `hash(x::Int64, h)`, the UInt64 as an Int's bits (the
+    /// prelude's `Dict` places its keys by it).
+    HashInt => "hash_int" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
+    /// `hash_float(x, h)`: Julia 1.11's `hash(x::Float64, h)` likewise.
+    HashFloat => "hash_float" { arity: Exactly(2), kind: Scalar, diff: Diff::No, interpreted_for: REST }
     // Conversions.
     /// `float(x)` / `Float64(x)` from Int64 or Bool.
     Float => "float" { kind: Scalar, interpreted_for: Some("arrays") }

@@ -1472,7 +1472,7 @@ argmin(f, x::AbstractArray) = x[_findextremum(f, x, false)[2]]
     findmax(d::Dict), findmin(d::Dict), argmax(d::Dict), argmin(d::Dict), findmax(f, d::Dict)
 
 Of a dictionary: its largest (smallest) value (`f` of it) and that entry's key, `(v, k)`, the
-first such entry in zy's order (Julia's, where values tie, is its hash table's); `argmax`
+first such entry in the dictionary's order (Julia's hash table's); `argmax`
 (`argmin`) the key alone.
 """
 findmax(d::Dict) = findmax(identity, d)
@@ -4346,7 +4346,11 @@ function _deepcopy(x::Array)
 end
 _deepcopy(t::Tuple) = map(_deepcopy, t)
 _deepcopy(s::String) = s
-_deepcopy(d::Dict) = Dict(_deepcopy(d.keys), _deepcopy(d.vals), copy(d.slots), d.gaps)
+function _deepcopy(d::Dict)
+    e = _dict_with_vals(d, _deepcopy(d.vals))
+    e.keys = _deepcopy(d.keys)
+    return e
+end
 
 # Reductions over integer and Float64 ranges: over their elements.
 prod(r::UnitRange{Int}) = prod(collect(r))
@@ -4633,7 +4637,19 @@ isless(a::Char, b::Char) = a._code < b._code
 *(a::String, b::Char) = string(a, b)
 ^(c::Char, n::Int) = repeat(string(c), n)
 repeat(c::Char, n::Int) = repeat(string(c), n)
-_dict_hash(c::Char) = _hash_mix(c._code)
+# Julia's `hash(c, h)` (base/char.jl), over the character's bits.
+_jl_hash(c::Char, h::Int) = _hash_64_64(xor((_char_bits(c._code) + 3570811444) << 32, h))
+# The bits Julia holds the character of code point `u` in: its UTF-8 bytes, the first in the
+# high byte (`reinterpret(UInt32, c)`).
+function _char_bits(u::Int)
+    u < 128 && return u << 24
+    u < 2048 && return ((192 | (u >> 6)) << 24) | ((128 | (u & 63)) << 16)
+    if u < 65536
+        return ((224 | (u >> 12)) << 24) | ((128 | ((u >> 6) & 63)) << 16) | ((128 | (u & 63)) << 8)
+    end
+    return ((240 | (u >> 18)) << 24) | ((128 | ((u >> 12) & 63)) << 16) |
+           ((128 | ((u >> 6) & 63)) << 8) | (128 | (u & 63))
+end
 isascii(c::Char) = c._code < 128
 isdigit(c::Char) = 48 <= c._code <= 57
 isletter(c::Char) = _char_fn(:isletter, c._code)
@@ -9245,24 +9261,46 @@ end
 
 Julia's dictionary from keys to values: `d[k]`, `d[k] = v`, `haskey`, `get`, `get!`,
 `delete!`, `keys`, `values`, `pairs`, `merge`, `length`, `isempty`, `for (k, v) in d`.
-zy keeps the entries in the order their keys were first inserted (Julia's order is its hash
-table's) and finds a key through a hash table (`slots`: open addressing over the entries'
-positions, a hash of each key consistent with `isequal`), so a lookup, `haskey`, `get` and
-an insertion and `delete!` take constant time (amortised: a deleted entry stays as a gap,
-its slot a tombstone, until the gaps are as many as the entries or the dictionary is iterated,
-when the entries are closed up in their order). The gradient with respect to a `Dict` is a `Dict` of the same keys
-holding the values' gradients (Zygote's).
+Its table is Julia 1.11's (base/dict.jl): open addressing with linear probing over a power of
+two slots (none until the first insertion, then 16), each key at the first free slot from
+`hash(key)` on, tombstones for deleted keys, grown as Julia grows it (`sizehint!` by the
+constructors, `rehash!` when two thirds full or a probe is too long). Iteration reads the
+slots in order, so it is Julia's order for keys Julia's `hash` of which zy computes (`Int`,
+`Bool`, `Float64`, `Char`, `String`, `Symbol` and tuples of them); a dictionary holding a
+key of another type iterates in the order its keys were first inserted. The entries live in
+`keys`/`vals` (the table holds their positions), closed up in the table's order when the
+dictionary is iterated after a change. The gradient with respect to a `Dict` is a `Dict` of
+the same keys holding the values' gradients (Zygote's).
 """
 mutable struct Dict{K, V}
     keys::Vector{K}
     vals::Vector{V}
+    # Julia's table: per slot 0 (empty), -1 (a deleted key's tombstone) or an entry's position.
     slots::Vector{Int}
-    # How many entries of `keys`/`vals` are deleted (their slots are -1, tombstones).
+    # Each entry's `hash(key)` (Julia's UInt64 as an Int).
+    hashes::Vector{Int}
+    # Julia's `ndel` (tombstones) and `maxprobe` (the longest probe of a key in the table).
+    ndel::Int
+    maxprobe::Int
+    # How many entries of `keys`/`vals` are deleted (no slot holds them).
     gaps::Int
+    # Whether the entries are the table's in slot order, without gaps (as iteration reads them).
+    ordered::Bool
+    # Whether every key hashes as Julia's does (else the entries iterate in insertion order).
+    julia::Bool
 end
 
-# A Dict of the entries `ks[i] => vs[i]` (distinct keys), with their table.
-Dict(ks::Vector, vs::Vector) = Dict(ks, vs, _dict_slots(ks, _dict_size(length(ks))), 0)
+# An empty Dict whose keys and values are of the element types of `ks` and `vs` (no table yet,
+# as Julia 1.11's `Dict{K, V}()`), with the entries `ks[i] => vs[i]` inserted in order. The
+# constructors leave the entries in the table's order, so that reading a new Dict moves none
+# (a gradient with respect to one lines up with its entries).
+function Dict(ks::Vector, vs::Vector)
+    d = Dict(ks[1:0], vs[1:0], Int[], Int[], 0, 0, 0, true, true)
+    for i in 1:length(ks)
+        d[ks[i]] = vs[i]
+    end
+    return _dict_dense(d)
+end
 
 # `gradient(f, args...)` with a `Dict` argument (inference calls this on the AD's gradients
 # `g`): Zygote's gradient of a Dict, a Dict of its keys holding the values' gradients, in place
@@ -9272,68 +9310,246 @@ _dict_gradients(g, x, y) = (_dict_gradient(x, g[1]), _dict_gradient(y, g[2]))
 _dict_gradients(g, x, y, z) = (_dict_gradient(x, g[1]), _dict_gradient(y, g[2]), _dict_gradient(z, g[3]))
 _dict_gradient(x, dx) = dx
 _dict_gradient(x::Dict, dx::Nothing) = nothing
-_dict_gradient(x::Dict, dx) = Dict(copy(x.keys), dx.vals, copy(x.slots), x.gaps)
+_dict_gradient(x::Dict, dx) = _dict_with_vals(x, dx.vals)
 
-# The table's size for `n` entries: a power of two at least twice `n` (at least 8).
-function _dict_size(n::Int)
-    m = 8
-    while m < 2n
+# A Dict of `d`'s keys and table holding the values `vals` (entry by entry).
+_dict_with_vals(d::Dict, vals) =
+    Dict(copy(d.keys), vals, copy(d.slots), copy(d.hashes), d.ndel, d.maxprobe, d.gaps, d.ordered, d.julia)
+
+# ---- Julia 1.11's `hash` (base/hashing.jl, float.jl, char.jl, tuple.jl), UInt64 bits in an Int
+
+# `hash_64_64` (Thomas Wang's 64-bit mix, `int64hash` in src/support/hashing.c).
+function _hash_64_64(a::Int)
+    a = ~a + (a << 21)
+    a = xor(a, a >>> 24)
+    a = a + (a << 3) + (a << 8)
+    a = xor(a, a >>> 14)
+    a = a + (a << 2) + (a << 4)
+    a = xor(a, a >>> 28)
+    return a + (a << 31)
+end
+
+"""
+    _jl_hash(x, h)
+
+Julia 1.11's `hash(x, h)` of the keys zy hashes as Julia does (`Int`, `Bool`, `Float64`,
+`Char`, `String`, `Symbol`, tuples of them; `_jl_hashable`), the UInt64 as an Int's bits.
+"""
+_jl_hash(x::Int, h::Int) = hash_int(x, h)
+_jl_hash(x::Bool, h::Int) = hash_int(Int(x), h)
+_jl_hash(x::Float64, h::Int) = hash_float(x, h)
+_jl_hash(s::String, h::Int) = _string_hash(s, h)
+_jl_hash(s::SubString, h::Int) = _string_hash(String(s), h)
+# A symbol's `hash(s, h)` is Julia's fallback over its `objectid` (src/symbol.c's hash).
+_jl_hash(s::Symbol, h::Int) = _hash_64_64(3h - _string_hash(s, 0))
+_jl_hash(t::Tuple, h::Int) = _hash_tuple(h, t...)
+_hash_tuple(h::Int) = h + 8633297058295171728
+_hash_tuple(h::Int, x, rest...) = _jl_hash(x, _hash_tuple(h, rest...))
+# Keys of other types: one hash for all, compared in turn.
+_jl_hash(x, h::Int) = 0
+
+# `hash(key)` as `Dict` calls it (a symbol's is its `objectid`).
+_jl_hash(x) = _jl_hash(x, 0)
+_jl_hash(s::Symbol) = _string_hash(s, 0)
+
+# Whether zy computes Julia's `hash` of `x`.
+_jl_hashable(x) = false
+_jl_hashable(x::Union{Int, Bool, Float64, Char, String, SubString, Symbol}) = true
+_jl_hashable(t::Tuple) = _jl_hashable_all(t...)
+_jl_hashable_all() = true
+_jl_hashable_all(x, rest...) = _jl_hashable(x) && _jl_hashable_all(rest...)
+
+# ---- The table (Julia 1.11's `hashindex`, `ht_keyindex`, `ht_keyindex2_shorthash!`,
+# `_setindex!`, `_delete!`, `rehash!`, `sizehint!`)
+
+# Julia's `_tablesz`: a power of two, at least 16.
+function _dict_tablesz(n::Int)
+    m = 16
+    while m < n
         m = 2m
     end
     return m
 end
 
-# The table of size `m` over the keys `ks`: each key's position in the first free slot from
-# its hash on (0: free).
-function _dict_slots(ks, m::Int)
-    slots = fill(0, m)
-    for i in 1:length(ks)
-        j = _dict_hash(ks[i]) & (m - 1)
-        while slots[j + 1] != 0
-            j = (j + 1) & (m - 1)
-        end
-        slots[j + 1] = i
+# The first slot (from 1) of a hash in a table of `m` slots.
+_dict_home(h::Int, m::Int) = (h & (m - 1)) + 1
+
+_dict_isequal(a, b) = a == b
+_dict_isequal(a::Float64, b::Float64) = isequal(a, b)
+
+# The slot holding key `k` (of hash `h`) in `d`, or -1 (Julia's `ht_keyindex`).
+function _dict_find(d::Dict, k, h::Int)
+    m = length(d.slots)
+    if m == 0 || length(d) == 0
+        return -1
     end
-    return slots
+    j = _dict_home(h, m)
+    iter = 0
+    while true
+        s = d.slots[j]
+        s == 0 && return -1
+        if s > 0 && d.hashes[s] == h && _dict_isequal(d.keys[s], k)
+            return j
+        end
+        j = (j & (m - 1)) + 1
+        iter += 1
+        if iter > d.maxprobe && d.julia
+            return -1
+        end
+    end
 end
 
-# The hash of a key, consistent with `_dict_isequal`: keys that are equal hash alike (`1` and
-# `1.0`, `0.0` and `-0.0`, which `isequal` then tells apart; every NaN).
-_dict_hash(k::Int) = _hash_mix(k)
-_dict_hash(k::Bool) = _hash_mix(Int(k))
-function _dict_hash(k::Float64)
-    if isnan(k)
-        return _hash_mix(7)
-    elseif isinf(k)
-        return _hash_mix(k > 0 ? 11 : 13)
-    elseif isinteger(k) && abs(k) < 9.2e18
-        return _hash_mix(Int(k))
-    end
-    m, e = frexp(k)
-    return _hash_mix(xor(Int(m * 9.007199254740992e15), _hash_mix(e)))
+# The position of key `k` in `d`'s entries, or 0.
+function _dict_index(d::Dict, k)
+    j = _dict_find(d, k, _jl_hash(k))
+    return j < 0 ? 0 : d.slots[j]
 end
-_dict_hash(k::String) = _string_hash(k)
-_dict_hash(k::Symbol) = _string_hash(k)
-_dict_hash(t::Tuple) = _hash_tuple(17, t...)
-# Keys of other types share one hash: found by comparing them in turn.
-_dict_hash(k) = 0
-_hash_tuple(h::Int) = h
-_hash_tuple(h::Int, x, rest...) = _hash_tuple(_hash_mix(xor(h, _dict_hash(x))), rest...)
-# A bijective mix of the bits of `x` (the finaliser of MurmurHash3), wrapping as Julia's Ints.
-function _hash_mix(x::Int)
-    x = xor(x, x >>> 33) * -49064778989728563
-    x = xor(x, x >>> 33) * -4265267296055464877
-    return xor(x, x >>> 33)
+
+# The slot of key `k` (hash `h`) if `d` holds it, else minus the slot an insertion takes,
+# growing the table as Julia does (`ht_keyindex2_shorthash!`).
+function _dict_slot2!(d::Dict, k, h::Int)
+    m = length(d.slots)
+    if m == 0
+        _dict_rehash!(d, 4)
+        return -_dict_home(h, length(d.slots))
+    end
+    j = _dict_home(h, m)
+    iter = 0
+    avail = 0
+    while true
+        s = d.slots[j]
+        if s == 0
+            return avail < 0 ? avail : -j
+        elseif s < 0
+            if avail == 0
+                avail = -j
+            end
+        elseif d.hashes[s] == h && _dict_isequal(d.keys[s], k)
+            return j
+        end
+        j = (j & (m - 1)) + 1
+        iter += 1
+        if iter > d.maxprobe && d.julia
+            break
+        end
+    end
+    avail < 0 && return avail
+    maxallowed = max(16, m >> 6)
+    while iter < maxallowed
+        if d.slots[j] <= 0
+            d.maxprobe = iter
+            return -j
+        end
+        j = (j & (m - 1)) + 1
+        iter += 1
+    end
+    _dict_rehash!(d, length(d) > 64000 ? 2m : 4m)
+    return _dict_slot2!(d, k, h)
+end
+
+# Entry `k => v` (hash `h`) put in the free slot `j` (Julia's `_setindex!`), the table grown
+# when its keys and tombstones fill two thirds of it.
+function _dict_insert!(d::Dict, j::Int, k, v, h::Int)
+    push!(d.keys, k)
+    push!(d.vals, v)
+    push!(d.hashes, h)
+    if d.slots[j] < 0
+        d.ndel -= 1
+    end
+    d.slots[j] = length(d.keys)
+    d.ordered = false
+    d.julia = d.julia && _jl_hashable(k)
+    n = length(d)
+    if 3 * (n + d.ndel) > 2 * length(d.slots)
+        _dict_rehash!(d, n > 64000 ? 2n : max(4n, 4))
+    end
+    return d
+end
+
+# `d`'s table rebuilt with `_dict_tablesz(m)` slots, its keys placed in the order of the old
+# slots (Julia's `rehash!`).
+function _dict_rehash!(d::Dict, m::Int)
+    m = _dict_tablesz(m)
+    slots = fill(0, m)
+    maxprobe = 0
+    for s in d.slots
+        if s > 0
+            j0 = _dict_home(d.hashes[s], m)
+            j = j0
+            while slots[j] != 0
+                j = (j & (m - 1)) + 1
+            end
+            maxprobe = max(maxprobe, (j - j0) & (m - 1))
+            slots[j] = s
+        end
+    end
+    d.slots = slots
+    d.ndel = 0
+    d.maxprobe = maxprobe
+    d.ordered = false
+    return d
+end
+
+# Julia's `sizehint!(d, n)`: the table resized for `n` entries (at least its own), unless that
+# is its size (with `grow` only, unless it is no larger).
+function _dict_sizehint!(d::Dict, n::Int, grow::Bool)
+    m = _dict_tablesz(cld(3 * max(n, length(d)), 2))
+    m0 = length(d.slots)
+    if grow ? m > m0 : m != m0
+        _dict_rehash!(d, m)
+    end
+    return d
+end
+
+# `d`'s entries closed up over the deleted ones, in the table's order (in their own if a key
+# does not hash as Julia's), as iteration, `keys` and `values` read them.
+function _dict_dense(d::Dict)
+    d.ordered && return d
+    n = length(d)
+    order = fill(0, n)
+    if d.julia
+        i = 0
+        for s in d.slots
+            if s > 0
+                i += 1
+                order[i] = s
+            end
+        end
+    else
+        live = fill(false, length(d.keys))
+        for s in d.slots
+            if s > 0
+                live[s] = true
+            end
+        end
+        order = findall(live)
+    end
+    at = fill(0, length(d.keys))
+    for i in 1:n
+        at[order[i]] = i
+    end
+    for j in 1:length(d.slots)
+        if d.slots[j] > 0
+            d.slots[j] = at[d.slots[j]]
+        end
+    end
+    d.keys = d.keys[order]
+    d.vals = d.vals[order]
+    d.hashes = d.hashes[order]
+    d.gaps = 0
+    d.ordered = true
+    return d
 end
 
 function Dict(ps::Pair...)
     ks = [map(first, ps)...]
     vs = [map(last, ps)...]
     d = Dict(ks[1:0], vs[1:0])
+    _dict_sizehint!(d, length(ks), false)
     for i in 1:length(ks)
         d[ks[i]] = vs[i]
     end
-    return d
+    return _dict_dense(d)
 end
 
 function Dict(g::Generator)
@@ -9342,21 +9558,26 @@ function Dict(g::Generator)
     return _dict_fill!(Dict(ks, vs), g)
 end
 
-# `d` with the pairs of the generator `g` written into it in order.
+# `d` with the pairs of the generator `g` written into it in order (its table sized for them
+# first, as Julia's `Dict{K, V}(kv)` does).
 function _dict_fill!(d::Dict, g::Generator)
+    _dict_sizehint!(d, length(g.iter), false)
     for k in 1:length(g.iter)
         p = g.f(_gen_elem(g.iter, k))
         d[p.first] = p.second
     end
-    return d
+    return _dict_dense(d)
 end
 
 # `Dict{K, V}(ps...)`, which the syntax writes `_typed_dict((K, V), ps...)`.
 function _typed_dict(kv::Tuple, ps...)
     K, V = kv
     d = Dict(K[], V[])
+    if length(ps) > 0
+        _dict_sizehint!(d, length(ps), false)
+    end
     foreach(p -> (d[p.first] = p.second), ps)
-    return d
+    return _dict_dense(d)
 end
 
 # `Dict{K, V}(k => v for x in xs)`: the generator's pairs in order, converted to `K` and `V`.
@@ -9365,53 +9586,8 @@ function _typed_dict(kv::Tuple, g::Generator)
     return _dict_fill!(Dict(K[], V[]), g)
 end
 
-_dict_isequal(a, b) = a == b
-_dict_isequal(a::Float64, b::Float64) = isequal(a, b)
-
-# The slot (from 0) holding key `k` of `d`, or -1: the slots from its hash on, past
-# tombstones (-1), up to a free one (0).
-function _dict_slot(d::Dict, k)
-    m = length(d.slots)
-    j = _dict_hash(k) & (m - 1)
-    while d.slots[j + 1] != 0
-        i = d.slots[j + 1]
-        if i > 0 && _dict_isequal(d.keys[i], k)
-            return j
-        end
-        j = (j + 1) & (m - 1)
-    end
-    return -1
-end
-
-# The position of key `k` in `d`'s entries, or 0.
-function _dict_index(d::Dict, k)
-    j = _dict_slot(d, k)
-    return j < 0 ? 0 : d.slots[j + 1]
-end
-
-# `d`'s entries closed up over its deleted ones (in their order), and its table rebuilt with
-# room for `n` entries.
-function _dict_close!(d::Dict, n::Int)
-    if d.gaps > 0
-        live = fill(false, length(d.keys))
-        for s in d.slots
-            if s > 0
-                live[s] = true
-            end
-        end
-        d.keys = d.keys[live]
-        d.vals = d.vals[live]
-        d.gaps = 0
-    end
-    d.slots = _dict_slots(d.keys, _dict_size(n))
-    return d
-end
-
-# `d` with no gaps: its entries in order, as iteration, `keys` and `values` read them.
-_dict_dense(d::Dict) = d.gaps > 0 ? _dict_close!(d, length(d)) : d
-
-# Entry `i` of `d` as a pair: what `for (k, v) in d` and generators iterate (the gaps of
-# deleted entries closed up first, once).
+# Entry `i` of `d` as a pair: what `for (k, v) in d` and generators iterate (the entries put
+# in the table's order first, once after a change).
 function _gen_elem(d::Dict, i::Int)
     e = _dict_dense(d)
     return Pair(e.keys[i], e.vals[i])
@@ -9426,13 +9602,12 @@ function getindex(d::Dict, k)
 end
 
 function setindex!(d::Dict, v, k)
-    i = _dict_index(d, k)
-    if i == 0
-        push!(d.keys, k)
-        push!(d.vals, v)
-        _dict_slot!(d)
+    h = _jl_hash(k)
+    j = _dict_slot2!(d, k, h)
+    if j > 0
+        d.vals[d.slots[j]] = v
     else
-        d.vals[i] = v
+        _dict_insert!(d, -j, k, v, h)
     end
     return d
 end
@@ -9453,42 +9628,39 @@ function get(f, d::Dict, k)
 end
 
 function get!(d::Dict, k, default)
-    i = _dict_index(d, k)
-    if i == 0
-        d[k] = default
-        return default
+    h = _jl_hash(k)
+    j = _dict_slot2!(d, k, h)
+    if j > 0
+        return d.vals[d.slots[j]]
     end
-    return d.vals[i]
+    _dict_insert!(d, -j, k, default, h)
+    return default
 end
 
-# The entry stays as a gap and its slot becomes a tombstone; the gaps are closed up when they
-# are as many as the entries left.
+# Julia's `_delete!`: the slot becomes a tombstone, or empty when the next slot is (and so do
+# the tombstones just before it); the entry stays as a gap until the dictionary is iterated or
+# the gaps outnumber the entries.
 function delete!(d::Dict, k)
-    j = _dict_slot(d, k)
-    if j >= 0
-        d.slots[j + 1] = -1
-        d.gaps += 1
-        if 2 * d.gaps >= length(d.keys)
-            _dict_close!(d, length(d.keys) - d.gaps)
-        end
-    end
-    return d
-end
-
-# The last entry pushed into `d` put in its slot; the table doubled (or the gaps closed up)
-# when it is half full.
-function _dict_slot!(d::Dict)
-    n = length(d.keys)
-    if 2n > length(d.slots)
-        _dict_close!(d, n - d.gaps)
-        return d
-    end
+    j = _dict_find(d, k, _jl_hash(k))
+    j < 0 && return d
     m = length(d.slots)
-    j = _dict_hash(d.keys[n]) & (m - 1)
-    while d.slots[j + 1] != 0
-        j = (j + 1) & (m - 1)
+    d.gaps += 1
+    d.ordered = false
+    if d.slots[(j & (m - 1)) + 1] == 0
+        d.slots[j] = 0
+        j = ((j - 2) & (m - 1)) + 1
+        while d.slots[j] == -1
+            d.slots[j] = 0
+            d.ndel -= 1
+            j = ((j - 2) & (m - 1)) + 1
+        end
+    else
+        d.slots[j] = -1
+        d.ndel += 1
     end
-    d.slots[j + 1] = n
+    if d.gaps > 8 && d.gaps > length(d)
+        _dict_dense(d)
+    end
     return d
 end
 
@@ -9510,12 +9682,20 @@ The pairs `k => v` of a dictionary as a `Vector{Pair{K, V}}`, in its order.
 collect(d::Dict) = [p for p in d]
 
 """
+    first(d::Dict)
+
+The first pair `k => v` of a dictionary in its order; Julia's `ArgumentError` when it is empty.
+"""
+first(d::Dict) = isempty(d) ? throw(ArgumentError("collection must be non-empty")) : _gen_elem(d, 1)
+
+"""
     merge(d1::Dict, d2::Dict)
 
 A new dictionary of the entries of both, `d2`'s value where both hold a key.
 """
 function merge(a::Dict, b::Dict)
-    d = Dict(keys(a), values(a))
+    d = copy(a)
+    _dict_sizehint!(d, length(d) + length(b), true)
     e = _dict_dense(b)
     for i in 1:length(e.keys)
         d[e.keys[i]] = e.vals[i]
@@ -9529,7 +9709,7 @@ end
 A new dictionary of the same entries (Julia's shallow copy: the keys and values themselves
 are shared).
 """
-copy(d::Dict) = Dict(copy(d.keys), copy(d.vals), copy(d.slots), d.gaps)
+copy(d::Dict) = _dict_with_vals(d, copy(d.vals))
 
 # ---- Sets --------------------------------------------------------------------------------------
 
@@ -9546,8 +9726,8 @@ end
 Julia's set of distinct values: `push!`, `delete!`, `in`/`∈`/`∉`, `length`, `isempty`,
 `union`/`∪`, `intersect`/`∩`, `setdiff`, `issubset`/`⊆`, `==`, `for x in s`, `collect`, `sum`.
 It holds a `Dict` of its elements, so elements are found as the `Dict`'s keys are
-(`isequal`) and zy iterates them in the order they were first inserted (Julia's order is its
-hash table's). A set carries no gradient: membership is not differentiable.
+(`isequal`) and iterate in Julia's order, its hash table's. A set carries no gradient:
+membership is not differentiable.
 """
 struct Set{T}
     items::_SetItems{T}
@@ -9556,17 +9736,25 @@ end
 Set(v::AbstractVector) = _typed_set(eltype(v), v)
 Set(t::Tuple) = Set([t...])
 Set(g::Generator) = Set(collect(g))
-Set(s::Set) = Set(collect(s))
+# Julia's `Set(s)` of a set is its copy (the same table).
+Set(s::Set) = copy(s)
+copy(s::Set) = Set(_SetItems(copy(s.items.dict)))
 
 # `Set{T}()` and `Set{T}(itr)`, which the syntax writes `_typed_set(T)`, `_typed_set(T, itr)`.
 _typed_set(T) = Set(_SetItems(Dict{T, Bool}()))
-function _typed_set(T, itr)
-    s = _typed_set(T)
+_typed_set(T, itr) = _set_union!(_typed_set(T), itr)
+
+# Julia's `union!(s, itr)`: the table grown for the elements of both first (where `itr` has a
+# length), then each element of `itr` pushed in turn.
+function _set_union!(s::Set, itr)
+    _dict_sizehint!(s.items.dict, length(s) + _set_hint(itr), true)
     for x in itr
         push!(s, x)
     end
     return s
 end
+_set_hint(itr) = length(itr)
+_set_hint(g::Generator) = length(g.iter)
 
 length(s::Set) = length(s.items.dict)
 isempty(s::Set) = isempty(s.items.dict)
@@ -9594,21 +9782,44 @@ first(s::Set) = _gen_elem(s, 1)
 
 The elements of either, `a`'s first (the element type promoted, as Julia's).
 """
-union(a::Set, b::Set) = Set(vcat(collect(a), collect(b)))
+function union(a::Set, b::Set)
+    s = _typed_set(eltype(vcat(collect(a), collect(b))))
+    return _set_union!(_set_union!(s, a), b)
+end
 
 """
     intersect(a::Set, b::Set), a ∩ b
 
 The elements of `a` that `b` holds.
 """
-intersect(a::Set, b::Set) = Set(filter(x -> x in b, collect(a)))
+function intersect(a::Set, b::Set)
+    s = _typed_set(eltype(a))
+    # Julia's: the elements of the longer set (`a` where as long) that the other holds, pushed
+    # in its order.
+    return length(a) < length(b) ? _set_push_held!(s, b, a) : _set_push_held!(s, a, b)
+end
+# `s` with each element of `from` that `other` holds pushed in turn.
+function _set_push_held!(s::Set, from::Set, other::Set)
+    for x in from
+        if x in other
+            push!(s, x)
+        end
+    end
+    return s
+end
 
 """
     setdiff(a::Set, b::Set)
 
 The elements of `a` that `b` does not hold.
 """
-setdiff(a::Set, b::Set) = Set(filter(x -> !(x in b), collect(a)))
+function setdiff(a::Set, b::Set)
+    s = copy(a)
+    for x in b
+        delete!(s, x)
+    end
+    return s
+end
 
 """
     issubset(a::Set, b::Set), a ⊆ b

@@ -431,12 +431,9 @@ impl<'a> Prepared<'a> {
                 return None;
             };
             let vals = names.iter().position(|n| &**n == "vals")?;
-            let (keys, slots, gaps) = {
-                let fields = fields.borrow();
-                let field = |i: usize| fields.get(i).map(Value::deep_copy);
-                (field(0)?, field(2)?, field(3)?)
-            };
-            let entries = vec![keys, parts.get(vals)?.clone(), slots, gaps];
+            // The argument's fields (keys, table, ...), its values' gradients for `vals`.
+            let mut entries: Vec<Value> = fields.borrow().iter().map(Value::deep_copy).collect();
+            *entries.get_mut(vals)? = parts.get(vals)?.clone();
             Some(Value::Mutable(
                 t,
                 std::rc::Rc::new(std::cell::RefCell::new(entries)),

@@ -275,6 +275,40 @@ impl Translator<'_, '_, '_> {
         })
     }
 
+    /// Julia's `hash(x::Int64, h)` (`zy_ir::ops::int_hash`): `int64hash(3|x| + bits(Float64(x))
+    /// - h)`.
+    fn hash_int(&mut self, x: ClValue, h: ClValue) -> ClValue {
+        let abs = self.b.ins().iabs(x);
+        let f = self.b.ins().fcvt_from_sint(types::F64, x);
+        let bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), f);
+        let three = self.b.ins().imul_imm_u(abs, 3);
+        let k = self.b.ins().iadd(three, bits);
+        let mut a = self.b.ins().isub(k, h);
+        // Thomas Wang's mix, step by step as `int64hash`.
+        let not = self.b.ins().bnot(a);
+        let shl = self.b.ins().ishl_imm_u(a, 21);
+        a = self.b.ins().iadd(not, shl);
+        a = self.xor_shr(a, 24);
+        let s3 = self.b.ins().ishl_imm_u(a, 3);
+        let s8 = self.b.ins().ishl_imm_u(a, 8);
+        let a3 = self.b.ins().iadd(a, s3);
+        a = self.b.ins().iadd(a3, s8);
+        a = self.xor_shr(a, 14);
+        let s2 = self.b.ins().ishl_imm_u(a, 2);
+        let s4 = self.b.ins().ishl_imm_u(a, 4);
+        let a2 = self.b.ins().iadd(a, s2);
+        a = self.b.ins().iadd(a2, s4);
+        a = self.xor_shr(a, 28);
+        let s31 = self.b.ins().ishl_imm_u(a, 31);
+        self.b.ins().iadd(a, s31)
+    }
+
+    /// `a ⊻ (a >>> n)`.
+    fn xor_shr(&mut self, a: ClValue, n: i64) -> ClValue {
+        let shr = self.b.ins().ushr_imm_u(a, n);
+        self.b.ins().bxor(a, shr)
+    }
+
     fn int_unary(&mut self, p: Prim, x: ClValue, ty: &Type) -> Option<ClValue> {
         let ins = self.b.ins();
         match (p, ty) {
@@ -323,6 +357,9 @@ impl Translator<'_, '_, '_> {
         }
         if *ty != Type::Int64 {
             return Ok(None);
+        }
+        if p == Prim::HashInt {
+            return Ok(Some(self.hash_int(a, b)));
         }
         let ins = self.b.ins();
         Ok(Some(match p {

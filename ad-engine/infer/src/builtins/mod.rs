@@ -80,6 +80,8 @@ pub const BUILTINS: &[&str] = &[
     "and_int",
     "or_int",
     "xor_int",
+    "hash_int",
+    "hash_float",
     "shl_int",
     "ashr_int",
     "lshr_int",
@@ -729,6 +731,7 @@ pub(crate) fn call(
         ("and_int" | "or_int" | "xor_int" | "shl_int" | "ashr_int" | "lshr_int", _) => {
             scalar::int_bits(b, name, args)
         }
+        ("hash_int" | "hash_float", _) => scalar::hash(b, name, args),
         ("===", [x, y]) if is_immutable_struct(x) && x.ty == y.ty => struct_egal(cx, b, x, y),
         ("===", [x, y]) if has_identity(x) && x.ty == y.ty => Ok(identical(b, x, y)),
         ("===", [x, y]) => scalar::egal(x, y),

@@ -106,6 +106,19 @@ pub(crate) fn int_bits(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<
     }
 }
 
+/// `hash_int(x, h)` of two Int64s, `hash_float(x, h)` of a Float64 and an Int64: Julia's
+/// `hash` (an Int64 of its bits).
+pub(crate) fn hash(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let (p, x_ty) = match name {
+        "hash_int" => (Prim::HashInt, Type::Int64),
+        _ => (Prim::HashFloat, Type::Float64),
+    };
+    match args {
+        [x, h] if x.ty == x_ty && h.ty == Type::Int64 => Ok(apply(b, p, vec![x, h], Type::Int64)),
+        _ => Err(no_method(name, &types(args))),
+    }
+}
+
 /// `fma(x, y, z)` of numbers, one a Float64 (all converted); three integers are the prelude's.
 pub(crate) fn fma(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     match args {

@@ -175,15 +175,28 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             let lt = string_fn(b, "<", args, Type::Bool);
             not(b, lt)
         }
-        // The prelude Dict's hash of a string or symbol key (known here: a constant).
+        // Julia's `hash(s, h)` of a string key, `objectid(s)` of a symbol (`h` unused), for the
+        // prelude's Dict (known here: a constant).
         (
             "_string_hash",
             [Val {
-                konst: Some(Const::Str(text) | Const::Symbol(text)),
+                konst: Some(Const::Str(text)),
+                ..
+            }, Val {
+                konst: Some(Const::Int(h)),
                 ..
             }],
-        ) => Val::lit(Const::Int(zy_ir::ops::string_hash(text))),
-        ("_string_hash", [s]) if is_str(s) || matches!(s.ty, Type::Symbol(_)) => {
+        ) => Val::lit(Const::Int(zy_ir::ops::string_hash(text, *h))),
+        (
+            "_string_hash",
+            [Val {
+                konst: Some(Const::Symbol(name)),
+                ..
+            }, _],
+        ) => Val::lit(Const::Int(zy_ir::ops::symbol_hash(name))),
+        ("_string_hash", [s, h])
+            if (is_str(s) || matches!(s.ty, Type::Symbol(_))) && h.ty == Type::Int64 =>
+        {
             string_fn(b, "hash", args, Type::Int64)
         }
         // `s^n`, `repeat(s, n)`: `s` written `n` times.

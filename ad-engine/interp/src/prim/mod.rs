@@ -103,6 +103,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [Value::Int(a), Value::Int(b)] => Ok(Value::Int(scalar::int_bits(p, *a, *b))),
             _ => Err(method_error(p.julia_name(), args)),
         },
+        HashInt | HashFloat => match args {
+            [Value::Int(x), Value::Int(h)] => Ok(Value::Int(zy_ir::ops::int_hash(*x, *h))),
+            [Value::F64(x), Value::Int(h)] => Ok(Value::Int(zy_ir::ops::float_hash(*x, *h))),
+            _ => Err(method_error(p.julia_name(), args)),
+        },
         Fma => {
             let [a, b, c] = operands(p, args)?;
             scalar::fma(a, b, c)

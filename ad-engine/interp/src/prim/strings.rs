@@ -37,9 +37,13 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
     match (&**f, operands) {
         ("Symbol", [Value::Str(s) | Value::Symbol(s)]) => return Ok(Value::Symbol(s.clone())),
         ("==", [Value::Symbol(a), Value::Symbol(b)]) => return Ok(Value::Bool(a == b)),
-        // The prelude Dict's hash of a string or symbol key.
-        ("hash", [Value::Str(s) | Value::Symbol(s)]) => {
-            return Ok(Value::Int(zy_ir::ops::string_hash(s)))
+        // Julia's `hash(s, h)` of a string key, `objectid(s)` of a symbol, for the prelude's
+        // Dict.
+        ("hash", [Value::Str(s), Value::Int(h)]) => {
+            return Ok(Value::Int(zy_ir::ops::string_hash(s, *h)))
+        }
+        ("hash", [Value::Symbol(s), Value::Int(_)]) => {
+            return Ok(Value::Int(zy_ir::ops::symbol_hash(s)))
         }
         ("repeat", [Value::Str(s), Value::Int(n)]) => {
             return match usize::try_from(*n) {
