@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 301351..301355: abs2
+            <zy>/prelude/Base.jl (prelude) 314527..314531: abs2
         "#]],
     );
 }
