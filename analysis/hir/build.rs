@@ -8,7 +8,9 @@
 //! and the names its body uses (`BundledMethod` in `src/stub.rs`), so that a program holds it
 //! without parsing or lowering it until inference specialises it; and each item's untyped SSA,
 //! packed into `$OUT_DIR/lowered.bin` (postcard's encoding of the IR's serde derives, read back
-//! by `src/unpack.rs`), so that a process lowers no library item at all.
+//! by `src/unpack.rs`), so that a process lowers no library item at all; and what the scope
+//! reads of each binding's value and each `export` (`src/binding.rs`), so that a process
+//! parses neither.
 //! `bundled_items_parse_alone` checks that each range parses to the same item as the whole
 //! file does, that the signatures are those of the item lowered alone, and that each packed
 //! lowering reads back as that lowering.
@@ -19,6 +21,8 @@ use std::path::PathBuf;
 use zy_ir::{Const, Function, Op, Operand, TypeExpr, ValueKind};
 use zy_syntax::ast::Item;
 
+#[path = "src/binding.rs"]
+mod binding;
 #[path = "src/encode.rs"]
 #[allow(dead_code)]
 mod encode;
@@ -36,6 +40,7 @@ mod unpack;
 fn main() {
     println!("cargo:rerun-if-changed=prelude");
     for f in [
+        "src/binding.rs",
         "src/encode.rs",
         "src/item_kind.rs",
         "src/prelude.rs",
@@ -88,9 +93,20 @@ fn main() {
                 packed.extend(bytes);
                 (start, packed.len())
             });
+            let binding = match item {
+                Item::Global(g) => Some((
+                    binding::immutable_value(&g.value),
+                    binding::dotted_name(&g.value),
+                )),
+                _ => None,
+            };
+            let exports = match item {
+                Item::Export(e) => e.names.clone(),
+                _ => Vec::new(),
+            };
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {}, lowered: {lowered:?} }},",
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {}, lowered: {lowered:?}, binding: {binding:?}, exports: &{exports:?} }},",
                 sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject,
                 bundled_method(item),
             );

@@ -35,6 +35,7 @@
 //! The database logs executed queries (salsa `WillExecute` events) for tests of reuse.
 
 pub mod ad;
+mod binding;
 pub mod call;
 pub mod db;
 mod describe;

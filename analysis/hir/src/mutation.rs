@@ -27,7 +27,8 @@ use zy_syntax::ast::{
     ArgPlace, Expr, ExprKind as E, FunctionDef, FunctionName, GlobalDef, KeywordArg, UnOp,
 };
 
-use crate::scope::{dotted_name, immutable_value, ScopeNames};
+use crate::binding::{dotted_name, immutable_value};
+use crate::scope::ScopeNames;
 
 /// Random's functions that advance a generator passed to them although their names have no
 /// `!` (`rand(rng)`): the exception to Julia's convention.

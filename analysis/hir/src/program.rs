@@ -29,9 +29,10 @@ use crate::lower::ssa;
 use crate::reach::{
     hooks_of, item_names, makes_matrix, Mention, MATRIX, MATRIX_MAKERS, MATRIX_TYPES,
 };
-use crate::resolve::resolve_item;
+use crate::resolve::{resolve_item, resolve_owned};
 use crate::scope::{
-    is_prelude, item_module, loaded_items, scope_files, scope_names, scope_root, ScopeNames,
+    is_prelude, item_module, loaded_items, scope_files, scope_names, scope_root, FileModules,
+    ScopeNames,
 };
 use crate::signature::Signature;
 use crate::stub::is_stub;
@@ -144,7 +145,7 @@ pub(crate) fn indexed_in_root(db: &dyn salsa::Database, root: SourceFile, item: 
     let mut body_names = Vec::new();
     method.body_names(&module, names, &mut |n| body_names.push(n));
     Indexed {
-        item: Arc::new(resolve_item(&method.stub(item.span_file()), &module, names)),
+        item: Arc::new(resolve_owned(method.stub(item.span_file()), &module, names)),
         body_names: Some(body_names),
     }
 }
@@ -396,6 +397,8 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
     let mut reach = Reach {
         keyed: prelude_items(db, root),
         names: scope_names(db, root),
+        modules: FileModules::of_root(db, root),
+        concrete: FxHashMap::default(),
         items: FxHashSet::default(),
         followed: FxHashSet::default(),
         waiting: FxHashMap::default(),
@@ -447,7 +450,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
         .map(|&i| {
             reach
                 .names
-                .definition(&item_module(db, root, i), i.name(db))
+                .definition(&reach.modules.item_module(db, i), i.name(db))
         })
         .collect();
     Reached {
@@ -471,6 +474,10 @@ struct Reached {
 struct Reach<'db> {
     keyed: &'db FxHashMap<Name, Vec<ItemId>>,
     names: &'db ScopeNames,
+    modules: FileModules,
+    /// Whether each name met as a guard is a library struct with values (see
+    /// [`Reach::unmet_guard`]).
+    concrete: FxHashMap<Name, bool>,
     /// The prelude items in the program, and those whose names are followed.
     items: FxHashSet<ItemId>,
     followed: FxHashSet<ItemId>,
@@ -532,7 +539,7 @@ impl Reach<'_> {
         if self.followed.contains(&item) {
             return;
         }
-        let module = item_module(db, root, item);
+        let module = self.modules.item_module(db, item);
         let sig = item_signature(db, item);
         let Some(guard) = self.unmet_guard(db, item, &sig, &module) else {
             self.items.insert(item);
@@ -566,21 +573,12 @@ impl Reach<'_> {
     /// A library struct not yet reached as a value without which `item`'s code cannot run: a
     /// struct's own, or one that its method's signature `sig` names outside a `Union`.
     fn unmet_guard(
-        &self,
+        &mut self,
         db: &dyn salsa::Database,
         item: ItemId,
         sig: &Signature,
         module: &str,
     ) -> Option<Name> {
-        // An abstract type has no values of its own: a method taking one is followed at once
-        // (its concrete subtypes guard their own methods).
-        let is_struct = |n: &Name| {
-            self.keyed.get(n).is_some_and(|items| {
-                items
-                    .iter()
-                    .any(|&i| i.kind(db) == ItemKind::Struct && item_signature(db, i).concrete)
-            })
-        };
         let resolve = |names: &[&str]| -> Vec<Name> {
             names
                 .iter()
@@ -604,13 +602,29 @@ impl Reach<'_> {
         // by code that names it as a value.
         guards
             .into_iter()
-            .find(|g| is_struct(g) && !self.values.contains(g))
+            .find(|g| !self.values.contains(g) && self.is_concrete_struct(db, g))
             .or(matrix)
             .or_else(|| {
                 type_values
                     .into_iter()
                     .find(|g| self.keyed.contains_key(g) && !self.values.contains(g))
             })
+    }
+
+    /// Whether `name` is a library struct with values: an abstract type has none of its own,
+    /// so a method taking one is followed at once (its concrete subtypes guard their own
+    /// methods).
+    fn is_concrete_struct(&mut self, db: &dyn salsa::Database, name: &Name) -> bool {
+        if let Some(&known) = self.concrete.get(name) {
+            return known;
+        }
+        let concrete = self.keyed.get(name).is_some_and(|items| {
+            items
+                .iter()
+                .any(|&i| i.kind(db) == ItemKind::Struct && item_signature(db, i).concrete)
+        });
+        self.concrete.insert(name.clone(), concrete);
+        concrete
     }
 }
 

@@ -21,7 +21,10 @@ use zy_syntax::ast::{ArgPlace, FunctionName, ImportPath, Item, ScriptCall};
 use crate::mutation::{library_changes, shifted, Binding, Effects, Method};
 
 use crate::input::{Prelude, SourceFile, Workspace};
-use crate::item::{is_bare_module, item_ast, item_range, item_tree, ItemId, ItemKind};
+use crate::item::{
+    binding_value, exported_names, is_bare_module, item_ast, item_range, item_tree, ItemId,
+    ItemKind,
+};
 use crate::prelude::{is_prelude_module, PRELUDE};
 use crate::span::line_col;
 
@@ -199,6 +202,14 @@ fn is_own_name(module: &str, name: &str) -> bool {
     module != MAIN && module.rsplit('.').next() == Some(name)
 }
 
+/// `name` split at its last `.`, as `rsplit_once('.')` splits it but by a plain byte loop: the
+/// names resolved are short and many (~17,000 in a first gradient), and `str`'s searcher
+/// costs more than the bytes it searches.
+fn split_last_dot(name: &str) -> Option<(&str, &str)> {
+    let at = name.bytes().rposition(|b| b == b'.')?;
+    Some((&name[..at], &name[at + 1..]))
+}
+
 /// The module that contains `module` (`A` for `A.B`; Main for a top-level module and Main).
 fn parent(module: &str) -> &str {
     module.rfind('.').map_or(MAIN, |i| &module[..i])
@@ -285,6 +296,29 @@ pub fn item_module(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> 
     match root_files(db, root).iter().find(|l| l.file == file) {
         Some(l) => within(&l.module, item.module(db)),
         None => join(MAIN, item.module(db)),
+    }
+}
+
+/// The module each file of a program is loaded into, looked up once for [`item_module`] of
+/// many items (the library items a first gradient reaches).
+pub(crate) struct FileModules(FxHashMap<SourceFile, Name>);
+
+impl FileModules {
+    /// The modules of the files of `root`'s program.
+    pub(crate) fn of_root(db: &dyn salsa::Database, root: SourceFile) -> FileModules {
+        let mut files = FxHashMap::default();
+        for l in root_files(db, root) {
+            files.entry(l.file).or_insert_with(|| l.module.clone());
+        }
+        FileModules(files)
+    }
+
+    /// [`item_module`] of `item` in the program.
+    pub(crate) fn item_module(&self, db: &dyn salsa::Database, item: ItemId) -> Name {
+        match self.0.get(&item.file(db)) {
+            Some(module) => within(module, item.module(db)),
+            None => join(MAIN, item.module(db)),
+        }
     }
 }
 
@@ -405,9 +439,8 @@ impl ScopeNames {
         if name == RRULE || name == FRULE {
             return name.into();
         }
-        if let Some((prefix, last)) = name
-            .rsplit_once('.')
-            .filter(|(p, l)| !p.is_empty() && !l.is_empty())
+        if let Some((prefix, last)) =
+            split_last_dot(name).filter(|(p, l)| !p.is_empty() && !l.is_empty())
         {
             if let Some(target) = self.module_path(module, prefix) {
                 return self.member(&target, last);
@@ -460,6 +493,37 @@ impl ScopeNames {
                 .unwrap_or_else(|| qualify(module, name)),
             None => qualify(module, name),
         }
+    }
+
+    /// Where a definition of `written` in `module` goes, as the scope records it: the module
+    /// that defines it, its bare name there, and its qualified name (`None` for a callable
+    /// struct's call methods and in-source rules, which define no name). Most of the
+    /// library's ~3,000 are a plain name of the module's own, which needs no splitting.
+    fn defined(&self, module: &Name, written: &Name) -> Option<(Name, Name, Name)> {
+        if written.starts_with('(') || **written == *RRULE || **written == *FRULE {
+            return None;
+        }
+        let plain = !written.contains('.') && !written.starts_with('#');
+        let own = self.modules.get(module);
+        if plain && own.is_none_or(|s| !s.extends.contains(written)) {
+            let qualified = own
+                .and_then(|s| s.defines.get(written).cloned())
+                .unwrap_or_else(|| qualify(module, written));
+            return Some((module.clone(), written.clone(), qualified));
+        }
+        let name = self.definition(module, written);
+        let (target, bare) = match name.rsplit_once('.') {
+            Some((m, n)) => (Name::from(m), Name::from(n)),
+            None => (module.clone(), name.clone()),
+        };
+        if *bare == *RRULE || *bare == *FRULE {
+            return None;
+        }
+        Some(if name.contains('.') {
+            (target, bare, name)
+        } else {
+            (module.clone(), bare.clone(), qualify(module, &bare))
+        })
     }
 
     /// The module that `name` (possibly dotted) names in `module`'s code, if it names one.
@@ -609,7 +673,7 @@ impl ScopeNames {
 
     /// The module (if the program has it) and the bare name of the qualified `q`.
     fn split<'q>(&self, q: &'q str) -> (&'q str, &'q str) {
-        match q.rsplit_once('.') {
+        match split_last_dot(q) {
             Some((m, n)) if !m.is_empty() && self.modules.contains_key(m) => (m, n),
             _ => (MAIN, q),
         }
@@ -755,30 +819,21 @@ fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<
 
 /// Top-level bindings of a module, `const U = A.B` (or `U = A.B`): `U` names that module as
 /// `A.B` does (`U.f`). In order of the items, so an alias may name an earlier one.
-fn add_module_aliases(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemId, Name)]) {
-    for (item, module) in items {
-        if item.kind(db) != ItemKind::Global {
-            continue;
-        }
-        let Some(Item::Global(g)) = item_ast(db, *item).as_deref() else {
+fn add_module_aliases(
+    db: &dyn salsa::Database,
+    names: &mut ScopeNames,
+    globals: &[(ItemId, Name)],
+) {
+    for (item, module) in globals {
+        let Some((_, Some(dotted))) = binding_value(db, *item) else {
             continue;
         };
-        let Some(path) = dotted_name(&g.value).and_then(|d| names.module_path(module, &d)) else {
+        let Some(path) = names.module_path(module, &dotted) else {
             continue;
         };
         if let Some(scope) = names.modules.get_mut(module) {
-            scope.modules.insert(g.name.as_str().into(), path);
+            scope.modules.insert(item.name(db).clone(), path);
         }
-    }
-}
-
-/// `A.B.C` (names and fields) as that dotted text.
-pub(crate) fn dotted_name(e: &zy_syntax::ast::Expr) -> Option<String> {
-    use zy_syntax::ast::ExprKind as E;
-    match &e.kind {
-        E::Ident(n) => Some(n.clone()),
-        E::Field { base, name } => Some(format!("{}.{name}", dotted_name(base)?)),
-        _ => None,
     }
 }
 
@@ -791,12 +846,9 @@ fn module_name(module: &str) -> &str {
     }
 }
 
-/// The refused definitions of `items` whose names nothing else defines.
-fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemId, Name)]) {
-    for (item, module) in items {
-        if item.kind(db) != ItemKind::Refused {
-            continue;
-        }
+/// The refused definitions of `refused` (those items) whose names nothing else defines.
+fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, refused: &[(ItemId, Name)]) {
+    for (item, module) in refused {
         let Some(Item::Refused(r)) = item_ast(db, *item).as_deref() else {
             continue;
         };
@@ -826,11 +878,60 @@ fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, items: &[(ItemI
     }
 }
 
+/// The items of a program's files by kind, each with its module, in load order: the scope's
+/// passes each read one kind (a fresh database lists the library's ~3,000 items here once).
+#[derive(Default)]
+struct ItemsByKind {
+    modules: Vec<(ItemId, Name)>,
+    imports: Vec<(ItemId, Name)>,
+    globals: Vec<(ItemId, Name)>,
+    /// Functions, structs and bindings.
+    definitions: Vec<(ItemId, ItemKind, Name)>,
+    exports: Vec<(ItemId, Name)>,
+    refused: Vec<(ItemId, Name)>,
+    scripts: Vec<(ItemId, Name)>,
+    /// The functions and bindings of the program's own files (not the prelude's).
+    own: Vec<(ItemId, ItemKind, Name)>,
+}
+
+impl ItemsByKind {
+    fn of(db: &dyn salsa::Database, files: &[LoadedFile]) -> ItemsByKind {
+        let mut out = ItemsByKind::default();
+        for l in files {
+            let own = !is_prelude(db, l.file);
+            for &item in item_tree(db, l.file) {
+                let module = within(&l.module, item.module(db));
+                let kind = item.kind(db);
+                let list = match kind {
+                    ItemKind::Function | ItemKind::Struct | ItemKind::Global => {
+                        if own && kind != ItemKind::Struct {
+                            out.own.push((item, kind, module.clone()));
+                        }
+                        if kind == ItemKind::Global {
+                            out.globals.push((item, module.clone()));
+                        }
+                        out.definitions.push((item, kind, module));
+                        continue;
+                    }
+                    ItemKind::Module => &mut out.modules,
+                    ItemKind::Import => &mut out.imports,
+                    ItemKind::Export => &mut out.exports,
+                    ItemKind::Refused => &mut out.refused,
+                    ItemKind::Script => &mut out.scripts,
+                    ItemKind::Include => continue,
+                };
+                list.push((item, module));
+            }
+        }
+        out
+    }
+}
+
 #[salsa::tracked(returns(ref))]
 fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     let mut names = ScopeNames::default();
     let files = root_files(db, root);
-    let items: Vec<(ItemId, Name)> = loaded_items(db, root, |_| true).collect();
+    let items = ItemsByKind::of(db, files);
     // Every module first, then what each imports (which names modules), then what each defines
     // (which depends on what it imports).
     for l in files {
@@ -844,13 +945,11 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
             }
         }
     }
-    for (item, module) in &items {
-        if item.kind(db) == ItemKind::Module {
-            let inner = join(module, item.name(db));
-            names.modules.entry(inner.clone()).or_default();
-            let scope = names.modules.entry(module.clone()).or_default();
-            scope.modules.insert(item.name(db).clone(), inner);
-        }
+    for (item, module) in &items.modules {
+        let inner = join(module, item.name(db));
+        names.modules.entry(inner.clone()).or_default();
+        let scope = names.modules.entry(module.clone()).or_default();
+        scope.modules.insert(item.name(db).clone(), inner);
     }
     for (module, scope) in names.modules.iter_mut() {
         let bare = module.as_ref() == BASE;
@@ -858,77 +957,48 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
             scope.usings.push(BASE.into());
         }
     }
-    for (item, module) in &items {
-        match item.kind(db) {
-            ItemKind::Module => {
-                if is_bare_module(db, *item) {
-                    let inner = join(module, item.name(db));
-                    if let Some(scope) = names.modules.get_mut(&inner) {
-                        scope.usings.retain(|u| u.as_ref() != BASE);
-                    }
-                }
+    // A module's own item comes before its items, and so before the imports written in it.
+    for (item, module) in &items.modules {
+        if is_bare_module(db, *item) {
+            let inner = join(module, item.name(db));
+            if let Some(scope) = names.modules.get_mut(&inner) {
+                scope.usings.retain(|u| u.as_ref() != BASE);
             }
-            ItemKind::Import => {
-                if let Some(Item::Import(i)) = item_ast(db, *item).as_deref() {
-                    for why in add_import(&mut names, module, i) {
-                        names.errors.push((*item, why));
-                    }
-                }
-            }
-            _ => {}
         }
     }
-    add_module_aliases(db, &mut names, &items);
-    for (item, module) in &items {
-        match item.kind(db) {
-            ItemKind::Function | ItemKind::Struct | ItemKind::Global => {
-                let written = item.name(db);
-                let name = names.definition(module, written);
-                let (target, bare) = match name.rsplit_once('.') {
-                    Some((m, n)) if !name.starts_with('(') => (Name::from(m), Name::from(n)),
-                    _ => (module.clone(), name.clone()),
-                };
-                if written.starts_with('(') || bare.as_ref() == RRULE || bare.as_ref() == FRULE {
-                    continue;
-                }
-                let (target, qualified) = if name.contains('.') {
-                    (target, name.clone())
-                } else {
-                    (module.clone(), qualify(module, &bare))
-                };
-                let scope = names.modules.entry(target).or_default();
-                scope.defines.insert(bare.clone(), qualified);
-                if item.kind(db) == ItemKind::Struct {
-                    scope.structs.insert(bare.clone());
-                }
-                if item.kind(db) == ItemKind::Global {
-                    let settled = matches!(
-                        item_ast(db, *item).as_deref(),
-                        Some(Item::Global(g)) if immutable_value(&g.value)
-                    );
-                    if !settled {
-                        scope.mutable.insert(bare.clone());
-                    }
-                    scope.bindings.insert(bare);
-                }
+    for (item, module) in &items.imports {
+        if let Some(Item::Import(i)) = item_ast(db, *item).as_deref() {
+            for why in add_import(&mut names, module, i) {
+                names.errors.push((*item, why));
             }
-            ItemKind::Export => {
-                if let Some(Item::Export(e)) = item_ast(db, *item).as_deref() {
-                    let scope = names.modules.entry(module.clone()).or_default();
-                    scope
-                        .exports
-                        .extend(e.names.iter().map(|n| Name::from(n.as_str())));
-                }
-            }
-            _ => {}
         }
     }
-    add_refused(db, &mut names, &items);
-    let (effects, bindings) = program_effects(db, &names, &items);
-    for (item, module) in &items {
-        if item.kind(db) != ItemKind::Script {
+    add_module_aliases(db, &mut names, &items.globals);
+    for (item, kind, module) in &items.definitions {
+        let written = item.name(db);
+        let Some((target, bare, qualified)) = names.defined(module, written) else {
             continue;
+        };
+        let scope = names.modules.entry(target).or_default();
+        scope.defines.insert(bare.clone(), qualified);
+        if *kind == ItemKind::Struct {
+            scope.structs.insert(bare.clone());
         }
+        if *kind == ItemKind::Global {
+            let settled = binding_value(db, *item).is_some_and(|(settled, _)| settled);
+            if !settled {
+                scope.mutable.insert(bare.clone());
+            }
+            scope.bindings.insert(bare);
+        }
+    }
+    for (item, module) in &items.exports {
+        let scope = names.modules.entry(module.clone()).or_default();
+        scope.exports.extend(exported_names(db, *item));
+    }
+    add_refused(db, &mut names, &items.refused);
+    let (effects, bindings) = program_effects(db, &names, &items.own);
+    for (item, module) in &items.scripts {
         let Some(Item::Script(s)) = item_ast(db, *item).as_deref() else {
             continue;
         };
@@ -1010,23 +1080,20 @@ struct CallChanges {
     any_binding: bool,
 }
 
-/// The effects of the methods and bindings of the program's own files (not the prelude's),
-/// with those bindings' qualified names.
+/// The effects of the methods and bindings of the program's own files (not the prelude's:
+/// `own` is their function and binding items), with those bindings' qualified names.
 fn program_effects(
     db: &dyn salsa::Database,
     names: &ScopeNames,
-    items: &[(ItemId, Name)],
+    own: &[(ItemId, ItemKind, Name)],
 ) -> (Effects, Vec<Name>) {
     let mut methods = Vec::new();
     let mut bindings = Vec::new();
-    for (item, module) in items {
-        if is_prelude(db, item.file(db)) {
-            continue;
-        }
+    for (item, kind, module) in own {
         let Some(def) = item_ast(db, *item).clone() else {
             continue;
         };
-        match (item.kind(db), &*def) {
+        match (kind, &*def) {
             (ItemKind::Function, Item::Function(f)) => {
                 let generic = match &f.name {
                     FunctionName::Named(_) => Some(names.definition(module, item.name(db))),
@@ -1082,30 +1149,6 @@ fn share_changes(names: &mut ScopeNames, effects: &Effects, bindings: &[Name]) {
         if !grew {
             break;
         }
-    }
-}
-
-/// Is `value` a number, string, `nothing`, or a tuple of them: a value no call can change in
-/// place?
-pub(crate) fn immutable_value(value: &zy_syntax::ast::Expr) -> bool {
-    use zy_syntax::ast::ExprKind as E;
-    match &value.kind {
-        E::Float(_) | E::Int(_) | E::Bool(_) | E::Nothing | E::Str(_) => true,
-        E::Unary { arg, .. } => immutable_value(arg),
-        E::Binary {
-            dotted: false,
-            lhs,
-            rhs,
-            ..
-        } => immutable_value(lhs) && immutable_value(rhs),
-        E::Fold {
-            dotted: false,
-            first,
-            rest,
-        } => immutable_value(first) && rest.iter().all(|(_, e)| immutable_value(e)),
-        E::Tuple(parts) => parts.iter().all(immutable_value),
-        E::NamedTuple(fields) => fields.iter().all(|(_, v)| immutable_value(v)),
-        _ => false,
     }
 }
 
