@@ -141,12 +141,21 @@ fn fixture_values() {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        // Lowered here without the prelude: files that need it (or the pipeline's layout of
-        // calls) say so, and `tests/tests/fixtures.rs` checks them (fixtures/README.md).
-        if text
-            .lines()
-            .any(|l| matches!(l.trim(), "# needs: prelude" | "# needs: pipeline"))
-        {
+        // Lowered here without the prelude or zy-hir's scopes: files that need them (or the
+        // pipeline's layout of calls) say so or use modules (`import Base: show` names the
+        // library's `show`), and `tests/tests/fixtures.rs` checks them (fixtures/README.md).
+        if text.lines().any(|l| {
+            let l = l.trim_start();
+            [
+                "module ",
+                "using ",
+                "import ",
+                "# needs: prelude",
+                "# needs: pipeline",
+            ]
+            .iter()
+            .any(|k| l.starts_with(k))
+        }) {
             continue;
         }
         let file = path

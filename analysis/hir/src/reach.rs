@@ -844,7 +844,7 @@ fn body_names(body: &Function, f: &mut dyn FnMut(&Name)) {
 
 /// A global `n`, and for a type applied to parameters (`Base.Rational{Int}` of
 /// `Rational{Int}[0.1, 3]`, `Base.Array{Rational{Int}}`) the types it names, in `n`'s module.
-fn applied_type_names(n: &Name, f: &mut dyn FnMut(&Name)) {
+pub(crate) fn applied_type_names(n: &Name, f: &mut dyn FnMut(&Name)) {
     f(n);
     let Some((head, _)) = n.split_once('{') else {
         return;

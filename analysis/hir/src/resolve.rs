@@ -156,7 +156,7 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
 
 /// A type written as a value (`Rational{Int64}`, `Vector{Complex{Float64}}`: the syntax's text
 /// of it) with each name in it resolved, except the type variables `bound`.
-fn resolve_type_text(text: &str, bound: &[&str], name: &impl Fn(&str) -> Name) -> Name {
+pub(crate) fn resolve_type_text(text: &str, bound: &[&str], name: &impl Fn(&str) -> Name) -> Name {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {

@@ -101,6 +101,13 @@ impl BundledMethod {
             match kind {
                 Use::Call | Use::Global if type_var => f(n.into()),
                 Use::Call | Use::Func => f(names.resolve(module, n)),
+                // A type applied to parameters (`SubString{String}`): resolved word by word,
+                // and the types it names, as the lowered body's global is.
+                Use::Global if n.contains('{') => {
+                    let resolve = |t: &str| names.resolve(module, t);
+                    let q = crate::resolve::resolve_type_text(n, self.where_params, &resolve);
+                    crate::reach::applied_type_names(&q, &mut |t| f(t.clone()));
+                }
                 Use::Global => {
                     let q = names.resolve(module, n);
                     // Resolution makes the load of such a binding a call of `error`.

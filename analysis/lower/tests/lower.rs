@@ -1065,14 +1065,16 @@ fn optional_parameters_become_shorter_methods_passing_the_defaults() {
         f(%1)   # x
         #1:
           %2 = namedtuple(())
-          %3 = #f#opt1#kw(%2, %1)
-          return %3
+          %3 = Base.pairs(%2)
+          %4 = #f#opt1#kw(%3, %1)
+          return %4
         method f(_, _)
         f(%1, %2)   # x, y
         #1:
           %3 = namedtuple(())
-          %4 = #f#opt2#kw(%3, %1, %2)
-          return %4
+          %4 = Base.pairs(%3)
+          %5 = #f#opt2#kw(%4, %1, %2)
+          return %5
     "#]]
     .assert_eq(&render(&l));
 }
