@@ -866,6 +866,10 @@ collect(g::Generator) = _gen_collect(g.f, g.iter)
 collect(T::Type{Float64}, g::Generator) = _gen_convert(T, zero(Float64), collect(g))
 collect(T::Type{Int64}, g::Generator) = _gen_convert(T, zero(Int64), collect(g))
 collect(T::Type{Int}, g::Generator) = _gen_convert(T, zero(Int64), collect(g))
+# `collect(T, x)` of an array, a range or another collection: its elements converted to `T`.
+collect(T::Type{Float64}, x) = _vector_of(T, x)
+collect(T::Type{Int64}, x) = _vector_of(T, x)
+collect(T::Type{Int}, x) = _vector_of(T, x)
 collect(T::Type{Float64}, fl::Flatten) = _gen_convert(T, zero(Float64), collect(fl))
 collect(T::Type{Int64}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
 collect(T::Type{Int}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
@@ -1876,6 +1880,17 @@ _matrix_of(T::Type{Float64}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(
 _matrix_of(T::Type{Int}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
 _matrix_of(T, J, dims::Tuple{Int, Int}) = _matrix_of(T, J, dims[1], dims[2])
 
+# `Vector(x)`, `Array(A)` (the syntax lowers them to these): a new `Array` of the elements of
+# an array or a range, of its element type, as Julia's `Array{T, N}(A)`; Julia's
+# `MethodError` for anything else (a tuple, a number, a matrix given to `Vector`).
+_plain_vector(x::AbstractVector) = collect(x)
+_plain_vector(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = collect(r)
+_plain_vector(x) = _no_plain_array("Vector", x)
+_plain_array(x::AbstractArray) = collect(x)
+_plain_array(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = collect(r)
+_plain_array(x) = _no_plain_array("Array", x)
+_no_plain_array(name, x) = error("MethodError: no method matching $(name)(::$(typeof(x)))")
+
 """
     cumsum(A; dims), cumprod(A; dims)
 
@@ -2391,28 +2406,94 @@ function _norm2(x)
     return sqrt(s)
 end
 
+# `println` and `print` as values (`foreach(println, xs)`, `map(print, xs)`): zy shows no
+# output, so they return `nothing`, as a call of either does (the syntax leaves those out
+# with a note).
+println(xs...) = nothing
+print(xs...) = nothing
+
 """
-    hypot(x, y), hypot(x, y, z)
+    hypot(x, y), hypot(x, y, z, ...)
 
 `sqrt(x^2 + y^2)` computed without overflow or underflow of the squares (`Inf` if either is
-infinite, even with a NaN).
+infinite, even with a NaN), correctly rounded as Julia's is on hardware with a fused
+multiply-add (base/math.jl); of more numbers, Julia's `maxabs * sqrt(sum(abs2(x / maxabs)))`.
 """
-function hypot(x::Real, y::Real)
-    ax = abs(float(x))
-    ay = abs(float(y))
-    if isinf(ax) || isinf(ay)
+hypot(x::Real, y::Real) = _hypot2(float(x), float(y))
+
+function _hypot2(x::Float64, y::Float64)
+    if isinf(x) || isinf(y)
         return Inf
     end
-    a = max(ax, ay)
-    b = min(ax, ay)
-    if a == 0.0
-        return 0.0
+    ax = abs(x)
+    ay = abs(y)
+    if ay > ax
+        ax, ay = ay, ax
     end
-    r = b / a
-    return a * sqrt(1.0 + r * r)
+    # Widely varying operands (also `ay == 0`, and a NaN, which compares false below).
+    if ay <= ax * 1.0536712127723509e-8
+        return ax
+    end
+    scale = eps(Float64) * sqrt(floatmin(Float64))
+    if ax > 9.480751908109176e153
+        ax = ax * scale
+        ay = ay * scale
+        scale = inv(scale)
+    elseif ay < 1.4916681462400413e-154
+        ax = ax / scale
+        ay = ay / scale
+    else
+        scale = 1.0
+    end
+    h = sqrt(ax * ax + ay * ay)
+    hsquared = h * h
+    axsquared = ax * ax
+    h -= (fma(-ay, ay, hsquared - axsquared) + fma(h, h, -hsquared) - fma(ax, ax, -axsquared)) / (2 * h)
+    return h * scale
 end
 
-hypot(x::Real, y::Real, z::Real) = hypot(hypot(x, y), z)
+function hypot(x::Real, y::Real, z::Real, ws::Real...)
+    v = [float(x), float(y), float(z)]
+    for w in ws
+        push!(v, float(w))
+    end
+    maxabs = maximum(abs, v)
+    if isnan(maxabs) && any(isinf, v)
+        return Inf
+    elseif iszero(maxabs) || isinf(maxabs)
+        return maxabs
+    end
+    return maxabs * sqrt(sum(w -> abs2(w / maxabs), v))
+end
+
+# ChainRules' rules: each argument over the result, divided by one instead at the origin
+# (a zero gradient there), not the derivative of the scaling and correction steps above.
+_hypot_norm(h) = iszero(h) ? one(h) : h
+
+function rrule(::typeof(hypot), x::Float64, y::Float64)
+    h = hypot(x, y)
+    n = _hypot_norm(h)
+    hypot_pullback(ȳ) = (NoTangent(), ȳ * (x / n), ȳ * (y / n))
+    return h, hypot_pullback
+end
+
+function frule(Δ, ::typeof(hypot), x::Float64, y::Float64)
+    h = hypot(x, y)
+    n = _hypot_norm(h)
+    return h, (x * Δ[2] + y * Δ[3]) / n
+end
+
+function rrule(::typeof(hypot), x::Float64, y::Float64, z::Float64)
+    h = hypot(x, y, z)
+    n = _hypot_norm(h)
+    hypot_pullback(ȳ) = (NoTangent(), ȳ * (x / n), ȳ * (y / n), ȳ * (z / n))
+    return h, hypot_pullback
+end
+
+function frule(Δ, ::typeof(hypot), x::Float64, y::Float64, z::Float64)
+    h = hypot(x, y, z)
+    return h, (x * Δ[2] + y * Δ[3] + z * Δ[4]) / _hypot_norm(h)
+end
 
 """
     fourthroot(x), ∜x
@@ -4373,8 +4454,15 @@ maximum(f, r::LinRange) = maximum(f, collect(r))
 minimum(f, r::UnitRange{Int}) = minimum(f, collect(r))
 minimum(f, r::StepRange{Int, Int}) = minimum(f, collect(r))
 minimum(f, r::LinRange) = minimum(f, collect(r))
-mapreduce(f, op, r::UnitRange{Int}) = mapreduce(f, op, collect(r))
-mapreduce(f, op, r::StepRange{Int, Int}) = mapreduce(f, op, collect(r))
+mapreduce(f, op, r::UnitRange{Int}; init = _InitialValue()) = mapreduce(f, op, collect(r); init = init)
+mapreduce(f, op, r::StepRange{Int, Int}; init = _InitialValue()) = mapreduce(f, op, collect(r); init = init)
+mapreduce(f, op, r::Union{LinRange, StepRangeLen}; init = _InitialValue()) = mapreduce(f, op, collect(r); init = init)
+reduce(op, r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}; init = _InitialValue()) =
+    reduce(op, collect(r); init = init)
+foldl(op, r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}; init = _InitialValue()) =
+    foldl(op, collect(r); init = init)
+foldr(op, r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}; init = _InitialValue()) =
+    foldr(op, collect(r); init = init)
 any(f, r::UnitRange{Int}) = any(f, collect(r))
 all(f, r::UnitRange{Int}) = all(f, collect(r))
 count(f, r::UnitRange{Int}) = count(f, collect(r))
