@@ -652,7 +652,7 @@ impl Synth {
         let text = |s: String| Operand::Const(Const::Str(s.as_str().into()));
         let kind = Operand::Const(Const::Symbol("ErrorException".into()));
         let long_parts = vec![
-            kind.clone(),
+            kind,
             text("unsupported: splatting a vector of ".into()),
             n.clone(),
             text(format!(
@@ -663,10 +663,8 @@ impl Synth {
         self.prim(long_b, Prim::Error, long_parts, Type::Bottom);
         self.f.set_term(long_b, Terminator::Unreachable, SPAN);
         let none_parts = vec![
-            kind,
-            text(format!(
-                "MethodError: no method matching {shown}(...) taking the "
-            )),
+            Operand::Const(Const::Symbol("MethodError".into())),
+            text(format!("no method matching {shown}(...) taking the ")),
             n,
             text(" elements of the vector splatted".into()),
         ];

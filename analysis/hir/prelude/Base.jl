@@ -228,7 +228,7 @@ end
 
 function (:)(start::Int, step::Int, stop::Int)
     if step == 0
-        error("ArgumentError: step cannot be zero")
+        error(:ArgumentError, "step cannot be zero")
     end
     if stop == start
         last = stop
@@ -242,10 +242,10 @@ end
 
 function LinRange(start::Real, stop::Real, len::Int)
     if len < 0
-        error("ArgumentError: range length must be non-negative")
+        error(:ArgumentError, "range length must be non-negative")
     end
     if len == 1 && start != stop
-        error("ArgumentError: range with length 1 must have start == stop")
+        error(:ArgumentError, "range with length 1 must have start == stop")
     end
     return LinRange(float(start), float(stop), len, max(len - 1, 1))
 end
@@ -483,7 +483,7 @@ getindex(A::Matrix, I::Colon, J::Colon) = _block(A, _steps(A, 1, I), _steps(A, 2
 # `x[I] = v` for linear indices `I`: the elements of `v` in order; Julia's setindex! returns x.
 function _slice!(x::Array, v, I::StepRange{Int, Int})
     if length(v) != length(I)
-        error("DimensionMismatch: the number of elements assigned differs from the number of destinations")
+        error(:DimensionMismatch, "the number of elements assigned differs from the number of destinations")
     end
     for k in 1:length(I)
         x[I.start + (k - 1) * I.step] = v[k]
@@ -493,7 +493,7 @@ end
 
 function _block!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int})
     if size(B, 1) != length(I) || size(B, 2) != length(J)
-        error("DimensionMismatch: the shape of the assigned array differs from the destination's")
+        error(:DimensionMismatch, "the shape of the assigned array differs from the destination's")
     end
     for q in 1:length(J)
         for p in 1:length(I)
@@ -698,12 +698,12 @@ _check_shape(dest::SubArray, v::Matrix) = _same_length(size(dest) == size(v))
 _check_shape(dest::SubArray, v::SubArray) = _same_length(size(dest) == size(v))
 _check_shape(dest::SubArray, v::AbstractArray) = _same_length(size(dest) == size(v))
 _check_shape(dest::Matrix, v) = error("unsupported: `.=` of a value that is not a Matrix into a Matrix")
-_check_shape(dest, v::Matrix) = error("DimensionMismatch: cannot broadcast a Matrix into a one-dimensional destination")
+_check_shape(dest, v::Matrix) = error(:DimensionMismatch, "cannot broadcast a Matrix into a one-dimensional destination")
 _check_shape(dest, v) = _same_length(length(dest) == length(v))
 
 function _same_length(same::Bool)
     if !same
-        error("DimensionMismatch: the source's shape differs from the destination's in `.=`")
+        error(:DimensionMismatch, "the source's shape differs from the destination's in `.=`")
     end
     return nothing
 end
@@ -776,7 +776,7 @@ _named_tuple_of(names::Tuple, t::Tuple) = _rename(names, t)
 _merge_named(nts...) = merge(map(_named_part, nts)...)
 _named_part(nt::NamedTuple) = nt
 
-_foldl_tuple(op) = error("ArgumentError: reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
+_foldl_tuple(op) = error(:ArgumentError, "reducing over an empty collection is not allowed; consider supplying `init` to the reducer")
 _foldl_tuple(op, acc) = acc
 _foldl_tuple(op, acc, x, rest...) = _foldl_tuple(op, op(acc, x), rest...)
 
@@ -924,7 +924,7 @@ end
 function _gen_fold(op, first, f, it)
     n = length(it)
     if n == 0
-        error("ArgumentError: reducing over an empty collection is not allowed")
+        error(:ArgumentError, "reducing over an empty collection is not allowed")
     end
     acc = first(f(_gen_elem(it, 1)))
     for k in 2:n
@@ -937,7 +937,7 @@ function _gen_fold(op, first, f, it::Filter)
     n = length(it.iter)
     k = _gen_next(it, 1)
     if k > n
-        error("ArgumentError: reducing over an empty collection is not allowed")
+        error(:ArgumentError, "reducing over an empty collection is not allowed")
     end
     acc = first(f(_gen_elem(it.iter, k)))
     k = _gen_next(it, k + 1)
@@ -955,7 +955,7 @@ _gen_sum_first(y::Bool) = Int(y)
 # A generator over a tuple, whose elements may differ in type (`f(x) for f in (sin, cos)`):
 # `f` called on each element by its own method, as `map(f, t)` calls it, in order.
 _gen_fold(op, first, f, it::Tuple) = _gen_fold_values(op, first, map(f, it)...)
-_gen_fold_values(op, first) = error("ArgumentError: reducing over an empty collection is not allowed")
+_gen_fold_values(op, first) = error(:ArgumentError, "reducing over an empty collection is not allowed")
 _gen_fold_values(op, first, y, ys...) = _foldl_tuple(op, first(y), ys...)
 _gen_collect(f, it::Tuple) = collect(map(f, it))
 _gen_any(f, it::Tuple) = _any_each(f, it...)
@@ -1159,14 +1159,14 @@ _cat_total(d::Int, x, rest...) = _cat_size(x, d) + _cat_total(d, rest...)
 
 function _cat_same_columns(same::Bool)
     if !same
-        error("DimensionMismatch: number of columns of each array must match")
+        error(:DimensionMismatch, "number of columns of each array must match")
     end
     return nothing
 end
 
 function _cat_same_rows(same::Bool)
     if !same
-        error("DimensionMismatch: number of rows of each array must match")
+        error(:DimensionMismatch, "number of rows of each array must match")
     end
     return nothing
 end
@@ -1211,10 +1211,33 @@ _hcat(x, rest...) = _cat_columns!(fill(_cat_zero_of(x, rest...), _cat_size(x, 1)
 
 function _nonempty(x)
     if length(x) == 0
-        throw(ArgumentError("reducing over an empty collection is not allowed"))
+        _empty_reduce_error()
     end
     return nothing
 end
+
+_empty_reduce_error() = throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+
+# Julia's `mapreduce_empty` and `reduce_empty`: what a reduction without `init` gives for no
+# elements, by the function, the operator and the element type: `zero` for `+` and `one` for
+# `*` of Float64, Int and Bool elements (`+` of Bools counts in Int), `abs` and `abs2` of
+# those, and `abs`/`abs2` under `max` start at zero; anything else is the `ArgumentError` above
+# (`_nonempty` raises it: what follows only types the method as the fold's value).
+_mapreduce_empty(f, op, x) = (_nonempty(x); f(x[1]))
+_mapreduce_empty(::typeof(identity), op, x) = _reduce_empty(op, x)
+_mapreduce_empty(::typeof(abs), op, x) = abs(_reduce_empty(op, x))
+_mapreduce_empty(::typeof(abs2), op, x) = abs2(_reduce_empty(op, x))
+_mapreduce_empty(::typeof(abs), ::typeof(max), x::AbstractArray{Float64}) = 0.0
+_mapreduce_empty(::typeof(abs2), ::typeof(max), x::AbstractArray{Float64}) = 0.0
+_mapreduce_empty(::typeof(abs), ::typeof(max), x::AbstractArray{Int}) = 0
+_mapreduce_empty(::typeof(abs2), ::typeof(max), x::AbstractArray{Int}) = 0
+_reduce_empty(op, x) = (_nonempty(x); x[1])
+_reduce_empty(::typeof(+), x::AbstractArray{Float64}) = 0.0
+_reduce_empty(::typeof(+), x::AbstractArray{Int}) = 0
+_reduce_empty(::typeof(+), x::AbstractArray{Bool}) = 0
+_reduce_empty(::typeof(*), x::AbstractArray{Float64}) = 1.0
+_reduce_empty(::typeof(*), x::AbstractArray{Int}) = 1
+_reduce_empty(::typeof(*), x::AbstractArray{Bool}) = true
 
 """
     _InitialValue()
@@ -1247,7 +1270,7 @@ mapfoldl(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(f, op, ini
 mapfoldr(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldr(f, op, init, x)
 
 function _mapfoldl(f, op, ::_InitialValue, x)
-    _nonempty(x)
+    length(x) == 0 && return _mapreduce_empty(f, op, x)
     v = f(x[1])
     for k in 2:length(x)
         v = op(v, f(x[k]))
@@ -1282,18 +1305,18 @@ function _open_prod(x, T)
     return _mapfoldl(identity, *, _InitialValue(), x)
 end
 function _open_empty(f, T)
-    f === :zero || T !== :Any || error("MethodError: no method matching one(::Type{Any})")
-    f === :zero || T !== :Real || error("MethodError: no method matching one(::Type{Real})")
-    f === :zero || error("MethodError: no method matching one(::Type{Number})")
-    T !== :Any || error("MethodError: no method matching zero(::Type{Any})")
-    T !== :Real || error("MethodError: no method matching zero(::Type{Real})")
-    error("MethodError: no method matching zero(::Type{Number})")
+    f === :zero || T !== :Any || error(:MethodError, "no method matching one(::Type{Any})")
+    f === :zero || T !== :Real || error(:MethodError, "no method matching one(::Type{Real})")
+    f === :zero || error(:MethodError, "no method matching one(::Type{Number})")
+    T !== :Any || error(:MethodError, "no method matching zero(::Type{Any})")
+    T !== :Real || error(:MethodError, "no method matching zero(::Type{Real})")
+    error(:MethodError, "no method matching zero(::Type{Number})")
 end
 _open_maximum(x, T) = _mapfoldl(identity, max, _InitialValue(), x)
 _open_minimum(x, T) = _mapfoldl(identity, min, _InitialValue(), x)
 
 function _mapfoldr(f, op, ::_InitialValue, x)
-    _nonempty(x)
+    length(x) == 0 && return _mapreduce_empty(f, op, x)
     n = length(x)
     v = f(x[n])
     for k in n-1:-1:1
@@ -1889,7 +1912,7 @@ _plain_vector(x) = _no_plain_array("Vector", x)
 _plain_array(x::AbstractArray) = collect(x)
 _plain_array(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = collect(r)
 _plain_array(x) = _no_plain_array("Array", x)
-_no_plain_array(name, x) = error("MethodError: no method matching $(name)(::$(typeof(x)))")
+_no_plain_array(name, x) = error(:MethodError, "no method matching $(name)(::$(typeof(x)))")
 
 """
     cumsum(A; dims), cumprod(A; dims)
@@ -1922,7 +1945,7 @@ end
 # `k` when it is a linear index of `C`, else a BoundsError.
 function _cartesian_check(C::CartesianIndices, k::Int)
     if k < 1 || k > length(C)
-        error("BoundsError: attempt to access $(length(C))-element CartesianIndices at index [$k]")
+        error(:BoundsError, "attempt to access $(length(C))-element CartesianIndices at index [$k]")
     end
     return k
 end
@@ -2628,13 +2651,13 @@ convert(T::Type{Bool}, x::Real) = T(x)
 # MethodError for any other pair.
 convert(T, x) = x isa T ? x : _no_convert(T, x)
 convert(T, x::Number) = x isa T ? x : T <: Number ? T(x) : _no_convert(T, x)
-_no_convert(T, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
+_no_convert(T, x) = error(:MethodError, "Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
 # Julia's `convert(::Type{T}, a::AbstractArray) where {T<:Array} = a isa T ? a : T(a)::T`: a
 # new `Vector{S}` or `Matrix{S}` of the elements each converted to `S` (`InexactError` where one
 # cannot be), an array of another number of dimensions Julia's `MethodError` of `T(a)`.
 convert(T, x::AbstractVector) = x isa T ? x : T <: AbstractVector ? _vector_of(eltype(T), x) : _convert_array(T, x)
 convert(T, x::AbstractMatrix) = x isa T ? x : T <: AbstractMatrix ? _matrix_of(eltype(T), x) : _convert_array(T, x)
-_convert_array(T, x) = T <: AbstractArray ? error("MethodError: no method matching $(T)(::$(typeof(x)))") : _no_convert(T, x)
+_convert_array(T, x) = T <: AbstractArray ? error(:MethodError, "no method matching $(T)(::$(typeof(x)))") : _no_convert(T, x)
 # Julia's `convert(::Type{T}, x::Tuple) where {T<:Tuple}`: each element converted to its type
 # in `T` (`convert(Tuple{Float64, Float64}, (1, 2)) === (1.0, 2.0)`), another length Julia's
 # `MethodError`.
@@ -4925,7 +4948,7 @@ function _rsearch_index(s::String, t::String, i::Int)
 end
 # Julia searches a string for a string in its bytes, and names them in its `BoundsError`.
 _byte_bounds(s::String, i::Int) =
-    error("BoundsError: attempt to access $(ncodeunits(s))-element Vector{UInt8} at index [$i]")
+    error(:BoundsError, "attempt to access $(ncodeunits(s))-element Vector{UInt8} at index [$i]")
 """
     strip(s, c), lstrip(s, c), rstrip(s, c), strip(f, s), lstrip(f, s), rstrip(f, s)
 
@@ -5067,13 +5090,13 @@ SubString(s::String) = SubString(s, 1, lastindex(s))
 # Of a `SubString` (and so its slices): Julia's `BoundsError` names it (`checkbounds(s, i:j)`).
 function SubString(s::SubString, i::Int, j::Int)
     if i <= j && !(1 <= i && j <= ncodeunits(s))
-        error("BoundsError: attempt to access $(summary(s)) at index [$i:$j]")
+        error(:BoundsError, "attempt to access $(summary(s)) at index [$i:$j]")
     end
     return _substring(s, i, j)
 end
 function getindex(s::SubString, i::Int)
     if !(1 <= i <= ncodeunits(s))
-        error("BoundsError: attempt to access $(summary(s)) at index [$i]")
+        error(:BoundsError, "attempt to access $(summary(s)) at index [$i]")
     end
     return Char(_char_at(s, i))
 end
@@ -5816,7 +5839,7 @@ end
 _typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
 _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
 # `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
-_typed_cat(x, A::Array) = error("MethodError: no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be `Float64` or `Int`")
+_typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be `Float64` or `Int`")
 
 # `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
 # `Array{T, N}(undef, dims...)` (the syntax lowers them to these): arrays whose elements Julia
@@ -5932,7 +5955,7 @@ end
 # The positions `k` where `m[k]` holds, for a mask over `n` indices.
 function _mask_indices(n::Int, m::Vector{Bool})
     if length(m) != n
-        error("BoundsError: a Bool index of length $(length(m)) into $n elements")
+        error(:BoundsError, "a Bool index of length $(length(m)) into $n elements")
     end
     I = fill(0, count(m))
     j = 0
@@ -5951,7 +5974,7 @@ _index_list(A, d::Int, m::Vector{Bool}) = _mask_indices(d == 0 ? length(A) : siz
 # A Bool mask of the array's own shape (`A[A .> 0]`): the linear positions where it holds.
 function _index_list(A, d::Int, m::Matrix{Bool})
     if size(m) != size(A)
-        error("BoundsError: a Bool index of size $(size(m)) into an array of size $(size(A))")
+        error(:BoundsError, "a Bool index of size $(size(m)) into an array of size $(size(A))")
     end
     return _mask_indices(length(A), vec(m))
 end
@@ -6224,7 +6247,7 @@ _view_list(A, d::Int, I) = _view_check(A, d, _index_list(A, d, I))
 function _view_check(A, d::Int, P::Vector{Int})
     for i in P
         if i < 1 || i > size(A, d)
-            error("BoundsError: attempt to access an array of size $(size(A)) at index $i in dimension $d")
+            error(:BoundsError, "attempt to access an array of size $(size(A)) at index $i in dimension $d")
         end
     end
     return P
@@ -6334,7 +6357,7 @@ function setindex!(v::SubArray, B::AbstractArray, I, J, K)
 end
 function _view_assign!(w::SubArray, B)
     if length(w) != length(B)
-        error("DimensionMismatch: the number of elements assigned differs from the number of destinations")
+        error(:DimensionMismatch, "the number of elements assigned differs from the number of destinations")
     end
     for k in 1:length(B)
         w[k] = B[k]
@@ -6667,8 +6690,8 @@ function _collect_sized(c, ::HasLength, shown::String)
     length(v) == n || error("unsupported: `collect` of a $shown that yields $(length(v)) items where its `length` is $n (Julia leaves the other places of its array undefined)")
     return v
 end
-_infinite(c, shown) = error("MethodError: no method matching _collect(::UnitRange{Int64}, ::$shown, ::Base.HasEltype, ::Base.IsInfinite)")
-_infinite(g::Generator, shown) = error("MethodError: no method matching _similar_shape(::$shown, ::Base.IsInfinite)")
+_infinite(c, shown) = error(:MethodError, "no method matching _collect(::UnitRange{Int64}, ::$shown, ::Base.HasEltype, ::Base.IsInfinite)")
+_infinite(g::Generator, shown) = error(:MethodError, "no method matching _similar_shape(::$shown, ::Base.IsInfinite)")
 
 # An iterable as `Iterators.flatten` reads it: a struct with `iterate` methods by its items
 # collected (inference), any other as it is.
@@ -6790,7 +6813,7 @@ function _nth_iterated(g::Generator, i::Int, shown::String)
     i <= length(items) || _too_few(shown, i)
     return items[i]
 end
-_too_few(shown, i) = error("BoundsError: attempt to access $shown at index [$i]")
+_too_few(shown, i) = error(:BoundsError, "attempt to access $shown at index [$i]")
 
 # `string(v)` and `repr(v)` of a Vector or tuple holding structs with `Base.show` methods of
 # the program: Julia's `show` of the container (`T[a, b]`, `(a, b)`, `(a,)`), each element as
@@ -7230,7 +7253,7 @@ Base.length(f::Base.Filter) = error("unsupported: a `for` loop over an `Iterator
 # `k` if it indexes `it` (`1 ≤ k ≤ length(it)`), else a `BoundsError`.
 function _checked(it, k::Int)
     if k < 1 || k > length(it)
-        error("BoundsError: attempt to access $(length(it))-element iterator at index [$k]")
+        error(:BoundsError, "attempt to access $(length(it))-element iterator at index [$k]")
     end
     return k
 end
@@ -7326,6 +7349,28 @@ Base._mapfoldl(f, op, init, it::Union{Base.Zip, Base.Enumerate, Base.ProductIter
 
 end # module Iterators
 
+"""
+    Threads
+
+Julia's `Base.Threads` as zy runs it: on one thread, a `@threads` loop's iterations one after
+another (the syntax reads the macro).
+"""
+module Threads
+
+export nthreads, threadid, maxthreadid
+
+"""
+    nthreads(), threadid(), maxthreadid()
+
+The number of threads zy runs a program on, the running thread's number, the largest one: 1.
+"""
+nthreads() = 1
+nthreads(pool::Symbol) = pool === :default ? 1 : 0
+threadid() = 1
+maxthreadid() = 1
+
+end # module Threads
+
 # ---- Folds over tuples ------------------------------------------------------------------------
 # A tuple of arrays is how zy keeps several arrays apart (its arrays hold numbers): Julia's
 # `reduce(hcat, (a, b))`, `foldl(op, t; init)`, `mapreduce(f, op, t)` fold it from the left,
@@ -7412,7 +7457,7 @@ end
 # An array of numbers into a vector of Float64 arrays: converted, as Julia's `convert`.
 _array_into(v::Vector{Vector{Float64}}, x::AbstractVector{<:Real}) = float.(x)
 _array_into(v::Vector{Matrix{Float64}}, x::AbstractMatrix{<:Real}) = float.(x)
-_array_into(v, x) = error("MethodError: Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")
+_array_into(v, x) = error(:MethodError, "Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")
 
 # ---- Splatting an array: `f(x...)` with `x` a vector (inference calls these by name) ----------
 
@@ -7432,10 +7477,10 @@ function _splat_fold(op, x::AbstractVector)
     end
     return acc
 end
-_splat_none(::typeof(+)) = error("MethodError: no method matching +()")
-_splat_none(::typeof(*)) = error("MethodError: no method matching *()")
-_splat_none(::typeof(max)) = error("MethodError: no method matching max()")
-_splat_none(::typeof(min)) = error("MethodError: no method matching min()")
+_splat_none(::typeof(+)) = error(:MethodError, "no method matching +()")
+_splat_none(::typeof(*)) = error(:MethodError, "no method matching *()")
+_splat_none(::typeof(max)) = error(:MethodError, "no method matching max()")
+_splat_none(::typeof(min)) = error(:MethodError, "no method matching min()")
 
 # `vcat(xs...)` and `hcat(xs...)`: of a vector of vectors, the vectors stacked (as
 # `reduce(vcat, xs)`); of a vector of numbers, a Vector of them or a 1×n Matrix.
@@ -7470,7 +7515,7 @@ end
 # `f(x...)` of a vector into a method of `n` arguments: Julia's `MethodError` when the vector
 # holds another number of elements.
 function _splat_arity(f, x::AbstractVector, n::Int)
-    length(x) == n || error("MethodError: no method matching $(f)(::$(eltype(x))...) with $(length(x)) arguments (splatting a vector; its method takes $(n))")
+    length(x) == n || error(:MethodError, "no method matching $(f)(::$(eltype(x))...) with $(length(x)) arguments (splatting a vector; its method takes $(n))")
     return nothing
 end
 

@@ -1523,7 +1523,7 @@ all_of(v) = total(v...)
         file,
         "short(1.0, [2.0])",
         expect![[r#"
-        main.jl:3:15: error: ErrorException: MethodError: no method matching three(...) taking the 1 elements of the vector splatted
+        main.jl:3:15: error: MethodError: no method matching three(...) taking the 1 elements of the vector splatted
     "#]],
     );
     check_grad(

@@ -272,6 +272,19 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 // Promises about the code that leave its meaning as it is.
                 ("@inbounds" | "@fastmath" | "@inline" | "@noinline", [arg]) => expr(cx, arg),
                 ("@simd", [arg]) if arg.kind == Kind::For => expr(cx, arg),
+                (
+                    "@threads" | "Threads.@threads" | "Base.Threads.@threads",
+                    [.., arg],
+                ) if arg.kind == Kind::For && node.children.len() <= 3 => {
+                    cx.note(
+                        node.range,
+                        "zy runs the iterations of this `@threads` loop one after another, in \
+                         order: the same result as Julia's threads where no iteration reads \
+                         what another writes"
+                            .to_string(),
+                    );
+                    expr(cx, arg)
+                }
                 ("@assert", [cond]) => {
                     let text = ExprKind::Str(cx.text(cond).to_string());
                     assertion(cx, node, cond, Expr::new(text, cond.range))
