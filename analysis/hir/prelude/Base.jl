@@ -4922,6 +4922,13 @@ function findall(t::String, s::String; overlap::Bool = false)
     end
     return found
 end
+"""
+    count(t, s; overlap = false)
+
+The number of occurrences of the string `t` in `s`, those overlapping an earlier one counted
+only with `overlap = true` (`count("an", "banana") == 2`).
+"""
+count(t::String, s::String; overlap::Bool = false) = length(findall(t, s; overlap = overlap))
 # The range of `t` found at byte index `k`, `nothing` for none (`k == 0`).
 _found(t::String, k::Int) = k == 0 && !isempty(t) ? nothing : _found_range(t, k)
 _found_range(t::String, k::Int) = k:(k + lastindex(t) - 1)
@@ -4986,6 +4993,13 @@ function titlecase(s::String)
     end
     return String(out)
 end
+"""
+    uppercasefirst(s), lowercasefirst(s)
+
+`s` with its first character upper (lower) case, the rest as it is.
+"""
+uppercasefirst(s::AbstractString) = isempty(s) ? "" : string(uppercase(s[1]), SubString(s, nextind(s, 1)))
+lowercasefirst(s::AbstractString) = isempty(s) ? "" : string(lowercase(s[1]), SubString(s, nextind(s, 1)))
 contains(s::String, pat) = occursin(pat, s)
 cmp(a::String, b::String) = a < b ? -1 : a == b ? 0 : 1
 """
