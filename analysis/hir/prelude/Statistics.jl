@@ -1,7 +1,7 @@
 # zy's prelude: the part of Julia's Statistics that zy defines in Julia. Seen after
 # `using Statistics` (its exports) or as `Statistics.name`.
 
-export mean, var, std, median, cov, cor, quantile, varm, stdm, middle
+export mean, var, std, median, median!, cov, cor, quantile, varm, stdm, middle
 
 """
     mean(x; dims)
@@ -142,6 +142,18 @@ function median(x::AbstractVector)
         return float(x[p[h + 1]])
     end
     return x[p[h]] / 2 + x[p[h + 1]] / 2
+end
+
+"""
+    median!(v)
+
+`median(v)`, leaving `v` reordered (Julia's partial sort puts the middle elements in their
+sorted places and promises nothing else; zy sorts it).
+"""
+function median!(v::AbstractVector)
+    m = median(v)
+    sort!(v)
+    return m
 end
 
 """
