@@ -5702,6 +5702,21 @@ Insert `x`, converted to the element type of `v`, at the front of `v`; returns `
 pushfirst!(v::Vector, x) = insert!(v, 1, x)
 
 """
+    prepend!(v::Vector, items)
+
+Insert the elements of `items` (any collection), in their order and converted to the element
+type of `v`, at the front of `v`; returns `v`.
+"""
+function prepend!(v::Vector, items)
+    k = 0
+    for x in collect(items)
+        k += 1
+        insert!(v, k, x)
+    end
+    return v
+end
+
+"""
     deleteat!(v::Vector, i::Int)
     deleteat!(v::Vector, inds)
 
