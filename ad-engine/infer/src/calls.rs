@@ -86,7 +86,7 @@ fn reads_views(name: &str, args: &[Type]) -> bool {
 /// elements, as Julia's generic `AbstractVector` methods read them (`std(r)`, `sort(r)`)?
 /// Not a function that writes (`push!(r, x)` is Julia's `MethodError`), gives views or
 /// prints, where a range is shown as itself (`1:2:9`).
-fn reads_ranges(name: &str, args: &[Type]) -> bool {
+pub(crate) fn reads_ranges(name: &str, args: &[Type]) -> bool {
     is_library(name)
         && !name.ends_with('!')
         && !makes_views(name)

@@ -412,6 +412,9 @@ pub fn type_string(t: &Type) -> String {
         Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Float64] => {
             FLOAT_RANGE_TYPE.to_string()
         }
+        Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Int64] => {
+            INT_RANGE_LEN_TYPE.to_string()
+        }
         Type::Struct(s) if &*s.name == "Base.Pairs" => {
             crate::show_library::pairs_type_string(s).unwrap_or_else(|| t.to_string())
         }
@@ -428,6 +431,9 @@ pub fn type_string(t: &Type) -> String {
 /// Julia's type of a Float64 range (the prelude's `StepRangeLen{Float64}`).
 const FLOAT_RANGE_TYPE: &str =
     "StepRangeLen{Float64, Base.TwicePrecision{Float64}, Base.TwicePrecision{Float64}, Int64}";
+
+/// Julia's type of an Int range by length (`2 .* (1:3)`, the prelude's `StepRangeLen{Int64}`).
+const INT_RANGE_LEN_TYPE: &str = "StepRangeLen{Int64, Int64, Int64, Int64}";
 
 /// A type or function value's name as Julia shows it in `Main` (with `using LinearAlgebra`):
 /// the library's names unqualified (`UnitRange{Int64}`, `Tridiagonal{Float64, Vector{Float64}}`,
@@ -451,6 +457,7 @@ fn visible_name(n: &str) -> String {
         }
     }
     out.replace("StepRangeLen{Float64}", FLOAT_RANGE_TYPE)
+        .replace("StepRangeLen{Int64}", INT_RANGE_LEN_TYPE)
 }
 
 /// Julia's `summary(v)`, as used in `BoundsError` messages.

@@ -229,6 +229,14 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             _ => return Ok(false),
         },
         Form::StepRangeLen => {
+            if let Some(r) = IntRangeLen::of(&field) {
+                if r.step == 0 {
+                    write!(f, "StepRangeLen({}, 0, {})", r.start, r.len)?;
+                } else {
+                    write!(f, "{}:{}:{}", r.start, r.step, r.at(r.len))?;
+                }
+                return Ok(true);
+            }
             let Some(r) = TwiceRange::of(&field) else {
                 return Ok(false);
             };
@@ -644,6 +652,9 @@ pub(crate) fn range_elements(t: &StructType, fields: &[Value]) -> Option<Vec<Val
         "Base.UnitRange" => ints(int("start")?, 1, int("stop")?),
         "Base.StepRange" => ints(int("start")?, int("step")?, int("stop")?),
         "Base.StepRangeLen" => {
+            if let Some(r) = IntRangeLen::of(&field) {
+                return Some(listed(r.len)?.map(|i| Value::Int(r.at(i))).collect());
+            }
             let r = TwiceRange::of(&field)?;
             Some(listed(r.len)?.map(|i| Value::F64(r.at(i))).collect())
         }
@@ -656,6 +667,32 @@ pub(crate) fn range_elements(t: &StructType, fields: &[Value]) -> Option<Vec<Val
             Some(listed(n)?.map(|i| Value::F64(at(i))).collect())
         }
         _ => None,
+    }
+}
+
+/// A `StepRangeLen` of Ints (the prelude's `_int_srl`: its first element, step and length).
+struct IntRangeLen {
+    start: i64,
+    step: i64,
+    len: i64,
+}
+
+impl IntRangeLen {
+    fn of<'a>(field: &impl Fn(&str) -> Option<&'a Value>) -> Option<IntRangeLen> {
+        let int = |n: &str| match field(n) {
+            Some(Value::Int(x)) => Some(*x),
+            _ => None,
+        };
+        Some(IntRangeLen {
+            start: int("start")?,
+            step: int("step")?,
+            len: int("len")?,
+        })
+    }
+
+    /// Element `i` (1-based), with Julia's wrapping Int arithmetic.
+    fn at(&self, i: i64) -> i64 {
+        self.start.wrapping_add((i - 1).wrapping_mul(self.step))
     }
 }
 

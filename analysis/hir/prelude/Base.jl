@@ -270,23 +270,21 @@ step(r::UnitRange{Int}) = 1
 step(r::StepRange{Int, Int}) = r.step
 step(r::LinRange) = (r.stop - r.start) / r.lendiv
 
-# Julia's `a * r`, `r * a` and `-r` of an Int and a range of Ints: the range of the scaled
-# elements, a `StepRange` (`5 * (1:3) == 5:5:15`, `-(1:3) == -1:-1:-3`); a zero factor is
-# Julia's `ArgumentError` (a range's step cannot be zero).
-*(a::Int, r::UnitRange{Int}) = _scaled_range(a, r)
-*(a::Int, r::StepRange{Int, Int}) = _scaled_range(a, r)
-*(r::UnitRange{Int}, a::Int) = _scaled_range(a, r)
-*(r::StepRange{Int, Int}, a::Int) = _scaled_range(a, r)
--(r::UnitRange{Int}) = _scaled_range(-1, r)
+# Julia's `a * r` and `r * a` of an Int and a range of Ints are `a .* r` (`arraymath.jl`): the
+# `StepRangeLen` of the scaled first element and step (`5 * (1:3)` is `5:5:15`, `0 * (1:3)`
+# `StepRangeLen(0, 0, 3)`); `-r` is the `StepRange` of the negated elements (`-(1:3) ==
+# -1:-1:-3`).
+*(a::Int, r::UnitRange{Int}) = broadcast(*, a, r)
+*(a::Int, r::StepRange{Int, Int}) = broadcast(*, a, r)
+*(r::UnitRange{Int}, a::Int) = broadcast(*, r, a)
+*(r::StepRange{Int, Int}, a::Int) = broadcast(*, r, a)
+-(r::UnitRange{Int}) = _negated_range(r)
 # A Float64 times an Int range: Julia's range of the product's start and step, rationalised as
 # `range(a, step = s, length = n)` is (`0.1 * (0:3)` ends at `0.3`).
 *(x::Float64, r::UnitRange{Int}) = range(x * first(r), step = x, length = length(r))
 *(x::Float64, r::StepRange{Int, Int}) = range(x * first(r), step = x * step(r), length = length(r))
--(r::StepRange{Int, Int}) = _scaled_range(-1, r)
-function _scaled_range(a::Int, r)
-    a == 0 && throw(ArgumentError("step cannot be zero"))
-    return (a * first(r)):(a * step(r)):(a * first(r) + a * step(r) * (length(r) - 1))
-end
+-(r::StepRange{Int, Int}) = _negated_range(r)
+_negated_range(r) = (-first(r)):(-step(r)):(-first(r) - step(r) * (length(r) - 1))
 
 size(r::UnitRange{Int}) = (length(r),)
 size(r::StepRange{Int, Int}) = (length(r),)
@@ -377,12 +375,10 @@ end
 broadcast(f, r::UnitRange{Int}) = broadcast(f, collect(r))
 broadcast(f, r::StepRange) = broadcast(f, collect(r))
 broadcast(f, r::LinRange) = broadcast(f, collect(r))
-broadcast(f, r::UnitRange{Int}, y) = broadcast(f, collect(r), y)
-broadcast(f, r::StepRange, y) = broadcast(f, collect(r), y)
-broadcast(f, r::LinRange, y) = broadcast(f, collect(r), y)
-broadcast(f, x, r::UnitRange{Int}) = broadcast(f, x, collect(r))
-broadcast(f, x, r::StepRange) = broadcast(f, x, collect(r))
-broadcast(f, x, r::LinRange) = broadcast(f, x, collect(r))
+broadcast(f, r::Union{UnitRange{Int}, StepRange, LinRange, StepRangeLen}, y) = broadcast(f, collect(r), y)
+broadcast(f, x, r::Union{UnitRange{Int}, StepRange, LinRange, StepRangeLen}) = broadcast(f, x, collect(r))
+broadcast(f, r1::Union{UnitRange{Int}, StepRange, LinRange, StepRangeLen}, r2::Union{UnitRange{Int}, StepRange, LinRange, StepRangeLen}) =
+    broadcast(f, collect(r1), collect(r2))
 map(f, r::UnitRange{Int}) = map(f, collect(r))
 map(f, r::StepRange) = map(f, collect(r))
 map(f, r::LinRange) = map(f, collect(r))
@@ -5179,8 +5175,6 @@ end
 sum(f, r::StepRangeLen) = sum(f, collect(r))
 collect(r::StepRangeLen) = _collect(zeros(length(r)), r)
 broadcast(f, r::StepRangeLen) = broadcast(f, collect(r))
-broadcast(f, r::StepRangeLen, y) = broadcast(f, collect(r), y)
-broadcast(f, x, r::StepRangeLen) = broadcast(f, x, collect(r))
 map(f, r::StepRangeLen) = map(f, collect(r))
 
 # Arithmetic on a Float64 range that Julia answers with a range (`base/broadcast.jl`'s
@@ -5259,8 +5253,7 @@ getindex(r::StepRangeLen, ::Colon) = r
 
 # An Int range times, over, plus or minus a number: Julia's range of the new first element
 # and step, `range(a; step, length)` (a Float64 one rationalised: `0.1 .* (0:3)` ends at
-# `0.3`); with an Int, an Int range. (`n .* r` of Ints stays the vector of the products:
-# Julia's `StepRangeLen{Int64}` is not among zy's ranges.)
+# `0.3`); with an Int, an Int range (`n .* r` Julia's `StepRangeLen` of Ints, below).
 broadcast(::typeof(*), x::Float64, r::UnitRange{Int}) = range(x * first(r), step = x * step(r), length = length(r))
 broadcast(::typeof(*), x::Float64, r::StepRange{Int, Int}) = range(x * first(r), step = x * step(r), length = length(r))
 broadcast(::typeof(*), r::UnitRange{Int}, x::Float64) = range(first(r) * x, step = step(r) * x, length = length(r))
@@ -5324,6 +5317,116 @@ function getindex(r::LinRange, s::Union{UnitRange{Int}, StepRange{Int, Int}})
     return LinRange(_lin_at(r, first(s)), _lin_at(r, last(s)), length(s))
 end
 getindex(r::LinRange, ::Colon) = r
+
+# ---- Ranges of Ints by length ----------------------------------------------------------------
+
+# Julia's `StepRangeLen{Int64, Int64, Int64, Int64}`: what an Int times an Int range is
+# (`2 .* (1:3)`, shown `2:2:6`; `0 .* (1:3)` is `StepRangeLen(0, 0, 3)`, a zero step being
+# allowed), the sum or difference of two Int ranges (`base/range.jl`'s `_define_range_op`), and
+# such a range's arithmetic with an Int. The prelude's `StepRangeLen` with Int fields: the
+# reference element is the first (`offset` 1; Julia's may be another, of the same elements),
+# the twice-precision low parts zero, `total` Julia's `sum` of it.
+function _int_srl(a::Int, s::Int, n::Int)
+    n >= 0 || throw(ArgumentError("length cannot be negative, got $n"))
+    return StepRangeLen(a, s, a, s, a, 0, s, 0, n, 1, _range_sum(a, s, n))
+end
+# Julia's `sum(r::AbstractRange{<:Real})`: `n first(r)` plus the steps in closed form.
+_range_sum(a, s, n::Int) = n * a + (iseven(n) ? (s * (n - 1)) * (n >> 1) : (s * n) * ((n - 1) >> 1))
+
+# Such a range with a Float64: Julia's `StepRangeLen{Float64, Float64, ...}` of the new first
+# element and step in plain Float64 arithmetic, kept as a Float64 range whose low parts are
+# zero (the same elements, `typeof` Julia's Float64 range's).
+_plain_srl(a::Float64, s::Float64, n::Int) = StepRangeLen(a, s, a, s, a, 0.0, s, 0.0, n, 1, _range_sum(a, s, n))
+
+collect(r::StepRangeLen{Int}) = _collect(fill(0, length(r)), r)
+float(r::StepRangeLen{Int}) = _plain_srl(float(r.start), float(r.step), r.len)
+summary(r::StepRangeLen{Int}) = "$(length(r))-element StepRangeLen{Int64, Int64, Int64, Int64}"
+
+broadcast(::typeof(*), x::Int, r::UnitRange{Int}) = _int_srl(x * first(r), x * step(r), length(r))
+broadcast(::typeof(*), x::Int, r::StepRange{Int, Int}) = _int_srl(x * first(r), x * step(r), length(r))
+broadcast(::typeof(*), r::UnitRange{Int}, x::Int) = _int_srl(first(r) * x, step(r) * x, length(r))
+broadcast(::typeof(*), r::StepRange{Int, Int}, x::Int) = _int_srl(first(r) * x, step(r) * x, length(r))
+broadcast(::typeof(*), x::Int, r::StepRangeLen{Int}) = _int_srl(x * r.start, x * r.step, r.len)
+broadcast(::typeof(*), r::StepRangeLen{Int}, x::Int) = _int_srl(r.start * x, r.step * x, r.len)
+broadcast(::typeof(*), x::Float64, r::StepRangeLen{Int}) = _plain_srl(x * r.start, x * r.step, r.len)
+broadcast(::typeof(*), r::StepRangeLen{Int}, x::Float64) = _plain_srl(r.start * x, r.step * x, r.len)
+broadcast(::typeof(/), r::StepRangeLen{Int}, x::Real) = _plain_srl(r.start / x, r.step / x, r.len)
+broadcast(::typeof(\), x::Real, r::StepRangeLen{Int}) = _plain_srl(x \ r.start, x \ r.step, r.len)
+broadcast(::typeof(+), r::StepRangeLen{Int}, x::Int) = _int_srl(r.start + x, r.step, r.len)
+broadcast(::typeof(+), x::Int, r::StepRangeLen{Int}) = _int_srl(x + r.start, r.step, r.len)
+broadcast(::typeof(+), r::StepRangeLen{Int}, x::Float64) = _plain_srl(r.start + x, float(r.step), r.len)
+broadcast(::typeof(+), x::Float64, r::StepRangeLen{Int}) = _plain_srl(x + r.start, float(r.step), r.len)
+broadcast(::typeof(-), r::StepRangeLen{Int}, x::Int) = _int_srl(r.start - x, r.step, r.len)
+broadcast(::typeof(-), x::Int, r::StepRangeLen{Int}) = _int_srl(x - r.start, -r.step, r.len)
+broadcast(::typeof(-), r::StepRangeLen{Int}, x::Float64) = _plain_srl(r.start - x, float(r.step), r.len)
+broadcast(::typeof(-), x::Float64, r::StepRangeLen{Int}) = _plain_srl(x - r.start, float(-r.step), r.len)
+*(x::Real, r::StepRangeLen{Int}) = broadcast(*, x, r)
+*(r::StepRangeLen{Int}, x::Real) = broadcast(*, r, x)
+/(r::StepRangeLen{Int}, x::Real) = broadcast(/, r, x)
+-(r::StepRangeLen{Int}) = _int_srl(-r.start, -r.step, r.len)
+reverse(r::StepRangeLen{Int}) = _int_srl(last(r), -r.step, r.len)
+function getindex(r::StepRangeLen{Int}, s::Union{UnitRange{Int}, StepRange{Int, Int}})
+    if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
+        throw(BoundsError(r, s))
+    end
+    return _int_srl(r.start + (first(s) - 1) * r.step, r.step * step(s), length(s))
+end
+
+# The sum and difference of two Int ranges of one length: the `StepRangeLen` of the sums
+# (differences) of their first elements and steps (`(1:3) - (1:3)` is `StepRangeLen(0, 0, 3)`).
++(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) =
+    _int_srl(first(r1) + first(r2), step(r1) + step(r2), _same_len(r1, r2))
+-(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) =
+    _int_srl(first(r1) - first(r2), step(r1) - step(r2), _same_len(r1, r2))
++(r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = _int_srl(r1.start + r2.start, r1.step + r2.step, _same_len(r1, r2))
+-(r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = _int_srl(r1.start - r2.start, r1.step - r2.step, _same_len(r1, r2))
+broadcast(::typeof(+), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 + r2
+broadcast(::typeof(-), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 - r2
+broadcast(::typeof(+), r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = r1 + r2
+broadcast(::typeof(-), r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = r1 - r2
+# With a Float64 range, Julia promotes the Int range to one (its elements exactly) and adds
+# the two at twice precision; with a `LinRange`, to the `LinRange` of its ends.
++(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::StepRangeLen{Float64}) = float(r1) + r2
++(r1::StepRangeLen{Float64}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 + float(r2)
+-(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::StepRangeLen{Float64}) = float(r1) - r2
+-(r1::StepRangeLen{Float64}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 - float(r2)
++(r1::StepRangeLen{Int}, r2::StepRangeLen{Float64}) = float(r1) + r2
++(r1::StepRangeLen{Float64}, r2::StepRangeLen{Int}) = r1 + float(r2)
+-(r1::StepRangeLen{Int}, r2::StepRangeLen{Float64}) = float(r1) - r2
+-(r1::StepRangeLen{Float64}, r2::StepRangeLen{Int}) = r1 - float(r2)
++(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::LinRange) = LinRange(first(r1), last(r1), length(r1)) + r2
++(r1::LinRange, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 + LinRange(first(r2), last(r2), length(r2))
+-(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::LinRange) = LinRange(first(r1), last(r1), length(r1)) - r2
+-(r1::LinRange, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 - LinRange(first(r2), last(r2), length(r2))
+broadcast(::typeof(+), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = r1 + r2
+broadcast(::typeof(-), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = r1 - r2
+
+# Ranges compare as Julia's `==` of ranges: two Int ranges by their ends and step (`1:3 ==
+# 1:1:3`, two empty ones are equal), two `StepRangeLen`s or `LinRange`s of one type by their
+# ends and length, any others element by element (`0.0:0.5:1.0 == LinRange(0, 1, 3)`).
+==(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, s::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) =
+    length(r) == length(s) && all(i -> r[i] == s[i], 1:length(r))
+==(r::Union{UnitRange{Int}, StepRange{Int, Int}}, s::Union{UnitRange{Int}, StepRange{Int, Int}}) = _ordinal_equal(r, s)
+==(r::StepRangeLen{Int}, s::Union{UnitRange{Int}, StepRange{Int, Int}}) = _ordinal_equal(r, s)
+==(r::Union{UnitRange{Int}, StepRange{Int, Int}}, s::StepRangeLen{Int}) = _ordinal_equal(r, s)
+==(r::StepRangeLen{Int}, s::StepRangeLen{Int}) = _ends_equal(r, s)
+==(r::StepRangeLen{Float64}, s::StepRangeLen{Float64}) = _ends_equal(r, s)
+==(r::LinRange, s::LinRange) = _ends_equal(r, s)
+function _ordinal_equal(r, s)
+    isempty(r) && return isempty(s)
+    _has_length_one(r) && return _has_length_one(s) && first(r) == first(s)
+    return first(r) == first(s) && step(r) == step(s) && last(r) == last(s)
+end
+_has_length_one(r::StepRangeLen) = length(r) == 1
+_has_length_one(r) = first(r) == last(r)
+_ends_equal(r, s) = (isempty(r) && isempty(s)) || (first(r) == first(s) && length(r) == length(s) && last(r) == last(s))
+
+# Julia's `sort` and `sortperm` of a range (without keywords): the range itself when it
+# ascends, else reversed; the permutation as a range. With keywords, a sorted `Vector`.
+sort(r::UnitRange{Int}) = r
+sort(r::Union{StepRange{Int, Int}, LinRange, StepRangeLen}) = issorted(r) ? r : reverse(r)
+sortperm(r::UnitRange{Int}) = 1:length(r)
+sortperm(r::Union{StepRange{Int, Int}, LinRange, StepRangeLen}) = issorted(r) ? (1:1:length(r)) : (length(r):-1:1)
 
 # ---- Ranges of rationals (Julia's range.jl) ---------------------------------------------------
 
