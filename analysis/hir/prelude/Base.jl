@@ -5428,6 +5428,55 @@ sort(r::Union{StepRange{Int, Int}, LinRange, StepRangeLen}) = issorted(r) ? r : 
 sortperm(r::UnitRange{Int}) = 1:length(r)
 sortperm(r::Union{StepRange{Int, Int}, LinRange, StepRangeLen}) = issorted(r) ? (1:1:length(r)) : (length(r):-1:1)
 
+# Julia's `intersect` of two ranges (`base/range.jl`): of two unit ranges the `UnitRange` of
+# the overlap; of Int ranges with a step the `StepRange` of the common elements (by the steps'
+# `lcm` and Bézout's identity), descending when the first range is a descending `StepRange`;
+# of other ranges the `Vector` of the distinct elements of the shorter found in the other.
+intersect(r::UnitRange{Int}, s::UnitRange{Int}) = max(first(r), first(s)):min(last(r), last(s))
+function intersect(r::UnitRange{Int}, s::StepRange{Int, Int})
+    isempty(s) && return first(r):step(s):(first(r) - step(s))
+    sta, ste, sto = _first_step_last_ascending(s)
+    i0 = max(sta, first(r) + mod(sta - first(r), ste))
+    i1 = min(sto, last(r) - mod(last(r) - sta, ste))
+    return i0:ste:i1
+end
+intersect(r::StepRange{Int, Int}, s::UnitRange{Int}) = step(r) < 0 ? reverse(intersect(s, reverse(r))) : intersect(s, r)
+function intersect(r::StepRange{Int, Int}, s::StepRange{Int, Int})
+    if isempty(r) || isempty(s)
+        return first(r):step(r):(first(r) - step(r))
+    end
+    start1, step1, stop1 = _first_step_last_ascending(r)
+    start2, step2, stop2 = _first_step_last_ascending(s)
+    a = lcm(step1, step2)
+    g, x = _gcdx(step1, step2)
+    if rem(start1 - start2, g) != 0
+        # Unaligned: no element in common.
+        return step(r) < 0 ? (stop1:(-a):(stop1 + a)) : (start1:a:(start1 - a))
+    end
+    # The common elements are b + k a.
+    b = start1 - x * div(start1 - start2, g) * step1
+    m = max(start1 + mod(b - start1, a), start2 + mod(b - start2, a))
+    n = min(stop1 - mod(stop1 - b, a), stop2 - mod(stop2 - b, a))
+    return step(r) < 0 ? (n:(-a):m) : (m:a:n)
+end
+intersect(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) =
+    length(r1) > length(r2) ? _common_elements(r2, r1) : _common_elements(r1, r2)
+function _common_elements(r, s)
+    T = promote_type(eltype(r), eltype(s))
+    return [convert(T, x) for x in unique(collect(r)) if x in s]
+end
+_first_step_last_ascending(r) = step(r) < 0 ? (last(r), -step(r), first(r)) : (first(r), step(r), last(r))
+# `gcd(a, b)` and `u` with `u a + v b == gcd(a, b)` for some `v` (Julia's `gcdx`'s first two).
+function _gcdx(a::Int, b::Int)
+    s0, s1 = 1, 0
+    while b != 0
+        q = div(a, b)
+        a, b = b, rem(a, b)
+        s0, s1 = s1, s0 - q * s1
+    end
+    return a < 0 ? (-a, -s0) : (a, s0)
+end
+
 # ---- Ranges of rationals (Julia's range.jl) ---------------------------------------------------
 
 # Julia promotes the ends of `a:b` (`(:)(a::Real, b::Real) = (:)(promote(a, b)...)`) and of
@@ -5875,11 +5924,13 @@ reshape(A::Array, ::Colon) = _reshape(A, length(A))
 reshape(r::UnitRange{Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRange{Int, Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRangeLen, dims...) = reshape(collect(r), dims...)
+reshape(r::LinRange, dims...) = reshape(collect(r), dims...)
 reshape(v::SubArray, dims...) = _reshape_shared(v, dims...)
 vec(A::Array) = _reshape(A, length(A))
 vec(r::UnitRange{Int}) = collect(r)
 vec(r::StepRange{Int, Int}) = collect(r)
 vec(r::StepRangeLen) = collect(r)
+vec(r::LinRange) = collect(r)
 vec(v::SubArray) = _vec_shared(v)
 
 """
@@ -5896,12 +5947,12 @@ immutable, so their reshape is a copy.
 """
 _reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...), _Reshaped())
 _reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...), v.reshaped)
-_reshape_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen}, dims...) = reshape(collect(r), dims...)
+_reshape_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, dims...) = reshape(collect(r), dims...)
 _reshape_shared(x, dims...) = _reshape_refused("reshape")
 _vec_shared(x::Vector) = x
 _vec_shared(A::Array) = _reshape_shared(A, length(A))
 _vec_shared(v::SubArray) = _reshape_shared(v, length(v))
-_vec_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen}) = collect(r)
+_vec_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = collect(r)
 _vec_shared(r::Adjoint) = r'
 _vec_shared(t::Transpose) = t.parent
 _vec_shared(x) = _reshape_refused("vec")
