@@ -5110,15 +5110,18 @@ _loop_length(r::Union{StepRangeLen, StepRange{Char, Int}}) = length(r)
 _loop_elem(r::Union{StepRangeLen, StepRange{Char, Int}}, k::Int) = r[k + 1]
 
 """
-    range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step)
+    range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step),
+    range(; start, stop, length, step)
 
 The range from `start` given two of `stop`, `length` and `step` (or `stop` alone, with step
-1), as Julia builds it: Float64 ends (or Int ends with a `length`) give a `StepRangeLen`,
-Int ends and steps an Int range.
+1), or without `start` from `stop` back given `length` (and `step`), as Julia builds it:
+Float64 ends (or Int ends with a `length`) give a `StepRangeLen`, Int ends and steps an Int
+range.
 """
 range(start::Real, stop::Real, length::Integer) = _range(start, nothing, stop, length)
 range(start::Real, stop::Real; length = nothing, step = nothing) = _range(start, step, stop, length)
 range(start::Real; stop = nothing, length = nothing, step = nothing) = _range(start, step, stop, length)
+range(; start = nothing, stop = nothing, length = nothing, step = nothing) = _range(start, step, stop, length)
 
 _range(a::Real, ::Nothing, b::Real, len::Integer) = _float_range(3, float(a), float(b), len)
 _range(a::Real, st::Real, ::Nothing, len::Integer) = _float_range(2, float(a), float(st), len)
@@ -5127,10 +5130,31 @@ _range(a::Real, ::Nothing, ::Nothing, len::Integer) = _range(a, one(a), nothing,
 _range(a::Int, ::Nothing, ::Nothing, len::Int) = a:(a + len - 1)
 _range(a::Real, st::Real, b::Real, ::Nothing) = a:st:b
 _range(a::Real, ::Nothing, b::Real, ::Nothing) = a:b
-_range(a::Real, st::Real, b::Real, len::Integer) =
-    throw(ArgumentError("Too many arguments specified to specify a range"))
-_range(a::Real, ::Nothing, ::Nothing, ::Nothing) =
-    throw(ArgumentError("At least one of `length` or `stop` must be specified"))
+# Without a start (Julia's `range_stop_length`, `range_step_stop_length`): an Int range of Int
+# ends, else Julia's `StepRangeLen` of Float64s computed in plain Float64 arithmetic.
+_range(::Nothing, ::Nothing, b::Int, len::Int) = (b - (len - 1)):b
+_range(::Nothing, st::Int, b::Int, len::Int) = (b - st * (len - 1)):st:b
+_range(::Nothing, ::Nothing, b::Real, len::Int) = _plain_srl(float(b - (len - 1)), 1.0, len)
+_range(::Nothing, st::Real, b::Real, len::Int) = _plain_srl(float(b - st * (len - 1)), float(st), len)
+_range(::Nothing, ::Nothing, b::Real, ::Nothing) = 1.0:float(b)
+_range(::Nothing, ::Nothing, b::Int, ::Nothing) = _one_to_refused("stop")
+_range(::Nothing, ::Nothing, ::Nothing, len::Int) = _one_to_refused("length")
+_one_to_refused(k) = error("unsupported: `range(; $k = n)` of an Int is Julia's `Base.OneTo(n)`, which zy does not have; write `1:n`")
+# Any other combination: Julia's `range_error`.
+function _range(start, step, stop, length)
+    hint = if start !== nothing && step !== nothing && stop !== nothing && length !== nothing
+        "Try specifying only three arguments"
+    elseif stop === nothing && length === nothing
+        "At least one of `length` or `stop` must be specified."
+    elseif step === nothing && length === nothing
+        "At least one of `length` or `step` must be specified."
+    elseif start === nothing && stop === nothing
+        "At least one of `start` or `stop` must be specified."
+    else
+        "Try specifying more arguments."
+    end
+    throw(ArgumentError("Cannot construct range from arguments:\nstart = $start\nstep = $step\nstop = $stop\nlength = $length\n$hint\n"))
+end
 
 length(r::StepRangeLen) = r.len
 size(r::StepRangeLen) = (r.len,)
