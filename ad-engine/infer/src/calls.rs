@@ -95,7 +95,7 @@ pub(crate) fn reads_ranges(name: &str, args: &[Type]) -> bool {
 }
 
 /// Is `t` one of the library's ranges?
-fn is_range(t: &Type) -> bool {
+pub(crate) fn is_range(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if crate::pattern::is_range_struct(&s.name))
 }
 
