@@ -606,7 +606,11 @@ pub(crate) fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
             let [Value::Int(a), Value::Int(s), Value::Int(b)] = &fs[..] else {
                 return None;
             };
-            let n = if *s == 0 { 0 } else { ((b - a) / s + 1).max(0) };
+            let n = if *s == 0 || step_range_empty(*a, *s, *b) {
+                0
+            } else {
+                (b - a) / s + 1
+            };
             (0..n)
                 .map(|k| usize::try_from(a + k * s - 1).ok())
                 .collect::<Option<_>>()?
@@ -645,7 +649,10 @@ pub(crate) fn range_elements(t: &StructType, fields: &[Value]) -> Option<Vec<Val
     };
     let listed = |n: i64| (n <= RANGE_ELEMENTS_MAX).then_some(1..=n.max(0));
     let ints = |a: i64, s: i64, b: i64| {
-        let n = b.checked_sub(a)?.checked_div(s)?.checked_add(1)?;
+        let n = match step_range_empty(a, s, b) {
+            true => 0,
+            false => b.checked_sub(a)?.checked_div(s)?.checked_add(1)?,
+        };
         Some(listed(n)?.map(|k| Value::Int(a + (k - 1) * s)).collect())
     };
     match &*t.name {
@@ -668,6 +675,12 @@ pub(crate) fn range_elements(t: &StructType, fields: &[Value]) -> Option<Vec<Val
         }
         _ => None,
     }
+}
+
+/// Is the Int range `a:s:b` (its stop the last element reached, or one before (after) the
+/// start when it is empty, as Julia's `StepRange`) empty?
+fn step_range_empty(a: i64, s: i64, b: i64) -> bool {
+    a != b && ((s > 0) != (b > a))
 }
 
 /// A `StepRangeLen` of Ints (the prelude's `_int_srl`: its first element, step and length).

@@ -233,7 +233,8 @@ function (:)(start::Int, step::Int, stop::Int)
     if stop == start
         last = stop
     elseif (step > 0) != (stop > start)
-        last = start - step
+        # Empty: Julia's `steprange_last_empty` ends it one before (after) the start.
+        last = step > 0 ? start - 1 : start + 1
     else
         last = stop - (stop - start) % step
     end
@@ -242,16 +243,18 @@ end
 
 function LinRange(start::Real, stop::Real, len::Int)
     if len < 0
-        error("ArgumentError: range length must be non-negative")
+        throw(ArgumentError("range($(float(start)), stop=$(float(stop)), length=$len): negative length"))
     end
     if len == 1 && start != stop
-        error("ArgumentError: range with length 1 must have start == stop")
+        throw(ArgumentError("range($(float(start)), stop=$(float(stop)), length=$len): endpoints differ"))
     end
     return LinRange(float(start), float(stop), len, max(len - 1, 1))
 end
 
 length(r::UnitRange{Int}) = r.stop - r.start + 1
-length(r::StepRange{Int, Int}) = (r.stop - r.start) ÷ r.step + 1
+length(r::StepRange{Int, Int}) = _step_range_empty(r) ? 0 : (r.stop - r.start) ÷ r.step + 1
+# Julia's `isempty(r::StepRange)`: the stop lies on the other side of the start from the step.
+_step_range_empty(r) = r.start != r.stop && ((r.step > 0) != (r.stop > r.start))
 length(r::LinRange) = r.len
 
 first(r::UnitRange{Int}) = r.start
@@ -310,7 +313,7 @@ function getindex(r::StepRange{Int, Int}, s::Union{UnitRange{Int}, StepRange{Int
     if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
         throw(BoundsError(r, s))
     end
-    return StepRange(r.start + (first(s) - 1) * r.step, r.step * step(s), r.start + (last(s) - 1) * r.step)
+    return (r.start + (first(s) - 1) * r.step):(r.step * step(s)):(r.start + (last(s) - 1) * r.step)
 end
 getindex(r::StepRange{Int, Int}, ::Colon) = r
 # Of a UnitRange by a range: Julia's range of the selected elements.
@@ -325,7 +328,7 @@ function getindex(r::UnitRange{Int}, s::StepRange{Int, Int})
     if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
         throw(BoundsError(r, s))
     end
-    return StepRange(r.start + first(s) - 1, step(s), r.start + last(s) - 1)
+    return (r.start + first(s) - 1):step(s):(r.start + last(s) - 1)
 end
 getindex(r::UnitRange{Int}, ::Colon) = r
 # Of a range by a vector of indices: the vector of the selected elements.
@@ -4660,8 +4663,13 @@ deepcopy(c::Char) = c
 # Ranges of characters (`'a':'z'`, `'a':2:'e'`): Julia's `StepRange{Char, Int64}`, its last
 # element the one the steps reach.
 (:)(start::Char, stop::Char) = start:1:stop
-(:)(start::Char, step::Int, stop::Char) = StepRange(start, step, start + last(0:step:(stop - start)))
-length(r::StepRange{Char, Int}) = (r.stop - r.start) ÷ r.step + 1
+# An empty one keeps the stop given (Julia's `steprange_last_empty` of a non-Integer).
+function (:)(start::Char, step::Int, stop::Char)
+    step == 0 && throw(ArgumentError("step cannot be zero"))
+    d = stop - start
+    return StepRange(start, step, d != 0 && (step > 0) != (d > 0) ? stop : start + last(0:step:d))
+end
+length(r::StepRange{Char, Int}) = _step_range_empty(r) ? 0 : (r.stop - r.start) ÷ r.step + 1
 isempty(r::StepRange{Char, Int}) = length(r) == 0
 first(r::StepRange{Char, Int}) = r.start
 last(r::StepRange{Char, Int}) = r.stop
