@@ -5367,8 +5367,12 @@ _range_sum(a, s, n::Int) = n * a + (iseven(n) ? (s * (n - 1)) * (n >> 1) : (s * 
 
 # Such a range with a Float64: Julia's `StepRangeLen{Float64, Float64, ...}` of the new first
 # element and step in plain Float64 arithmetic, kept as a Float64 range whose low parts are
-# zero (the same elements, `typeof` Julia's Float64 range's).
-_plain_srl(a::Float64, s::Float64, n::Int) = StepRangeLen(a, s, a, s, a, 0.0, s, 0.0, n, 1, _range_sum(a, s, n))
+# zero (the same elements, `typeof` Julia's Float64 range's; `float_range`'s form 4 gives its
+# parts, and `a` and `s` without gradient, as the elements' formula needs them).
+function _plain_srl(a::Float64, s::Float64, n::Int)
+    t = float_range(4, a, s, n)
+    return StepRangeLen(a, s, t[8], t[9], t[1], t[2], t[3], t[4], t[5], t[6], _range_sum(t[8], t[9], n))
+end
 
 collect(r::StepRangeLen{Int}) = _collect(fill(0, length(r)), r)
 float(r::StepRangeLen{Int}) = _plain_srl(float(r.start), float(r.step), r.len)
@@ -5430,6 +5434,12 @@ broadcast(::typeof(-), r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = r1 - r2
 +(r1::LinRange, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 + LinRange(first(r2), last(r2), length(r2))
 -(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::LinRange) = LinRange(first(r1), last(r1), length(r1)) - r2
 -(r1::LinRange, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 - LinRange(first(r2), last(r2), length(r2))
+# A LinRange with a Float64 range: Julia promotes the LinRange to one of its first element and
+# step (each exactly), added at twice precision.
++(r1::LinRange, r2::StepRangeLen{Float64}) = _plain_srl(first(r1), step(r1), length(r1)) + r2
++(r1::StepRangeLen{Float64}, r2::LinRange) = r1 + _plain_srl(first(r2), step(r2), length(r2))
+-(r1::LinRange, r2::StepRangeLen{Float64}) = _plain_srl(first(r1), step(r1), length(r1)) - r2
+-(r1::StepRangeLen{Float64}, r2::LinRange) = r1 - _plain_srl(first(r2), step(r2), length(r2))
 broadcast(::typeof(+), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = r1 + r2
 broadcast(::typeof(-), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = r1 - r2
 
