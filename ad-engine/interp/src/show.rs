@@ -444,9 +444,10 @@ fn visible_name(n: &str) -> String {
     let mut rest = n.as_str();
     while !rest.is_empty() {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
+        // `Base.OneTo` is not exported: Julia names it with its module.
         let module = ["Base.", "LinearAlgebra."]
             .into_iter()
-            .find(|m| at_word && rest.starts_with(m));
+            .find(|m| at_word && rest.starts_with(m) && !rest[m.len()..].starts_with("OneTo"));
         match module {
             Some(m) => rest = &rest[m.len()..],
             None => {

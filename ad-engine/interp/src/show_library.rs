@@ -15,6 +15,7 @@ use crate::value::{Array, ArrayData, Shape, Value};
 /// How a library struct is shown, by its name.
 enum Form {
     UnitRange,
+    OneTo,
     StepRange,
     StepRangeLen,
     LinRange,
@@ -54,6 +55,7 @@ enum Form {
 fn form(t: &StructType) -> Option<Form> {
     Some(match &*t.name {
         "Base.UnitRange" => Form::UnitRange,
+        "Base.OneTo" => Form::OneTo,
         "Base.StepRange" => Form::StepRange,
         "Base.StepRangeLen" => Form::StepRangeLen,
         "Base.LinRange" => Form::LinRange,
@@ -217,6 +219,14 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                 show(f, b)?;
             }
             _ => return Ok(false),
+        },
+        Form::OneTo => match field("stop") {
+            Some(n) => {
+                f.write_str("Base.OneTo(")?;
+                show(f, n)?;
+                f.write_char(')')?;
+            }
+            None => return Ok(false),
         },
         Form::StepRange => match (field("start"), field("step"), field("stop")) {
             (Some(a), Some(s), Some(b)) => {
@@ -657,6 +667,7 @@ pub(crate) fn range_elements(t: &StructType, fields: &[Value]) -> Option<Vec<Val
     };
     match &*t.name {
         "Base.UnitRange" => ints(int("start")?, 1, int("stop")?),
+        "Base.OneTo" => ints(1, 1, int("stop")?),
         "Base.StepRange" => ints(int("start")?, int("step")?, int("stop")?),
         "Base.StepRangeLen" => {
             if let Some(r) = IntRangeLen::of(&field) {

@@ -5145,9 +5145,8 @@ _range(::Nothing, st::Int, b::Int, len::Int) = (b - st * (len - 1)):st:b
 _range(::Nothing, ::Nothing, b::Real, len::Int) = _plain_srl(float(b - (len - 1)), 1.0, len)
 _range(::Nothing, st::Real, b::Real, len::Int) = _plain_srl(float(b - st * (len - 1)), float(st), len)
 _range(::Nothing, ::Nothing, b::Real, ::Nothing) = 1.0:float(b)
-_range(::Nothing, ::Nothing, b::Int, ::Nothing) = _one_to_refused("stop")
-_range(::Nothing, ::Nothing, ::Nothing, len::Int) = _one_to_refused("length")
-_one_to_refused(k) = error("unsupported: `range(; $k = n)` of an Int is Julia's `Base.OneTo(n)`, which zy does not have; write `1:n`")
+_range(::Nothing, ::Nothing, b::Int, ::Nothing) = OneTo(b)
+_range(::Nothing, ::Nothing, ::Nothing, len::Int) = OneTo(len)
 # Any other combination: Julia's `range_error`.
 function _range(start, step, stop, length)
     hint = if start !== nothing && step !== nothing && stop !== nothing && length !== nothing
@@ -5349,6 +5348,57 @@ function getindex(r::LinRange, s::Union{UnitRange{Int}, StepRange{Int, Int}})
     return LinRange(_lin_at(r, first(s)), _lin_at(r, last(s)), length(s))
 end
 getindex(r::LinRange, ::Colon) = r
+
+# ---- Base.OneTo -------------------------------------------------------------------------------
+
+"""
+    Base.OneTo(n)
+
+The range `1:n` whose first element is 1 by its type (Julia's `Base.OneTo{Int64}`, shown
+`Base.OneTo(n)`), as `range(; length = n)` gives it; a negative `n` gives the empty
+`Base.OneTo(0)`. It behaves as `1:n` (`_unit_range`), and its arithmetic gives Julia's ranges.
+"""
+struct OneTo{T}
+    stop::T
+    OneTo(n::Int) = new{Int}(max(0, n))
+end
+_unit_range(r::OneTo) = 1:r.stop
+
+length(r::OneTo) = r.stop
+size(r::OneTo) = (r.stop,)
+first(r::OneTo) = 1
+last(r::OneTo) = r.stop
+step(r::OneTo) = 1
+isempty(r::OneTo) = r.stop == 0
+eltype(r::OneTo{T}) where {T} = T
+ndims(r::OneTo) = 1
+function getindex(r::OneTo, i::Int)
+    1 <= i <= r.stop || throw(BoundsError(r, i))
+    return i
+end
+function getindex(r::OneTo, s::Union{UnitRange{Int}, StepRange{Int, Int}})
+    isempty(s) || (1 <= first(s) <= r.stop && 1 <= last(s) <= r.stop) || throw(BoundsError(r, s))
+    return _unit_range(r)[s]
+end
+getindex(r::OneTo, s::OneTo) = s.stop <= r.stop ? s : throw(BoundsError(r, s))
+getindex(r::OneTo, ::Colon) = r
+getindex(r::OneTo, v::Vector{Int}) = [r[i] for i in v]
+collect(r::OneTo) = collect(_unit_range(r))
+sum(r::OneTo) = sum(_unit_range(r))
+in(x::Real, r::OneTo) = x in _unit_range(r)
+maximum(r::OneTo) = maximum(_unit_range(r))
+minimum(r::OneTo) = minimum(_unit_range(r))
+reverse(r::OneTo) = reverse(_unit_range(r))
+-(r::OneTo) = -_unit_range(r)
+summary(r::OneTo) = "$(r.stop)-element Base.OneTo{Int64}"
+broadcast(f, r::OneTo) = broadcast(f, collect(r))
+broadcast(f, r::OneTo, y) = broadcast(f, _unit_range(r), y)
+broadcast(f, x, r::OneTo) = broadcast(f, x, _unit_range(r))
+broadcast(f, r::OneTo, s::OneTo) = broadcast(f, _unit_range(r), _unit_range(s))
+map(f, r::OneTo) = map(f, collect(r))
+==(r::OneTo, s::OneTo) = r.stop == s.stop
+==(r::OneTo, s) = _unit_range(r) == s
+==(r, s::OneTo) = r == _unit_range(s)
 
 # ---- Ranges of Ints by length ----------------------------------------------------------------
 

@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 328777..328781: abs2
+            <zy>/prelude/Base.jl (prelude) 330539..330543: abs2
         "#]],
     );
 }
