@@ -86,7 +86,7 @@ fn reads_views(name: &str, args: &[Type]) -> bool {
 /// elements, as Julia's generic `AbstractVector` methods read them (`std(r)`, `sort(r)`)?
 /// Not a function that writes (`push!(r, x)` is Julia's `MethodError`), gives views or
 /// prints, where a range is shown as itself (`1:2:9`).
-fn reads_ranges(name: &str, args: &[Type]) -> bool {
+pub(crate) fn reads_ranges(name: &str, args: &[Type]) -> bool {
     is_library(name)
         && !name.ends_with('!')
         && !makes_views(name)
@@ -95,7 +95,7 @@ fn reads_ranges(name: &str, args: &[Type]) -> bool {
 }
 
 /// Is `t` one of the library's ranges?
-fn is_range(t: &Type) -> bool {
+pub(crate) fn is_range(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if crate::pattern::is_range_struct(&s.name))
 }
 

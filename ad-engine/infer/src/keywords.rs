@@ -20,6 +20,27 @@ const SPLAT: &str = "...";
 const KEYWORD_REST: &str = "Base.pairs";
 
 impl Cx<'_> {
+    /// The keyword call `args` (as [`Self::keyword_call`] takes it) with each range among its
+    /// positional arguments (those from `positional` on) replaced by the vector of its
+    /// elements.
+    fn keyword_call_ranges_copied(
+        &mut self,
+        b: &mut PlanBuilder,
+        args: &[Val],
+        positional: usize,
+    ) -> Result<Val, Fail> {
+        let mut copied = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            copied.push(match &a.ty {
+                Type::Struct(s) if k >= positional && crate::pattern::is_range_struct(&s.name) => {
+                    self.call_named(b, &"Base.collect".into(), std::slice::from_ref(a))?
+                }
+                _ => a.clone(),
+            });
+        }
+        self.keyword_call(b, &copied)
+    }
+
     /// `kwcall(names, values..., f, args...)`.
     pub(crate) fn keyword_call(&mut self, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         let Some((
@@ -79,13 +100,27 @@ impl Cx<'_> {
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
-        let method = dispatch::select(self.program, gf, &types).map_err(|_| no_method(""))?;
-        let Some((keywords, m)) = gf
-            .methods
-            .get(method as usize)
-            .and_then(|m| Some((m.keywords.clone()?, m)))
-        else {
-            return Err(no_method(" (the method takes no keyword arguments)"));
+        let selected = dispatch::select(self.program, gf, &types)
+            .ok()
+            .and_then(|method| {
+                let m = gf.methods.get(method as usize)?;
+                Some((m.keywords.clone(), m))
+            });
+        let (keywords, m) = match selected {
+            Some((Some(keywords), m)) => (keywords, m),
+            // As without keywords, a library function with no method for a range that takes
+            // keywords reads the range's elements (`sort(1:5; rev = true)` is Julia's generic
+            // `AbstractVector` method's, `sort(1:5)` the range's own).
+            _ if crate::calls::reads_ranges(&name, shown) => {
+                let positional = args.len() - positional.len();
+                return self
+                    .keyword_call_ranges_copied(b, args, positional)
+                    .map_err(|_| no_method(""));
+            }
+            Some((None, _)) => {
+                return Err(no_method(" (the method takes no keyword arguments)"));
+            }
+            None => return Err(no_method("")),
         };
         let full = dispatch::pack_varargs(self, b, m, &full)?;
         let mut unknown = passed

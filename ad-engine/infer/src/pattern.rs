@@ -245,10 +245,15 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         // `OrdinalRange`).
         "AbstractRange" | "AbstractUnitRange" | "OrdinalRange" if params.len() <= 1 => {
             let members: &[(&str, usize)] = match &**name {
-                "AbstractUnitRange" => &[("Base.UnitRange", 1)],
-                "OrdinalRange" => &[("Base.UnitRange", 1), ("Base.StepRange", 2)],
+                "AbstractUnitRange" => &[("Base.UnitRange", 1), ("Base.OneTo", 1)],
+                "OrdinalRange" => &[
+                    ("Base.UnitRange", 1),
+                    ("Base.OneTo", 1),
+                    ("Base.StepRange", 2),
+                ],
                 _ => &[
                     ("Base.UnitRange", 1),
+                    ("Base.OneTo", 1),
                     ("Base.StepRange", 2),
                     ("Base.StepRangeLen", 1),
                     ("Base.LinRange", 2),
@@ -428,6 +433,7 @@ pub(crate) fn is_range_struct(name: &str) -> bool {
 /// The prelude's range structs, which Julia makes `AbstractRange`s.
 const RANGE_STRUCTS: &[&str] = &[
     "Base.UnitRange",
+    "Base.OneTo",
     "Base.StepRange",
     "Base.StepRangeLen",
     "Base.LinRange",

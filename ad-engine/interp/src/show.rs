@@ -412,6 +412,9 @@ pub fn type_string(t: &Type) -> String {
         Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Float64] => {
             FLOAT_RANGE_TYPE.to_string()
         }
+        Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Int64] => {
+            INT_RANGE_LEN_TYPE.to_string()
+        }
         Type::Struct(s) if &*s.name == "Base.Pairs" => {
             crate::show_library::pairs_type_string(s).unwrap_or_else(|| t.to_string())
         }
@@ -429,6 +432,9 @@ pub fn type_string(t: &Type) -> String {
 const FLOAT_RANGE_TYPE: &str =
     "StepRangeLen{Float64, Base.TwicePrecision{Float64}, Base.TwicePrecision{Float64}, Int64}";
 
+/// Julia's type of an Int range by length (`2 .* (1:3)`, the prelude's `StepRangeLen{Int64}`).
+const INT_RANGE_LEN_TYPE: &str = "StepRangeLen{Int64, Int64, Int64, Int64}";
+
 /// A type or function value's name as Julia shows it in `Main` (with `using LinearAlgebra`):
 /// the library's names unqualified (`UnitRange{Int64}`, `Tridiagonal{Float64, Vector{Float64}}`,
 /// `sin`), complex numbers as `ComplexF64` and `Complex{Int64}`.
@@ -438,9 +444,10 @@ fn visible_name(n: &str) -> String {
     let mut rest = n.as_str();
     while !rest.is_empty() {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
+        // `Base.OneTo` is not exported: Julia names it with its module.
         let module = ["Base.", "LinearAlgebra."]
             .into_iter()
-            .find(|m| at_word && rest.starts_with(m));
+            .find(|m| at_word && rest.starts_with(m) && !rest[m.len()..].starts_with("OneTo"));
         match module {
             Some(m) => rest = &rest[m.len()..],
             None => {
@@ -451,6 +458,7 @@ fn visible_name(n: &str) -> String {
         }
     }
     out.replace("StepRangeLen{Float64}", FLOAT_RANGE_TYPE)
+        .replace("StepRangeLen{Int64}", INT_RANGE_LEN_TYPE)
 }
 
 /// Julia's `summary(v)`, as used in `BoundsError` messages.

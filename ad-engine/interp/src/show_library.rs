@@ -15,6 +15,7 @@ use crate::value::{Array, ArrayData, Shape, Value};
 /// How a library struct is shown, by its name.
 enum Form {
     UnitRange,
+    OneTo,
     StepRange,
     StepRangeLen,
     LinRange,
@@ -54,6 +55,7 @@ enum Form {
 fn form(t: &StructType) -> Option<Form> {
     Some(match &*t.name {
         "Base.UnitRange" => Form::UnitRange,
+        "Base.OneTo" => Form::OneTo,
         "Base.StepRange" => Form::StepRange,
         "Base.StepRangeLen" => Form::StepRangeLen,
         "Base.LinRange" => Form::LinRange,
@@ -218,6 +220,14 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             }
             _ => return Ok(false),
         },
+        Form::OneTo => match field("stop") {
+            Some(n) => {
+                f.write_str("Base.OneTo(")?;
+                show(f, n)?;
+                f.write_char(')')?;
+            }
+            None => return Ok(false),
+        },
         Form::StepRange => match (field("start"), field("step"), field("stop")) {
             (Some(a), Some(s), Some(b)) => {
                 show(f, a)?;
@@ -229,6 +239,14 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             _ => return Ok(false),
         },
         Form::StepRangeLen => {
+            if let Some(r) = IntRangeLen::of(&field) {
+                if r.step == 0 {
+                    write!(f, "StepRangeLen({}, 0, {})", r.start, r.len)?;
+                } else {
+                    write!(f, "{}:{}:{}", r.start, r.step, r.at(r.len))?;
+                }
+                return Ok(true);
+            }
             let Some(r) = TwiceRange::of(&field) else {
                 return Ok(false);
             };
@@ -598,7 +616,11 @@ pub(crate) fn view_elements(parent: &Value, indices: &Value) -> Option<Array> {
             let [Value::Int(a), Value::Int(s), Value::Int(b)] = &fs[..] else {
                 return None;
             };
-            let n = if *s == 0 { 0 } else { ((b - a) / s + 1).max(0) };
+            let n = if *s == 0 || step_range_empty(*a, *s, *b) {
+                0
+            } else {
+                (b - a) / s + 1
+            };
             (0..n)
                 .map(|k| usize::try_from(a + k * s - 1).ok())
                 .collect::<Option<_>>()?
@@ -637,13 +659,20 @@ pub(crate) fn range_elements(t: &StructType, fields: &[Value]) -> Option<Vec<Val
     };
     let listed = |n: i64| (n <= RANGE_ELEMENTS_MAX).then_some(1..=n.max(0));
     let ints = |a: i64, s: i64, b: i64| {
-        let n = b.checked_sub(a)?.checked_div(s)?.checked_add(1)?;
+        let n = match step_range_empty(a, s, b) {
+            true => 0,
+            false => b.checked_sub(a)?.checked_div(s)?.checked_add(1)?,
+        };
         Some(listed(n)?.map(|k| Value::Int(a + (k - 1) * s)).collect())
     };
     match &*t.name {
         "Base.UnitRange" => ints(int("start")?, 1, int("stop")?),
+        "Base.OneTo" => ints(1, 1, int("stop")?),
         "Base.StepRange" => ints(int("start")?, int("step")?, int("stop")?),
         "Base.StepRangeLen" => {
+            if let Some(r) = IntRangeLen::of(&field) {
+                return Some(listed(r.len)?.map(|i| Value::Int(r.at(i))).collect());
+            }
             let r = TwiceRange::of(&field)?;
             Some(listed(r.len)?.map(|i| Value::F64(r.at(i))).collect())
         }
@@ -656,6 +685,38 @@ pub(crate) fn range_elements(t: &StructType, fields: &[Value]) -> Option<Vec<Val
             Some(listed(n)?.map(|i| Value::F64(at(i))).collect())
         }
         _ => None,
+    }
+}
+
+/// Is the Int range `a:s:b` (its stop the last element reached, or one before (after) the
+/// start when it is empty, as Julia's `StepRange`) empty?
+fn step_range_empty(a: i64, s: i64, b: i64) -> bool {
+    a != b && ((s > 0) != (b > a))
+}
+
+/// A `StepRangeLen` of Ints (the prelude's `_int_srl`: its first element, step and length).
+struct IntRangeLen {
+    start: i64,
+    step: i64,
+    len: i64,
+}
+
+impl IntRangeLen {
+    fn of<'a>(field: &impl Fn(&str) -> Option<&'a Value>) -> Option<IntRangeLen> {
+        let int = |n: &str| match field(n) {
+            Some(Value::Int(x)) => Some(*x),
+            _ => None,
+        };
+        Some(IntRangeLen {
+            start: int("start")?,
+            step: int("step")?,
+            len: int("len")?,
+        })
+    }
+
+    /// Element `i` (1-based), with Julia's wrapping Int arithmetic.
+    fn at(&self, i: i64) -> i64 {
+        self.start.wrapping_add((i - 1).wrapping_mul(self.step))
     }
 }
 

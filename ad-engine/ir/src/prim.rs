@@ -810,7 +810,8 @@ prims! {
         interpreted_for: REST,
     }
     /// `float_range(form, a, b, c)`: Julia's Float64 range `a:b:c` (form 1),
-    /// `range(a; step = b, length = c)` (2) or `range(a, b; length = c)` (3), as the tuple
+    /// `range(a; step = b, length = c)` (2), `range(a, b; length = c)` (3) or the plain
+    /// `StepRangeLen(a, b, c)` whose parts are `a` and `b` exactly (4), as the tuple
     /// `(ref_hi, ref_lo, step_hi, step_lo, len, offset, sum, a, b)`: its twice-precision
     /// reference element and step, its length and the reference's index, Julia's `sum` of
     /// it, then `a` and `b` again. Nothing of it carries a gradient: the prelude

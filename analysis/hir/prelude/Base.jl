@@ -233,7 +233,8 @@ function (:)(start::Int, step::Int, stop::Int)
     if stop == start
         last = stop
     elseif (step > 0) != (stop > start)
-        last = start - step
+        # Empty: Julia's `steprange_last_empty` ends it one before (after) the start.
+        last = step > 0 ? start - 1 : start + 1
     else
         last = stop - (stop - start) % step
     end
@@ -242,16 +243,18 @@ end
 
 function LinRange(start::Real, stop::Real, len::Int)
     if len < 0
-        error(:ArgumentError, "range length must be non-negative")
+        throw(ArgumentError("range($(float(start)), stop=$(float(stop)), length=$len): negative length"))
     end
     if len == 1 && start != stop
-        error(:ArgumentError, "range with length 1 must have start == stop")
+        throw(ArgumentError("range($(float(start)), stop=$(float(stop)), length=$len): endpoints differ"))
     end
     return LinRange(float(start), float(stop), len, max(len - 1, 1))
 end
 
 length(r::UnitRange{Int}) = r.stop - r.start + 1
-length(r::StepRange{Int, Int}) = (r.stop - r.start) ÷ r.step + 1
+length(r::StepRange{Int, Int}) = _step_range_empty(r) ? 0 : (r.stop - r.start) ÷ r.step + 1
+# Julia's `isempty(r::StepRange)`: the stop lies on the other side of the start from the step.
+_step_range_empty(r) = r.start != r.stop && ((r.step > 0) != (r.stop > r.start))
 length(r::LinRange) = r.len
 
 first(r::UnitRange{Int}) = r.start
@@ -270,23 +273,21 @@ step(r::UnitRange{Int}) = 1
 step(r::StepRange{Int, Int}) = r.step
 step(r::LinRange) = (r.stop - r.start) / r.lendiv
 
-# Julia's `a * r`, `r * a` and `-r` of an Int and a range of Ints: the range of the scaled
-# elements, a `StepRange` (`5 * (1:3) == 5:5:15`, `-(1:3) == -1:-1:-3`); a zero factor is
-# Julia's `ArgumentError` (a range's step cannot be zero).
-*(a::Int, r::UnitRange{Int}) = _scaled_range(a, r)
-*(a::Int, r::StepRange{Int, Int}) = _scaled_range(a, r)
-*(r::UnitRange{Int}, a::Int) = _scaled_range(a, r)
-*(r::StepRange{Int, Int}, a::Int) = _scaled_range(a, r)
--(r::UnitRange{Int}) = _scaled_range(-1, r)
+# Julia's `a * r` and `r * a` of an Int and a range of Ints are `a .* r` (`arraymath.jl`): the
+# `StepRangeLen` of the scaled first element and step (`5 * (1:3)` is `5:5:15`, `0 * (1:3)`
+# `StepRangeLen(0, 0, 3)`); `-r` is the `StepRange` of the negated elements (`-(1:3) ==
+# -1:-1:-3`).
+*(a::Int, r::UnitRange{Int}) = broadcast(*, a, r)
+*(a::Int, r::StepRange{Int, Int}) = broadcast(*, a, r)
+*(r::UnitRange{Int}, a::Int) = broadcast(*, r, a)
+*(r::StepRange{Int, Int}, a::Int) = broadcast(*, r, a)
+-(r::UnitRange{Int}) = _negated_range(r)
 # A Float64 times an Int range: Julia's range of the product's start and step, rationalised as
 # `range(a, step = s, length = n)` is (`0.1 * (0:3)` ends at `0.3`).
 *(x::Float64, r::UnitRange{Int}) = range(x * first(r), step = x, length = length(r))
 *(x::Float64, r::StepRange{Int, Int}) = range(x * first(r), step = x * step(r), length = length(r))
--(r::StepRange{Int, Int}) = _scaled_range(-1, r)
-function _scaled_range(a::Int, r)
-    a == 0 && throw(ArgumentError("step cannot be zero"))
-    return (a * first(r)):(a * step(r)):(a * first(r) + a * step(r) * (length(r) - 1))
-end
+-(r::StepRange{Int, Int}) = _negated_range(r)
+_negated_range(r) = (-first(r)):(-step(r)):(-first(r) - step(r) * (length(r) - 1))
 
 size(r::UnitRange{Int}) = (length(r),)
 size(r::StepRange{Int, Int}) = (length(r),)
@@ -312,7 +313,7 @@ function getindex(r::StepRange{Int, Int}, s::Union{UnitRange{Int}, StepRange{Int
     if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
         throw(BoundsError(r, s))
     end
-    return StepRange(r.start + (first(s) - 1) * r.step, r.step * step(s), r.start + (last(s) - 1) * r.step)
+    return (r.start + (first(s) - 1) * r.step):(r.step * step(s)):(r.start + (last(s) - 1) * r.step)
 end
 getindex(r::StepRange{Int, Int}, ::Colon) = r
 # Of a UnitRange by a range: Julia's range of the selected elements.
@@ -327,7 +328,7 @@ function getindex(r::UnitRange{Int}, s::StepRange{Int, Int})
     if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
         throw(BoundsError(r, s))
     end
-    return StepRange(r.start + first(s) - 1, step(s), r.start + last(s) - 1)
+    return (r.start + first(s) - 1):step(s):(r.start + last(s) - 1)
 end
 getindex(r::UnitRange{Int}, ::Colon) = r
 # Of a range by a vector of indices: the vector of the selected elements.
@@ -377,12 +378,10 @@ end
 broadcast(f, r::UnitRange{Int}) = broadcast(f, collect(r))
 broadcast(f, r::StepRange) = broadcast(f, collect(r))
 broadcast(f, r::LinRange) = broadcast(f, collect(r))
-broadcast(f, r::UnitRange{Int}, y) = broadcast(f, collect(r), y)
-broadcast(f, r::StepRange, y) = broadcast(f, collect(r), y)
-broadcast(f, r::LinRange, y) = broadcast(f, collect(r), y)
-broadcast(f, x, r::UnitRange{Int}) = broadcast(f, x, collect(r))
-broadcast(f, x, r::StepRange) = broadcast(f, x, collect(r))
-broadcast(f, x, r::LinRange) = broadcast(f, x, collect(r))
+broadcast(f, r::Union{UnitRange{Int}, StepRange, LinRange, StepRangeLen}, y) = broadcast(f, collect(r), y)
+broadcast(f, x, r::Union{UnitRange{Int}, StepRange, LinRange, StepRangeLen}) = broadcast(f, x, collect(r))
+broadcast(f, r1::Union{UnitRange{Int}, StepRange, LinRange, StepRangeLen}, r2::Union{UnitRange{Int}, StepRange, LinRange, StepRangeLen}) =
+    broadcast(f, collect(r1), collect(r2))
 map(f, r::UnitRange{Int}) = map(f, collect(r))
 map(f, r::StepRange) = map(f, collect(r))
 map(f, r::LinRange) = map(f, collect(r))
@@ -1903,16 +1902,6 @@ _matrix_of(T::Type{Float64}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(
 _matrix_of(T::Type{Int}, J, m::Int, n::Int) = _typed_cat(T, _uniform_matrix(J, m, n))
 _matrix_of(T, J, dims::Tuple{Int, Int}) = _matrix_of(T, J, dims[1], dims[2])
 
-# `Vector(x)`, `Array(A)` (the syntax lowers them to these): a new `Array` of the elements of
-# an array or a range, of its element type, as Julia's `Array{T, N}(A)`; Julia's
-# `MethodError` for anything else (a tuple, a number, a matrix given to `Vector`).
-_plain_vector(x::AbstractVector) = collect(x)
-_plain_vector(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = collect(r)
-_plain_vector(x) = _no_plain_array("Vector", x)
-_plain_array(x::AbstractArray) = collect(x)
-_plain_array(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) = collect(r)
-_plain_array(x) = _no_plain_array("Array", x)
-_no_plain_array(name, x) = error(:MethodError, "no method matching $(name)(::$(typeof(x)))")
 
 """
     cumsum(A; dims), cumprod(A; dims)
@@ -4775,8 +4764,13 @@ deepcopy(c::Char) = c
 # Ranges of characters (`'a':'z'`, `'a':2:'e'`): Julia's `StepRange{Char, Int64}`, its last
 # element the one the steps reach.
 (:)(start::Char, stop::Char) = start:1:stop
-(:)(start::Char, step::Int, stop::Char) = StepRange(start, step, start + last(0:step:(stop - start)))
-length(r::StepRange{Char, Int}) = (r.stop - r.start) ÷ r.step + 1
+# An empty one keeps the stop given (Julia's `steprange_last_empty` of a non-Integer).
+function (:)(start::Char, step::Int, stop::Char)
+    step == 0 && throw(ArgumentError("step cannot be zero"))
+    d = stop - start
+    return StepRange(start, step, d != 0 && (step > 0) != (d > 0) ? stop : start + last(0:step:d))
+end
+length(r::StepRange{Char, Int}) = _step_range_empty(r) ? 0 : (r.stop - r.start) ÷ r.step + 1
 isempty(r::StepRange{Char, Int}) = length(r) == 0
 first(r::StepRange{Char, Int}) = r.start
 last(r::StepRange{Char, Int}) = r.stop
@@ -5239,15 +5233,18 @@ _loop_length(r::Union{StepRangeLen, StepRange{Char, Int}}) = length(r)
 _loop_elem(r::Union{StepRangeLen, StepRange{Char, Int}}, k::Int) = r[k + 1]
 
 """
-    range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step)
+    range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step),
+    range(; start, stop, length, step)
 
 The range from `start` given two of `stop`, `length` and `step` (or `stop` alone, with step
-1), as Julia builds it: Float64 ends (or Int ends with a `length`) give a `StepRangeLen`,
-Int ends and steps an Int range.
+1), or without `start` from `stop` back given `length` (and `step`), as Julia builds it:
+Float64 ends (or Int ends with a `length`) give a `StepRangeLen`, Int ends and steps an Int
+range.
 """
 range(start::Real, stop::Real, length::Integer) = _range(start, nothing, stop, length)
 range(start::Real, stop::Real; length = nothing, step = nothing) = _range(start, step, stop, length)
 range(start::Real; stop = nothing, length = nothing, step = nothing) = _range(start, step, stop, length)
+range(; start = nothing, stop = nothing, length = nothing, step = nothing) = _range(start, step, stop, length)
 
 _range(a::Real, ::Nothing, b::Real, len::Integer) = _float_range(3, float(a), float(b), len)
 _range(a::Real, st::Real, ::Nothing, len::Integer) = _float_range(2, float(a), float(st), len)
@@ -5256,10 +5253,30 @@ _range(a::Real, ::Nothing, ::Nothing, len::Integer) = _range(a, one(a), nothing,
 _range(a::Int, ::Nothing, ::Nothing, len::Int) = a:(a + len - 1)
 _range(a::Real, st::Real, b::Real, ::Nothing) = a:st:b
 _range(a::Real, ::Nothing, b::Real, ::Nothing) = a:b
-_range(a::Real, st::Real, b::Real, len::Integer) =
-    throw(ArgumentError("Too many arguments specified to specify a range"))
-_range(a::Real, ::Nothing, ::Nothing, ::Nothing) =
-    throw(ArgumentError("At least one of `length` or `stop` must be specified"))
+# Without a start (Julia's `range_stop_length`, `range_step_stop_length`): an Int range of Int
+# ends, else Julia's `StepRangeLen` of Float64s computed in plain Float64 arithmetic.
+_range(::Nothing, ::Nothing, b::Int, len::Int) = (b - (len - 1)):b
+_range(::Nothing, st::Int, b::Int, len::Int) = (b - st * (len - 1)):st:b
+_range(::Nothing, ::Nothing, b::Real, len::Int) = _plain_srl(float(b - (len - 1)), 1.0, len)
+_range(::Nothing, st::Real, b::Real, len::Int) = _plain_srl(float(b - st * (len - 1)), float(st), len)
+_range(::Nothing, ::Nothing, b::Real, ::Nothing) = 1.0:float(b)
+_range(::Nothing, ::Nothing, b::Int, ::Nothing) = OneTo(b)
+_range(::Nothing, ::Nothing, ::Nothing, len::Int) = OneTo(len)
+# Any other combination: Julia's `range_error`.
+function _range(start, step, stop, length)
+    hint = if start !== nothing && step !== nothing && stop !== nothing && length !== nothing
+        "Try specifying only three arguments"
+    elseif stop === nothing && length === nothing
+        "At least one of `length` or `stop` must be specified."
+    elseif step === nothing && length === nothing
+        "At least one of `length` or `step` must be specified."
+    elseif start === nothing && stop === nothing
+        "At least one of `start` or `stop` must be specified."
+    else
+        "Try specifying more arguments."
+    end
+    throw(ArgumentError("Cannot construct range from arguments:\nstart = $start\nstep = $step\nstop = $stop\nlength = $length\n$hint\n"))
+end
 
 length(r::StepRangeLen) = r.len
 size(r::StepRangeLen) = (r.len,)
@@ -5304,8 +5321,6 @@ end
 sum(f, r::StepRangeLen) = sum(f, collect(r))
 collect(r::StepRangeLen) = _collect(zeros(length(r)), r)
 broadcast(f, r::StepRangeLen) = broadcast(f, collect(r))
-broadcast(f, r::StepRangeLen, y) = broadcast(f, collect(r), y)
-broadcast(f, x, r::StepRangeLen) = broadcast(f, x, collect(r))
 map(f, r::StepRangeLen) = map(f, collect(r))
 
 # Arithmetic on a Float64 range that Julia answers with a range (`base/broadcast.jl`'s
@@ -5384,8 +5399,7 @@ getindex(r::StepRangeLen, ::Colon) = r
 
 # An Int range times, over, plus or minus a number: Julia's range of the new first element
 # and step, `range(a; step, length)` (a Float64 one rationalised: `0.1 .* (0:3)` ends at
-# `0.3`); with an Int, an Int range. (`n .* r` of Ints stays the vector of the products:
-# Julia's `StepRangeLen{Int64}` is not among zy's ranges.)
+# `0.3`); with an Int, an Int range (`n .* r` Julia's `StepRangeLen` of Ints, below).
 broadcast(::typeof(*), x::Float64, r::UnitRange{Int}) = range(x * first(r), step = x * step(r), length = length(r))
 broadcast(::typeof(*), x::Float64, r::StepRange{Int, Int}) = range(x * first(r), step = x * step(r), length = length(r))
 broadcast(::typeof(*), r::UnitRange{Int}, x::Float64) = range(first(r) * x, step = step(r) * x, length = length(r))
@@ -5449,6 +5463,226 @@ function getindex(r::LinRange, s::Union{UnitRange{Int}, StepRange{Int, Int}})
     return LinRange(_lin_at(r, first(s)), _lin_at(r, last(s)), length(s))
 end
 getindex(r::LinRange, ::Colon) = r
+
+# ---- Base.OneTo -------------------------------------------------------------------------------
+
+"""
+    Base.OneTo(n)
+
+The range `1:n` whose first element is 1 by its type (Julia's `Base.OneTo{Int64}`, shown
+`Base.OneTo(n)`), as `range(; length = n)` gives it; a negative `n` gives the empty
+`Base.OneTo(0)`. It behaves as `1:n` (`_unit_range`), and its arithmetic gives Julia's ranges.
+"""
+struct OneTo{T}
+    stop::T
+    OneTo(n::Int) = new{Int}(max(0, n))
+end
+_unit_range(r::OneTo) = 1:r.stop
+
+length(r::OneTo) = r.stop
+size(r::OneTo) = (r.stop,)
+first(r::OneTo) = 1
+last(r::OneTo) = r.stop
+step(r::OneTo) = 1
+isempty(r::OneTo) = r.stop == 0
+eltype(r::OneTo{T}) where {T} = T
+ndims(r::OneTo) = 1
+function getindex(r::OneTo, i::Int)
+    1 <= i <= r.stop || throw(BoundsError(r, i))
+    return i
+end
+function getindex(r::OneTo, s::Union{UnitRange{Int}, StepRange{Int, Int}})
+    isempty(s) || (1 <= first(s) <= r.stop && 1 <= last(s) <= r.stop) || throw(BoundsError(r, s))
+    return _unit_range(r)[s]
+end
+getindex(r::OneTo, s::OneTo) = s.stop <= r.stop ? s : throw(BoundsError(r, s))
+getindex(r::OneTo, ::Colon) = r
+getindex(r::OneTo, v::Vector{Int}) = [r[i] for i in v]
+collect(r::OneTo) = collect(_unit_range(r))
+sum(r::OneTo) = sum(_unit_range(r))
+in(x::Real, r::OneTo) = x in _unit_range(r)
+maximum(r::OneTo) = maximum(_unit_range(r))
+minimum(r::OneTo) = minimum(_unit_range(r))
+reverse(r::OneTo) = reverse(_unit_range(r))
+-(r::OneTo) = -_unit_range(r)
+summary(r::OneTo) = "$(r.stop)-element Base.OneTo{Int64}"
+broadcast(f, r::OneTo) = broadcast(f, collect(r))
+broadcast(f, r::OneTo, y) = broadcast(f, _unit_range(r), y)
+broadcast(f, x, r::OneTo) = broadcast(f, x, _unit_range(r))
+broadcast(f, r::OneTo, s::OneTo) = broadcast(f, _unit_range(r), _unit_range(s))
+map(f, r::OneTo) = map(f, collect(r))
+==(r::OneTo, s::OneTo) = r.stop == s.stop
+==(r::OneTo, s) = _unit_range(r) == s
+==(r, s::OneTo) = r == _unit_range(s)
+
+# ---- Ranges of Ints by length ----------------------------------------------------------------
+
+# Julia's `StepRangeLen{Int64, Int64, Int64, Int64}`: what an Int times an Int range is
+# (`2 .* (1:3)`, shown `2:2:6`; `0 .* (1:3)` is `StepRangeLen(0, 0, 3)`, a zero step being
+# allowed), the sum or difference of two Int ranges (`base/range.jl`'s `_define_range_op`), and
+# such a range's arithmetic with an Int. The prelude's `StepRangeLen` with Int fields: the
+# reference element is the first (`offset` 1; Julia's may be another, of the same elements),
+# the twice-precision low parts zero, `total` Julia's `sum` of it.
+function _int_srl(a::Int, s::Int, n::Int)
+    n >= 0 || throw(ArgumentError("length cannot be negative, got $n"))
+    return StepRangeLen(a, s, a, s, a, 0, s, 0, n, 1, _range_sum(a, s, n))
+end
+# Julia's `sum(r::AbstractRange{<:Real})`: `n first(r)` plus the steps in closed form.
+_range_sum(a, s, n::Int) = n * a + (iseven(n) ? (s * (n - 1)) * (n >> 1) : (s * n) * ((n - 1) >> 1))
+
+# Such a range with a Float64: Julia's `StepRangeLen{Float64, Float64, ...}` of the new first
+# element and step in plain Float64 arithmetic, kept as a Float64 range whose low parts are
+# zero (the same elements, `typeof` Julia's Float64 range's; `float_range`'s form 4 gives its
+# parts, and `a` and `s` without gradient, as the elements' formula needs them).
+function _plain_srl(a::Float64, s::Float64, n::Int)
+    t = float_range(4, a, s, n)
+    return StepRangeLen(a, s, t[8], t[9], t[1], t[2], t[3], t[4], t[5], t[6], _range_sum(t[8], t[9], n))
+end
+
+collect(r::StepRangeLen{Int}) = _collect(fill(0, length(r)), r)
+float(r::StepRangeLen{Int}) = _plain_srl(float(r.start), float(r.step), r.len)
+summary(r::StepRangeLen{Int}) = "$(length(r))-element StepRangeLen{Int64, Int64, Int64, Int64}"
+
+broadcast(::typeof(*), x::Int, r::UnitRange{Int}) = _int_srl(x * first(r), x * step(r), length(r))
+broadcast(::typeof(*), x::Int, r::StepRange{Int, Int}) = _int_srl(x * first(r), x * step(r), length(r))
+broadcast(::typeof(*), r::UnitRange{Int}, x::Int) = _int_srl(first(r) * x, step(r) * x, length(r))
+broadcast(::typeof(*), r::StepRange{Int, Int}, x::Int) = _int_srl(first(r) * x, step(r) * x, length(r))
+broadcast(::typeof(*), x::Int, r::StepRangeLen{Int}) = _int_srl(x * r.start, x * r.step, r.len)
+broadcast(::typeof(*), r::StepRangeLen{Int}, x::Int) = _int_srl(r.start * x, r.step * x, r.len)
+broadcast(::typeof(*), x::Float64, r::StepRangeLen{Int}) = _plain_srl(x * r.start, x * r.step, r.len)
+broadcast(::typeof(*), r::StepRangeLen{Int}, x::Float64) = _plain_srl(r.start * x, r.step * x, r.len)
+broadcast(::typeof(/), r::StepRangeLen{Int}, x::Real) = _plain_srl(r.start / x, r.step / x, r.len)
+broadcast(::typeof(\), x::Real, r::StepRangeLen{Int}) = _plain_srl(x \ r.start, x \ r.step, r.len)
+broadcast(::typeof(+), r::StepRangeLen{Int}, x::Int) = _int_srl(r.start + x, r.step, r.len)
+broadcast(::typeof(+), x::Int, r::StepRangeLen{Int}) = _int_srl(x + r.start, r.step, r.len)
+broadcast(::typeof(+), r::StepRangeLen{Int}, x::Float64) = _plain_srl(r.start + x, float(r.step), r.len)
+broadcast(::typeof(+), x::Float64, r::StepRangeLen{Int}) = _plain_srl(x + r.start, float(r.step), r.len)
+broadcast(::typeof(-), r::StepRangeLen{Int}, x::Int) = _int_srl(r.start - x, r.step, r.len)
+broadcast(::typeof(-), x::Int, r::StepRangeLen{Int}) = _int_srl(x - r.start, -r.step, r.len)
+broadcast(::typeof(-), r::StepRangeLen{Int}, x::Float64) = _plain_srl(r.start - x, float(r.step), r.len)
+broadcast(::typeof(-), x::Float64, r::StepRangeLen{Int}) = _plain_srl(x - r.start, float(-r.step), r.len)
+*(x::Real, r::StepRangeLen{Int}) = broadcast(*, x, r)
+*(r::StepRangeLen{Int}, x::Real) = broadcast(*, r, x)
+/(r::StepRangeLen{Int}, x::Real) = broadcast(/, r, x)
+-(r::StepRangeLen{Int}) = _int_srl(-r.start, -r.step, r.len)
+reverse(r::StepRangeLen{Int}) = _int_srl(last(r), -r.step, r.len)
+function getindex(r::StepRangeLen{Int}, s::Union{UnitRange{Int}, StepRange{Int, Int}})
+    if !isempty(s) && !(1 <= first(s) <= length(r) && 1 <= last(s) <= length(r))
+        throw(BoundsError(r, s))
+    end
+    return _int_srl(r.start + (first(s) - 1) * r.step, r.step * step(s), length(s))
+end
+
+# The sum and difference of two Int ranges of one length: the `StepRangeLen` of the sums
+# (differences) of their first elements and steps (`(1:3) - (1:3)` is `StepRangeLen(0, 0, 3)`).
++(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) =
+    _int_srl(first(r1) + first(r2), step(r1) + step(r2), _same_len(r1, r2))
+-(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) =
+    _int_srl(first(r1) - first(r2), step(r1) - step(r2), _same_len(r1, r2))
++(r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = _int_srl(r1.start + r2.start, r1.step + r2.step, _same_len(r1, r2))
+-(r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = _int_srl(r1.start - r2.start, r1.step - r2.step, _same_len(r1, r2))
+broadcast(::typeof(+), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 + r2
+broadcast(::typeof(-), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 - r2
+broadcast(::typeof(+), r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = r1 + r2
+broadcast(::typeof(-), r1::StepRangeLen{Int}, r2::StepRangeLen{Int}) = r1 - r2
+# With a Float64 range, Julia promotes the Int range to one (its elements exactly) and adds
+# the two at twice precision; with a `LinRange`, to the `LinRange` of its ends.
++(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::StepRangeLen{Float64}) = float(r1) + r2
++(r1::StepRangeLen{Float64}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 + float(r2)
+-(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::StepRangeLen{Float64}) = float(r1) - r2
+-(r1::StepRangeLen{Float64}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 - float(r2)
++(r1::StepRangeLen{Int}, r2::StepRangeLen{Float64}) = float(r1) + r2
++(r1::StepRangeLen{Float64}, r2::StepRangeLen{Int}) = r1 + float(r2)
+-(r1::StepRangeLen{Int}, r2::StepRangeLen{Float64}) = float(r1) - r2
+-(r1::StepRangeLen{Float64}, r2::StepRangeLen{Int}) = r1 - float(r2)
++(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::LinRange) = LinRange(first(r1), last(r1), length(r1)) + r2
++(r1::LinRange, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 + LinRange(first(r2), last(r2), length(r2))
+-(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}, r2::LinRange) = LinRange(first(r1), last(r1), length(r1)) - r2
+-(r1::LinRange, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen{Int}}) = r1 - LinRange(first(r2), last(r2), length(r2))
+# A LinRange with a Float64 range: Julia promotes the LinRange to one of its first element and
+# step (each exactly), added at twice precision.
++(r1::LinRange, r2::StepRangeLen{Float64}) = _plain_srl(first(r1), step(r1), length(r1)) + r2
++(r1::StepRangeLen{Float64}, r2::LinRange) = r1 + _plain_srl(first(r2), step(r2), length(r2))
+-(r1::LinRange, r2::StepRangeLen{Float64}) = _plain_srl(first(r1), step(r1), length(r1)) - r2
+-(r1::StepRangeLen{Float64}, r2::LinRange) = r1 - _plain_srl(first(r2), step(r2), length(r2))
+broadcast(::typeof(+), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = r1 + r2
+broadcast(::typeof(-), r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = r1 - r2
+
+# Ranges compare as Julia's `==` of ranges: two Int ranges by their ends and step (`1:3 ==
+# 1:1:3`, two empty ones are equal), two `StepRangeLen`s or `LinRange`s of one type by their
+# ends and length, any others element by element (`0.0:0.5:1.0 == LinRange(0, 1, 3)`).
+==(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, s::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}) =
+    length(r) == length(s) && all(i -> r[i] == s[i], 1:length(r))
+==(r::Union{UnitRange{Int}, StepRange{Int, Int}}, s::Union{UnitRange{Int}, StepRange{Int, Int}}) = _ordinal_equal(r, s)
+==(r::StepRangeLen{Int}, s::Union{UnitRange{Int}, StepRange{Int, Int}}) = _ordinal_equal(r, s)
+==(r::Union{UnitRange{Int}, StepRange{Int, Int}}, s::StepRangeLen{Int}) = _ordinal_equal(r, s)
+==(r::StepRangeLen{Int}, s::StepRangeLen{Int}) = _ends_equal(r, s)
+==(r::StepRangeLen{Float64}, s::StepRangeLen{Float64}) = _ends_equal(r, s)
+==(r::LinRange, s::LinRange) = _ends_equal(r, s)
+function _ordinal_equal(r, s)
+    isempty(r) && return isempty(s)
+    _has_length_one(r) && return _has_length_one(s) && first(r) == first(s)
+    return first(r) == first(s) && step(r) == step(s) && last(r) == last(s)
+end
+_has_length_one(r::StepRangeLen) = length(r) == 1
+_has_length_one(r) = first(r) == last(r)
+_ends_equal(r, s) = (isempty(r) && isempty(s)) || (first(r) == first(s) && length(r) == length(s) && last(r) == last(s))
+
+# Julia's `sort` and `sortperm` of a range (without keywords): the range itself when it
+# ascends, else reversed; the permutation as a range. With keywords, a sorted `Vector`.
+sort(r::UnitRange{Int}) = r
+sort(r::Union{StepRange{Int, Int}, LinRange, StepRangeLen}) = issorted(r) ? r : reverse(r)
+sortperm(r::UnitRange{Int}) = 1:length(r)
+sortperm(r::Union{StepRange{Int, Int}, LinRange, StepRangeLen}) = issorted(r) ? (1:1:length(r)) : (length(r):-1:1)
+
+# Julia's `intersect` of two ranges (`base/range.jl`): of two unit ranges the `UnitRange` of
+# the overlap; of Int ranges with a step the `StepRange` of the common elements (by the steps'
+# `lcm` and Bézout's identity), descending when the first range is a descending `StepRange`;
+# of other ranges the `Vector` of the distinct elements of the shorter found in the other.
+intersect(r::UnitRange{Int}, s::UnitRange{Int}) = max(first(r), first(s)):min(last(r), last(s))
+function intersect(r::UnitRange{Int}, s::StepRange{Int, Int})
+    isempty(s) && return first(r):step(s):(first(r) - step(s))
+    sta, ste, sto = _first_step_last_ascending(s)
+    i0 = max(sta, first(r) + mod(sta - first(r), ste))
+    i1 = min(sto, last(r) - mod(last(r) - sta, ste))
+    return i0:ste:i1
+end
+intersect(r::StepRange{Int, Int}, s::UnitRange{Int}) = step(r) < 0 ? reverse(intersect(s, reverse(r))) : intersect(s, r)
+function intersect(r::StepRange{Int, Int}, s::StepRange{Int, Int})
+    if isempty(r) || isempty(s)
+        return first(r):step(r):(first(r) - step(r))
+    end
+    start1, step1, stop1 = _first_step_last_ascending(r)
+    start2, step2, stop2 = _first_step_last_ascending(s)
+    a = lcm(step1, step2)
+    g, x = _gcdx(step1, step2)
+    if rem(start1 - start2, g) != 0
+        # Unaligned: no element in common.
+        return step(r) < 0 ? (stop1:(-a):(stop1 + a)) : (start1:a:(start1 - a))
+    end
+    # The common elements are b + k a.
+    b = start1 - x * div(start1 - start2, g) * step1
+    m = max(start1 + mod(b - start1, a), start2 + mod(b - start2, a))
+    n = min(stop1 - mod(stop1 - b, a), stop2 - mod(stop2 - b, a))
+    return step(r) < 0 ? (n:(-a):m) : (m:a:n)
+end
+intersect(r1::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, r2::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) =
+    length(r1) > length(r2) ? _common_elements(r2, r1) : _common_elements(r1, r2)
+function _common_elements(r, s)
+    T = promote_type(eltype(r), eltype(s))
+    return [convert(T, x) for x in unique(collect(r)) if x in s]
+end
+_first_step_last_ascending(r) = step(r) < 0 ? (last(r), -step(r), first(r)) : (first(r), step(r), last(r))
+# `gcd(a, b)` and `u` with `u a + v b == gcd(a, b)` for some `v` (Julia's `gcdx`'s first two).
+function _gcdx(a::Int, b::Int)
+    s0, s1 = 1, 0
+    while b != 0
+        q = div(a, b)
+        a, b = b, rem(a, b)
+        s0, s1 = s1, s0 - q * s1
+    end
+    return a < 0 ? (-a, -s0) : (a, s0)
+end
 
 # ---- Ranges of rationals (Julia's range.jl) ---------------------------------------------------
 
@@ -5912,11 +6146,13 @@ reshape(A::Array, ::Colon) = _reshape(A, length(A))
 reshape(r::UnitRange{Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRange{Int, Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRangeLen, dims...) = reshape(collect(r), dims...)
+reshape(r::LinRange, dims...) = reshape(collect(r), dims...)
 reshape(v::SubArray, dims...) = _reshape_shared(v, dims...)
 vec(A::Array) = _reshape(A, length(A))
 vec(r::UnitRange{Int}) = collect(r)
 vec(r::StepRange{Int, Int}) = collect(r)
 vec(r::StepRangeLen) = collect(r)
+vec(r::LinRange) = collect(r)
 vec(v::SubArray) = _vec_shared(v)
 
 """
@@ -5933,12 +6169,12 @@ immutable, so their reshape is a copy.
 """
 _reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...), _Reshaped())
 _reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...), v.reshaped)
-_reshape_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen}, dims...) = reshape(collect(r), dims...)
+_reshape_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, dims...) = reshape(collect(r), dims...)
 _reshape_shared(x, dims...) = _reshape_refused("reshape")
 _vec_shared(x::Vector) = x
 _vec_shared(A::Array) = _reshape_shared(A, length(A))
 _vec_shared(v::SubArray) = _reshape_shared(v, length(v))
-_vec_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen}) = collect(r)
+_vec_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = collect(r)
 _vec_shared(r::Adjoint) = r'
 _vec_shared(t::Transpose) = t.parent
 _vec_shared(x) = _reshape_refused("vec")

@@ -249,9 +249,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.SubArray", "Base._Reshaped"],
         hooks: &["Base.SubArray", "Base.collect", "Base._view_derivative"],
     },
-    // A range concatenated (`[1:3; 5]`) is collected first (inference's `concat::call`).
+    // A range concatenated (`[1:3; 5]`) is collected first (inference's `concat::call`), as
+    // is one converted (`Vector(1:3)`, `Array(r)`: inference's builtins).
     Hooks {
         triggers: &[
+            "Vector",
+            "Array",
             "vcat",
             "Base.vcat",
             "hcat",

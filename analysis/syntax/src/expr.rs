@@ -661,9 +661,6 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(array) = undef_array(cx, node, callee, rest) {
         return array;
     }
-    if let (false, Some(array)) = (dotted, plain_array(cx, node, callee, rest)) {
-        return array;
-    }
     // `(.+)(a, b)` and `(:)(a, b)` are these operators too.
     let mut bare = callee;
     while let (false, Kind::Parens, [inner]) = (bare.leaf, bare.kind, bare.children.as_slice()) {
@@ -962,36 +959,6 @@ fn undef_array(
     let kind = ExprKind::Call {
         callee: Box::new(ident(function)),
         args: call_args,
-    };
-    Some(Expr::new(kind, node.range))
-}
-
-/// `Vector(x)`, `Array(A)` of one array or range: a new `Array` of its elements, of its
-/// element type (Julia's `Array{T, N}(A)`), the prelude's `Base._plain_vector(x)` and
-/// `Base._plain_array(A)`. Inference decides `Matrix(A)` by `A`'s type.
-fn plain_array(
-    cx: &mut Cx,
-    node: &SyntaxNode,
-    callee: &SyntaxNode,
-    args: &[SyntaxNode],
-) -> Option<Expr> {
-    if !callee.leaf || callee.kind != Kind::Identifier {
-        return None;
-    }
-    let function = match cx.text(callee) {
-        "Vector" => "Base._plain_vector",
-        "Array" => "Base._plain_array",
-        _ => return None,
-    };
-    let [arg] = args else {
-        return None;
-    };
-    if matches!(arg.kind, Kind::Parameters | Kind::Assign | Kind::Splat | Kind::Generator) {
-        return None;
-    }
-    let kind = ExprKind::Call {
-        callee: Box::new(Expr::new(ExprKind::Ident(function.into()), callee.range)),
-        args: vec![expr(cx, arg)],
     };
     Some(Expr::new(kind, node.range))
 }

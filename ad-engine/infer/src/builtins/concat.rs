@@ -91,6 +91,7 @@ fn is_collected(v: &Val) -> bool {
         s.name.strip_prefix("Base."),
         Some(
             "UnitRange"
+                | "OneTo"
                 | "StepRange"
                 | "LinRange"
                 | "StepRangeLen"

@@ -120,6 +120,8 @@ pub const BUILTINS: &[&str] = &[
     "adjoint",
     "_transpose_copy",
     "Matrix",
+    "Vector",
+    "Array",
     "tuple",
     "namedtuple",
     "getindex",
@@ -612,6 +614,14 @@ pub(crate) fn call(
             name,
             &crate::value::types(&args),
         )),
+        // `Vector(x)` of a vector or range, `Array(A)` of an array or range: Julia's
+        // `Array{T, N}(A)`, a new array of its elements.
+        ("Vector", [x]) if matches!(&x.ty, Type::Array(_, 1)) => array::call(b, "copy", args),
+        ("Array", [x]) if matches!(&x.ty, Type::Array(..)) => array::call(b, "copy", args),
+        ("Vector" | "Array", [x]) if crate::calls::is_range(&x.ty) => {
+            cx.call_named(b, &"Base.collect".into(), args)
+        }
+        ("Vector" | "Array", _) => Err(no_method(name, &crate::value::types(&args))),
         // `A / B` of matrices, `x' / B` of a row: Julia's right division (the `X` with
         // `X * B == A`), Julia code in the prelude (`LinearAlgebra._rdiv`).
         ("/", [x, y])

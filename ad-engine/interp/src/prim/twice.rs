@@ -44,15 +44,19 @@ pub enum Form {
     StepLength,
     /// `range(start, stop; length)`.
     StopLength,
+    /// `StepRangeLen(start, step, length)` of plain Float64s (Julia's
+    /// `StepRangeLen{Float64, Float64, Float64}`): its parts exactly `start` and `step`.
+    Plain,
 }
 
 impl Form {
-    /// The form a `float_range` operand names (1, 2, 3).
+    /// The form a `float_range` operand names (1, 2, 3, 4).
     pub fn from_code(k: i64) -> Option<Form> {
         match k {
             1 => Some(Form::Colon),
             2 => Some(Form::StepLength),
             3 => Some(Form::StopLength),
+            4 => Some(Form::Plain),
             _ => None,
         }
     }
@@ -66,6 +70,7 @@ impl FloatRange {
             (Form::Colon, Value::F64(stop)) => colon(a, b, *stop),
             (Form::StepLength, Value::Int(len)) => start_step_length(a, b, *len),
             (Form::StopLength, Value::Int(len)) => start_stop_length(a, b, *len),
+            (Form::Plain, Value::Int(len)) => step_range_len(twice(a, 0.0), twice(b, 0.0), *len, 1),
             _ => Err(format!(
                 "MethodError: no float range of {form:?} with {}",
                 show(c)
@@ -788,6 +793,17 @@ mod tests {
 
     fn linspace(a: f64, b: f64, n: i64) -> FloatRange {
         FloatRange::new(Form::StopLength, a, b, &Value::Int(n)).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn plain_ranges_keep_their_parts_exactly() {
+        let r = FloatRange::new(Form::Plain, 0.1, 0.2, &Value::Int(4))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            elements(&r),
+            [0.1, 0.1 + 0.2, 0.1 + 2.0 * 0.2, 0.1 + 3.0 * 0.2]
+        );
+        assert!(FloatRange::new(Form::Plain, 0.0, 1.0, &Value::Int(-1)).is_err());
     }
 
     #[test]
