@@ -3940,6 +3940,8 @@ isless(x::Real, y::Real) = isless(float(x), float(y))
 isless(x::Int, y::Int) = x < y
 # Strings by their characters; tuples lexicographically, a prefix before what extends it.
 isless(a::String, b::String) = a < b
+# Symbols by their names' bytes (Julia's `strcmp`), which is the order of their characters.
+isless(a::Symbol, b::Symbol) = isless(string(a), string(b))
 isless(::Tuple{}, ::Tuple{}) = false
 isless(::Tuple{}, ::Tuple) = true
 isless(::Tuple, ::Tuple{}) = false
@@ -9343,6 +9345,8 @@ _jl_hash(s::SubString, h::Int) = _string_hash(String(s), h)
 # A symbol's `hash(s, h)` is Julia's fallback over its `objectid` (src/symbol.c's hash).
 _jl_hash(s::Symbol, h::Int) = _hash_64_64(3h - _string_hash(s, 0))
 _jl_hash(t::Tuple, h::Int) = _hash_tuple(h, t...)
+# A pair's, base/pair.jl's: the second's hash seeded with the first's.
+_jl_hash(p::Pair, h::Int) = _jl_hash(p.second, _jl_hash(p.first, h))
 _hash_tuple(h::Int) = h + 8633297058295171728
 _hash_tuple(h::Int, x, rest...) = _jl_hash(x, _hash_tuple(h, rest...))
 # Keys of other types: one hash for all, compared in turn.
@@ -9356,6 +9360,7 @@ _jl_hash(s::Symbol) = _string_hash(s, 0)
 _jl_hashable(x) = false
 _jl_hashable(x::Union{Int, Bool, Float64, Char, String, SubString, Symbol}) = true
 _jl_hashable(t::Tuple) = _jl_hashable_all(t...)
+_jl_hashable(p::Pair) = _jl_hashable(p.first) && _jl_hashable(p.second)
 _jl_hashable_all() = true
 _jl_hashable_all(x, rest...) = _jl_hashable(x) && _jl_hashable_all(rest...)
 
@@ -9376,6 +9381,7 @@ _dict_home(h::Int, m::Int) = (h & (m - 1)) + 1
 
 _dict_isequal(a, b) = a == b
 _dict_isequal(a::Float64, b::Float64) = isequal(a, b)
+_dict_isequal(a::Pair, b::Pair) = _dict_isequal(a.first, b.first) && _dict_isequal(a.second, b.second)
 
 # The slot holding key `k` (of hash `h`) in `d`, or -1 (Julia's `ht_keyindex`).
 function _dict_find(d::Dict, k, h::Int)
@@ -9637,12 +9643,10 @@ function get!(d::Dict, k, default)
     return default
 end
 
-# Julia's `_delete!`: the slot becomes a tombstone, or empty when the next slot is (and so do
-# the tombstones just before it); the entry stays as a gap until the dictionary is iterated or
-# the gaps outnumber the entries.
-function delete!(d::Dict, k)
-    j = _dict_find(d, k, _jl_hash(k))
-    j < 0 && return d
+# Julia's `_delete!` of the key at slot `j`: the slot becomes a tombstone, or empty when the
+# next slot is (and so do the tombstones just before it); the entry stays as a gap until the
+# dictionary is iterated or the gaps outnumber the entries.
+function _dict_delete_at!(d::Dict, j::Int)
     m = length(d.slots)
     d.gaps += 1
     d.ordered = false
@@ -9661,6 +9665,60 @@ function delete!(d::Dict, k)
     if d.gaps > 8 && d.gaps > length(d)
         _dict_dense(d)
     end
+    return d
+end
+
+function delete!(d::Dict, k)
+    j = _dict_find(d, k, _jl_hash(k))
+    return j < 0 ? d : _dict_delete_at!(d, j)
+end
+
+"""
+    pop!(d::Dict, k), pop!(d::Dict, k, default), pop!(d::Dict)
+
+The value of key `k`, its entry deleted (Julia's `KeyError` when `d` holds no `k`, or
+`default` returned). Without a key: the first pair in `d`'s order, deleted (Julia's
+`ArgumentError` when `d` is empty).
+"""
+function pop!(d::Dict, k)
+    j = _dict_find(d, k, _jl_hash(k))
+    j < 0 && throw(KeyError(k))
+    v = d.vals[d.slots[j]]
+    _dict_delete_at!(d, j)
+    return v
+end
+
+function pop!(d::Dict, k, default)
+    j = _dict_find(d, k, _jl_hash(k))
+    j < 0 && return default
+    v = d.vals[d.slots[j]]
+    _dict_delete_at!(d, j)
+    return v
+end
+
+function pop!(d::Dict)
+    isempty(d) && throw(ArgumentError("dict must be non-empty"))
+    p = _gen_elem(d, 1)
+    delete!(d, p.first)
+    return p
+end
+
+"""
+    empty!(d::Dict)
+
+`d` without entries; its table keeps its size, as Julia's does (so later insertions land
+as in a dictionary of that size).
+"""
+function empty!(d::Dict)
+    fill!(d.slots, 0)
+    d.keys = d.keys[1:0]
+    d.vals = d.vals[1:0]
+    d.hashes = Int[]
+    d.ndel = 0
+    d.maxprobe = 0
+    d.gaps = 0
+    d.ordered = true
+    d.julia = true
     return d
 end
 
@@ -9711,11 +9769,76 @@ are shared).
 """
 copy(d::Dict) = _dict_with_vals(d, copy(d.vals))
 
+"""
+    filter(f, d::Dict), filter!(f, d::Dict)
+
+The entries whose pair `k => v` `f` keeps: in a new dictionary (Julia's `empty(d)` filled in
+`d`'s order), or in `d`, the others deleted in its order.
+"""
+function filter(f, d::Dict)
+    e = _dict_dense(d)
+    r = Dict(e.keys[1:0], e.vals[1:0])
+    for i in 1:length(e.keys)
+        if f(Pair(e.keys[i], e.vals[i]))
+            r[e.keys[i]] = e.vals[i]
+        end
+    end
+    return _dict_dense(r)
+end
+
+function filter!(f, d::Dict)
+    e = _dict_dense(d)
+    dropped = e.keys[1:0]
+    for i in 1:length(e.keys)
+        if !f(Pair(e.keys[i], e.vals[i]))
+            push!(dropped, e.keys[i])
+        end
+    end
+    for k in dropped
+        delete!(d, k)
+    end
+    return d
+end
+
+count(f, d::Dict) = count(f, collect(d))
+
+"""
+    mergewith(combine, d1::Dict, d2::Dict...), merge(combine, d1::Dict, d2::Dict...)
+
+A new dictionary of the entries of all: a copy of `d1` with the others merged into it in
+turn, `combine(v1, v2)` where it holds a key already (Julia's `mergewith!` into a copy).
+"""
+mergewith(combine, a::Dict, b::Dict) = mergewith!(combine, copy(a), b)
+mergewith(combine, a::Dict, b::Dict, c::Dict...) = mergewith(combine, mergewith(combine, a, b), c...)
+merge(combine::Function, a::Dict, b::Dict...) = mergewith(combine, a, b...)
+
+"""
+    mergewith!(combine, d1::Dict, d2::Dict)
+
+`d1` with each entry `k => v` of `d2` written into it in `d2`'s order, `combine(d1[k], v)`
+where `d1` holds `k` (its table grown for both first, as Julia's).
+"""
+function mergewith!(combine, a::Dict, b::Dict)
+    _dict_sizehint!(a, length(a) + length(b), true)
+    e = _dict_dense(b)
+    for i in 1:length(e.keys)
+        k = e.keys[i]
+        h = _jl_hash(k)
+        j = _dict_slot2!(a, k, h)
+        if j > 0
+            a.vals[a.slots[j]] = combine(a.vals[a.slots[j]], e.vals[i])
+        else
+            _dict_insert!(a, -j, k, e.vals[i], h)
+        end
+    end
+    return a
+end
+
 # ---- Sets --------------------------------------------------------------------------------------
 
 # The elements of a `Set` as the keys of a `Dict`, in a struct of their own so that the
 # default constructor `Set(items)` is none that a program calls (`Set(d::Dict)` is Julia's set
-# of `d`'s pairs, which zy does not build: a `MethodError`).
+# of `d`'s pairs).
 struct _SetItems{T}
     dict::Dict{T, Bool}
 end
@@ -9738,6 +9861,8 @@ Set(t::Tuple) = Set([t...])
 Set(g::Generator) = Set(collect(g))
 # Julia's `Set(s)` of a set is its copy (the same table).
 Set(s::Set) = copy(s)
+# Of a Dict, Julia's set of its pairs.
+Set(d::Dict) = _set_union!(_typed_set(eltype(collect(d))), d)
 copy(s::Set) = Set(_SetItems(copy(s.items.dict)))
 
 # `Set{T}()` and `Set{T}(itr)`, which the syntax writes `_typed_set(T)`, `_typed_set(T, itr)`.
@@ -9776,6 +9901,72 @@ _gen_elem(s::Set, k::Int) = _gen_elem(s.items.dict, k).first
 collect(s::Set) = collect(keys(s.items.dict))
 sum(s::Set) = sum(collect(s))
 first(s::Set) = _gen_elem(s, 1)
+
+"""
+    pop!(s::Set), pop!(s::Set, x), pop!(s::Set, x, default)
+
+The first element in `s`'s order, deleted (Julia's `ArgumentError` when `s` is empty); or
+`x`, deleted (Julia's `KeyError` when `s` does not hold it, or `default` returned).
+"""
+function pop!(s::Set)
+    isempty(s) && throw(ArgumentError("set must be non-empty"))
+    return pop!(s.items.dict).first
+end
+pop!(s::Set, x) = (pop!(s.items.dict, x); x)
+pop!(s::Set, x, default) = x in s ? pop!(s, x) : default
+
+empty!(s::Set) = (empty!(s.items.dict); s)
+
+"""
+    union!(s::Set, itrs...), intersect!(s::Set, itrs...), setdiff!(s::Set, itrs...)
+
+`s` changed in place by each iterable in turn, as Julia's: each element pushed (the table
+grown for them first), the elements it does not hold deleted in `s`'s order, or each of its
+elements deleted.
+"""
+union!(s::Set, itr) = _set_union!(s, itr)
+union!(s::Set, itr, rest...) = union!(_set_union!(s, itr), rest...)
+intersect!(s::Set, t::Set) = filter!(x -> x in t, s)
+intersect!(s::Set, itr) = intersect!(s, Set(itr))
+intersect!(s::Set, itr, rest...) = intersect!(intersect!(s, itr), rest...)
+function setdiff!(s::Set, itr)
+    for x in itr
+        delete!(s, x)
+    end
+    return s
+end
+setdiff!(s::Set, itr, rest...) = setdiff!(setdiff!(s, itr), rest...)
+
+"""
+    filter(f, s::Set), filter!(f, s::Set)
+
+The elements `f` keeps: in a new set (pushed in `s`'s order), or in `s`, the others deleted
+in its order.
+"""
+function filter(f, s::Set)
+    r = _typed_set(eltype(s))
+    for x in s
+        if f(x)
+            push!(r, x)
+        end
+    end
+    return r
+end
+
+function filter!(f, s::Set)
+    dropped = collect(s)[1:0]
+    for x in s
+        if !f(x)
+            push!(dropped, x)
+        end
+    end
+    for x in dropped
+        delete!(s, x)
+    end
+    return s
+end
+
+count(f, s::Set) = count(f, collect(s))
 
 """
     union(a::Set, b::Set), a ∪ b
