@@ -837,6 +837,11 @@ The iterator over the pairs of elements of `a` and `b` (`Iterators.product`).
 product(a, b) = ProductIterator(a, b)
 
 length(g::Generator) = length(g.iter)
+# A `for` loop asks for it (Julia's `length` of a filtered generator is a MethodError too).
+length(g::Generator{F, I}) where {F, I <: Filter} = error("unsupported: a `for` loop over a generator with a filter (`for y in (f(x) for x in xs if p(x))`: zy's loops ask for its length, known only by calling the filter); test in the loop body (`for x in xs; p(x) || continue; ...`) or loop over `collect(...)` of it")
+# Element `k` of a generator over an indexed iterable: `f` of its source's element `k`, so a
+# `for` loop over a generator, `take` and `drop` of one call `f` once per element they read.
+_gen_elem(g::Generator, k::Int) = g.f(_gen_elem(g.iter, k))
 length(p::ProductIterator) = length(p.a) * length(p.b)
 size(p::ProductIterator) = (length(p.a), length(p.b))
 
@@ -1097,6 +1102,14 @@ function _gen_append(buf, n::Int, g::Generator)
         if _gen_keeps(g.iter, x)
             buf, n = _gen_push(buf, n, g.f(x))
         end
+    end
+    return buf, n
+end
+
+# Of another iterable (a vector, a range, a tuple: `Iterators.flatten` of a generator of them).
+function _gen_append(buf, n::Int, xs)
+    for k in 1:length(xs)
+        buf, n = _gen_push(buf, n, _gen_elem(xs, k))
     end
     return buf, n
 end
@@ -2139,6 +2152,8 @@ zip(a, b, c) = Zip((_zipped(a), _zipped(b), _zipped(c)))
 # found from its start).
 _zipped(x) = x
 _zipped(s::String) = collect(s)
+# A named tuple is zipped as the tuple of its values, which it iterates.
+_zipped(nt::NamedTuple) = values(nt)
 length(z::Zip{Tuple{A, B}}) where {A, B} = _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_bound(z.its[2])))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
     _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_min(_zip_bound(z.its[2]), _zip_bound(z.its[3]))))
@@ -2154,6 +2169,18 @@ _gen_elem(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k))
 _gen_elem(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k), _gen_elem(z.its[3], k))
+# A generator over a zip of two tuples (`zip(keys(nt), values(nt))`, whose elements differ in
+# type) goes over the tuple of the zipped pairs, each read by a constant index; the shorter
+# tuple ends it.
+_zip_tuples(a::Tuple, b::Tuple) = ((a[1], b[1]), _zip_tuples(tail(a), tail(b))...)
+_zip_tuples(a::Tuple{}, b::Tuple) = ()
+_zip_tuples(a::Tuple, b::Tuple{}) = ()
+_zip_tuples(a::Tuple{}, b::Tuple{}) = ()
+_gen_fold(op, first, f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_fold(op, first, f, _zip_tuples(z.its...))
+_gen_fold_init(op, init, f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_fold_init(op, init, f, _zip_tuples(z.its...))
+_gen_collect(f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_collect(f, _zip_tuples(z.its...))
+_gen_any(f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_any(f, _zip_tuples(z.its...))
+_gen_all(f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_all(f, _zip_tuples(z.its...))
 
 """
     eachindex(x), eachindex(x, y)
@@ -6873,11 +6900,16 @@ a `length(a)×length(b)×length(c)` array).
 product(a, b, c) = Product3(a, b, c)
 
 """
-    flatten(t)
+    flatten(t), flatten(g::Generator), flatten(v::AbstractVector)
 
-The elements of each iterable of the tuple `t`, one iterable after the other.
+The elements of each iterable of the tuple `t` (of the generator `g`, of the vector `v`), one
+iterable after the other.
 """
 flatten(t::Tuple) = Base.Flatten(_items_of_each(t...))
+# Of a generator (its items iterables) or a vector of iterables: their elements, read as a
+# comprehension with several `for` clauses reads them (`collect`, `sum`, ...).
+flatten(g::Base.Generator) = Base.Flatten(g)
+flatten(v::AbstractVector) = Base.Flatten(Base.Generator(identity, v))
 _items_of_each(x) = (Base._iterated_items(x),)
 _items_of_each(x, rest...) = (Base._iterated_items(x), _items_of_each(rest...)...)
 
