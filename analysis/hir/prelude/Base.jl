@@ -9834,6 +9834,103 @@ end
 
 count(f, d::Dict) = count(f, collect(d))
 
+# `sum(f, d)` and the other reductions with a function, `any`/`all`/`foreach`: over its
+# pairs in its order, as Julia's iterate a dictionary.
+sum(f, d::Dict) = sum(f, collect(d))
+prod(f, d::Dict) = prod(f, collect(d))
+maximum(f, d::Dict) = maximum(f, collect(d))
+minimum(f, d::Dict) = minimum(f, collect(d))
+any(f, d::Dict) = any(f, collect(d))
+all(f, d::Dict) = all(f, collect(d))
+foreach(f, d::Dict) = foreach(f, collect(d))
+mapreduce(f, op, d::Dict; init = _InitialValue()) = _gen_reduce(op, init, f, collect(d))
+
+"""
+    in(p::Pair, d::Dict), ==(d1::Dict, d2::Dict), isequal(d1::Dict, d2::Dict)
+
+Whether `d` holds `p.first` with a value `==` to `p.second` (Julia's `ArgumentError` for a
+value that is not a pair); whether two dictionaries hold the same keys with values `==`
+(`isequal`) to each other, in any order.
+"""
+function in(p::Pair, d::Dict)
+    i = _dict_index(d, p.first)
+    return i != 0 && d.vals[i] == p.second
+end
+in(x, d::Dict) = throw(ArgumentError("AbstractDict collections only contain Pairs;\nEither look for e.g. A=>B instead, or use the `keys` or `values`\nfunction if you are looking for a key or value respectively."))
+==(a::Dict, b::Dict) = _dict_equal(==, a, b)
+isequal(a::Dict, b::Dict) = _dict_equal(isequal, a, b)
+function _dict_equal(eq, a::Dict, b::Dict)
+    a === b && return true
+    length(a) == length(b) || return false
+    e = _dict_dense(a)
+    for i in 1:length(e.keys)
+        j = _dict_index(b, e.keys[i])
+        if j == 0 || !eq(b.vals[j], e.vals[i])
+            return false
+        end
+    end
+    return true
+end
+
+"""
+    eltype(d::Dict), keytype(d::Dict), valtype(d::Dict)
+
+`Pair{K, V}`, `K` and `V` of a `Dict{K, V}`.
+"""
+eltype(d::Dict{K, V}) where {K, V} = Pair{K, V}
+keytype(d::Dict{K, V}) where {K, V} = K
+valtype(d::Dict{K, V}) where {K, V} = V
+
+"""
+    Dict(kv), Dict(d::Dict), empty(d::Dict)
+
+A dictionary of the pairs (or 2-tuples) of a vector or of a `zip` of keys and values, its
+table sized for them first, later ones winning (Julia's `Dict{K, V}(kv)`); a copy of a
+dictionary (the same table); an empty one of the same key and value types.
+"""
+Dict(v::AbstractVector) = _dict_of(map(x -> _dict_kv(x)[1], v), map(x -> _dict_kv(x)[2], v))
+Dict(z::Zip{Tuple{A, B}}) where {A, B} = _dict_of(map(k -> _gen_elem(z.its[1], k), 1:length(z)), map(k -> _gen_elem(z.its[2], k), 1:length(z)))
+Dict(d::Dict) = copy(d)
+empty(d::Dict) = Dict(d.keys[1:0], d.vals[1:0])
+_dict_kv(p::Pair) = (p.first, p.second)
+_dict_kv(t::Tuple) = length(t) == 2 ? (t[1], t[2]) : _not_kv()
+_dict_kv(x) = _not_kv()
+_not_kv() = throw(ArgumentError("AbstractDict(kv): kv needs to be an iterator of 2-tuples or pairs"))
+function _dict_of(ks::Vector, vs::Vector)
+    d = Dict(ks[1:0], vs[1:0])
+    _dict_sizehint!(d, length(ks), false)
+    for i in 1:length(ks)
+        d[ks[i]] = vs[i]
+    end
+    return _dict_dense(d)
+end
+
+"""
+    merge!(d::Dict, others::Dict...), push!(d::Dict, p::Pair...), sizehint!(d::Dict, n)
+
+`d` with the entries of the others written into it in turn (their values winning), with the
+pairs stored, or with its table sized for `n` entries (Julia's `rehash!` to that size).
+"""
+merge!(d::Dict, b::Dict) = mergewith!((x, y) -> y, d, b)
+merge!(d::Dict, b::Dict, c::Dict...) = merge!(merge!(d, b), c...)
+function push!(d::Dict, ps::Pair...)
+    for p in ps
+        d[p.first] = p.second
+    end
+    return d
+end
+sizehint!(d::Dict, n::Int) = _dict_sizehint!(d, n, false)
+
+"""
+    getkey(d::Dict, k, default)
+
+The key of `d` equal to `k` (as stored), or `default`.
+"""
+function getkey(d::Dict, k, default)
+    i = _dict_index(d, k)
+    return i == 0 ? default : d.keys[i]
+end
+
 """
     mergewith(combine, d1::Dict, d2::Dict...), merge(combine, d1::Dict, d2::Dict...)
 
@@ -9999,6 +10096,41 @@ function filter!(f, s::Set)
 end
 
 count(f, s::Set) = count(f, collect(s))
+sum(f, s::Set) = sum(f, collect(s))
+maximum(s::Set) = maximum(collect(s))
+minimum(s::Set) = minimum(collect(s))
+maximum(f, s::Set) = maximum(f, collect(s))
+minimum(f, s::Set) = minimum(f, collect(s))
+any(f, s::Set) = any(f, collect(s))
+all(f, s::Set) = all(f, collect(s))
+
+push!(s::Set, x, y, rest...) = push!(push!(s, x), y, rest...)
+
+# Of a set and another iterable, Julia's: `union` a new set of both (the element type
+# promoted), `issetequal` and `isdisjoint` by membership.
+union(a::Set, b) = union(a, Set(b))
+intersect(a::Set, b::AbstractVector) = intersect(a, Set(b))
+setdiff(a::Set, b::AbstractVector) = setdiff!(copy(a), b)
+issetequal(a, b) = issetequal(Set(a), Set(b))
+issetequal(a::Set, b::Set) = a == b
+isdisjoint(a, b) = !any(x -> x in b, collect(a))
+# Julia's `symdiff!` into a new set: `a`'s elements pushed, then each of `b`'s deleted where
+# held, else pushed.
+function symdiff(a::Set, b::Set)
+    s = _typed_set(eltype(vcat(collect(a), collect(b))))
+    for x in a
+        push!(s, x)
+    end
+    for x in b
+        if x in s
+            delete!(s, x)
+        else
+            push!(s, x)
+        end
+    end
+    return s
+end
+symdiff(a::Set, b) = symdiff(a, Set(b))
 
 """
     union(a::Set, b::Set), a ∪ b
