@@ -9784,7 +9784,7 @@ first(d::Dict) = isempty(d) ? throw(ArgumentError("collection must be non-empty"
 A new dictionary of the entries of both, `d2`'s value where both hold a key.
 """
 function merge(a::Dict, b::Dict)
-    d = copy(a)
+    d = _dict_promoted(a, b)
     _dict_sizehint!(d, length(d) + length(b), true)
     e = _dict_dense(b)
     for i in 1:length(e.keys)
@@ -9800,6 +9800,19 @@ A new dictionary of the same entries (Julia's shallow copy: the keys and values 
 are shared).
 """
 copy(d::Dict) = _dict_with_vals(d, copy(d.vals))
+
+# What `merge` writes into: a copy of `a` (the same table), its keys and values converted to
+# the types promoted with `b`'s where they differ (Julia's `Dict{K, V}(a)`; numbers only: an
+# integer-valued Float64 key hashes as its Int, so the table stays valid).
+_dict_promoted(a::Dict, b::Dict) =
+    Dict(_promoted_copy(a.keys, b.keys), _promoted_copy(a.vals, b.vals), copy(a.slots), copy(a.hashes),
+         a.ndel, a.maxprobe, a.gaps, a.ordered, a.julia)
+# A copy of `x`, its elements converted to the type promoted with `y`'s where they differ
+# (an Int64 and a Float64: Float64).
+_promoted_copy(x::Vector{T}, y::Vector{T}) where {T} = copy(x)
+_promoted_copy(x::Vector{Int64}, y::Vector{Float64}) = Float64.(x)
+_promoted_copy(x::Vector{Float64}, y::Vector{Int64}) = copy(x)
+_promoted_copy(x::AbstractVector, y::AbstractVector) = error("unsupported: merging dictionaries whose keys or values differ in type other than Int64 and Float64 (Julia's `Dict` of their promoted or abstract type); convert one first")
 
 """
     filter(f, d::Dict), filter!(f, d::Dict)
@@ -9937,7 +9950,7 @@ end
 A new dictionary of the entries of all: a copy of `d1` with the others merged into it in
 turn, `combine(v1, v2)` where it holds a key already (Julia's `mergewith!` into a copy).
 """
-mergewith(combine, a::Dict, b::Dict) = mergewith!(combine, copy(a), b)
+mergewith(combine, a::Dict, b::Dict) = mergewith!(combine, _dict_promoted(a, b), b)
 mergewith(combine, a::Dict, b::Dict, c::Dict...) = mergewith(combine, mergewith(combine, a, b), c...)
 merge(combine::Function, a::Dict, b::Dict...) = mergewith(combine, a, b...)
 
