@@ -9976,6 +9976,117 @@ function mergewith!(combine, a::Dict, b::Dict)
     return a
 end
 
+# ---- Dictionaries displayed (`repr("text/plain", d)`) ---------------------------------------
+
+# `repr("text/plain", d)` of a dictionary or a keyword rest: Julia's `show(io,
+# MIME"text/plain", d)` of an `AbstractDict` as `repr` calls it (no `:limit`): its summary
+# (`Dict{Symbol, Float64} with 2 entries`, `pairs(::NamedTuple) with 1 entry`), then a line
+# `  k => v` per entry, keys and values shown compactly (`:compact => true`); empty, its
+# one-line `show`.
+function repr(mime::String, d::Dict)
+    mime == "text/plain" || _no_show(mime, d)
+    isempty(d) && return repr(d)
+    return _plain_entries(string(typeof(d)), collect(d))
+end
+function repr(mime::String, p::Pairs{<:NamedTuple})
+    mime == "text/plain" || error("unsupported: `repr(mime, kw)` of a MIME type other than \"text/plain\"")
+    isempty(p) && return repr(p)
+    return _plain_entries("pairs(::NamedTuple)", _named_pairs(p.data))
+end
+_no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
+function _plain_entries(summary::String, entries)
+    n = length(entries)
+    s = string(summary, " with ", n, n == 1 ? " entry:" : " entries:")
+    for e in entries
+        s = string(s, "\n  ", _compact_text(e.first), " => ", _compact_text(e.second))
+    end
+    return s
+end
+
+# `show` of a value in a `:compact => true` context: numbers of at most six significant
+# digits (Float64s), each element of a vector or tuple so; strings, symbols, characters and
+# integers as `repr` writes them.
+_compact_text(x::Union{Int, Bool, String, Symbol, Char, Nothing}) = repr(x)
+_compact_text(v::AbstractVector{Float64}) = string("[", join(map(_compact_text, v), ", "), "]")
+_compact_text(v::AbstractVector{Int}) = repr(v)
+_compact_text(t::Tuple) = length(t) == 1 ? string("(", _compact_text(t[1]), ",)") : string("(", join(map(_compact_text, t), ", "), ")")
+_compact_text(x) = error("unsupported: the compact form of a $(typeof(x)) (`repr(\"text/plain\", d)` shows a dictionary's keys and values compactly); show them with `repr`")
+
+# Julia's compact Float64 (base/ryu's `writeshortest` with at most six significant digits):
+# the shortest digits that read back, rounded to six at their seventh (ties to even only
+# where those seven digits are the value exactly), laid out as `show` lays them out.
+function _compact_text(x::Float64)
+    (isnan(x) || isinf(x) || x == 0) && return repr(x)
+    digits, e = _shortest_digits(abs(x))
+    n = length(digits)
+    if n > 6
+        d7 = Int(digits[7]) - 48
+        keep = parse(Int, digits[1:6])
+        up = d7 > 5 || (d7 == 5 && (n > 7 || _tie_up(abs(x), parse(Int, digits), e, keep)))
+        keep += up ? 1 : 0
+        e += n - 6
+        while keep % 10 == 0
+            keep = keep ÷ 10
+            e += 1
+        end
+        digits = string(keep)
+        n = length(digits)
+    end
+    pt = e + n
+    sign = x < 0 ? "-" : ""
+    fixed = -4 < pt <= 6 && !(pt >= n && abs(_float_mod(x + 0.05, Float64(10^(pt - n))) - 0.05) > 0.05)
+    if fixed
+        pt <= 0 && return string(sign, "0.", "0"^(-pt), digits)
+        pt >= n && return string(sign, digits, "0"^e, ".0")
+        return string(sign, digits[1:pt], ".", digits[pt+1:end])
+    end
+    mant = n > 1 ? string(digits[1:1], ".", digits[2:end]) : string(digits, ".0")
+    return string(sign, mant, "e", pt - 1)
+end
+
+# Julia's `mod` of two Float64s (the sign of the divisor).
+function _float_mod(a::Float64, b::Float64)
+    r = rem(a, b)
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r
+end
+
+# The digits (no leading or trailing zeros) and exponent `e` of the shortest decimal
+# `digits × 10^e` that reads back as `x > 0`, from `repr(x)`.
+function _shortest_digits(x::Float64)
+    s = repr(x)
+    digits = ""
+    e = 0
+    after_point = false
+    k = 1
+    for c in s
+        if c == 'e'
+            e += parse(Int, s[k+1:end])
+            break
+        elseif c == '.'
+            after_point = true
+        else
+            digits = string(digits, c)
+            e -= after_point ? 1 : 0
+        end
+        k += 1
+    end
+    digits = String(lstrip(digits, '0'))
+    while endswith(digits, "0")
+        digits = digits[1:end-1]
+        e += 1
+    end
+    return digits, e
+end
+
+# At seven digits `s × 10^e` ending in 5, Julia rounds the digits Ryu truncates the value to:
+# `s` where the value is above (up) or exactly it (to even), `s - 1` where below (down). `fma`
+# compares `x` with `s × 10^e` exactly (`10^k` and `s` are exact Float64s).
+function _tie_up(x::Float64, s::Int, e::Int, keep::Int)
+    abs(e) > 18 && error("unsupported: the compact form of $(repr(x)), seven significant digits ending in 5, this far from 1")
+    d = e < 0 ? fma(x, Float64(10^(-e)), -Float64(s)) : -fma(Float64(s), Float64(10^e), -x)
+    return d > 0 || (d == 0 && isodd(keep))
+end
+
 # ---- Sets --------------------------------------------------------------------------------------
 
 # The elements of a `Set` as the keys of a `Dict`, in a struct of their own so that the
