@@ -1114,6 +1114,14 @@ function _gen_append(buf, n::Int, xs)
     return buf, n
 end
 
+# Of a flattened vector of iterables: each iterable's elements in turn.
+function _gen_append(buf, n::Int, fl::Flatten{V}) where {V <: AbstractVector}
+    for k in 1:length(fl.it)
+        buf, n = _gen_append(buf, n, fl.it[k])
+    end
+    return buf, n
+end
+
 function _gen_append(buf, n::Int, fl::Flatten)
     outer = fl.it
     src = _gen_source(outer.iter)
@@ -6909,7 +6917,7 @@ flatten(t::Tuple) = Base.Flatten(_items_of_each(t...))
 # Of a generator (its items iterables) or a vector of iterables: their elements, read as a
 # comprehension with several `for` clauses reads them (`collect`, `sum`, ...).
 flatten(g::Base.Generator) = Base.Flatten(g)
-flatten(v::AbstractVector) = Base.Flatten(Base.Generator(identity, v))
+flatten(v::AbstractVector) = Base.Flatten(v)
 _items_of_each(x) = (Base._iterated_items(x),)
 _items_of_each(x, rest...) = (Base._iterated_items(x), _items_of_each(rest...)...)
 
@@ -9846,6 +9854,9 @@ function filter!(f, d::Dict)
 end
 
 count(f, d::Dict) = count(f, collect(d))
+# `maximum(d)`, `minimum(d)`: of its pairs, by key first (Julia's `isless` of pairs).
+maximum(d::Dict) = maximum(collect(d))
+minimum(d::Dict) = minimum(collect(d))
 
 # `sum(f, d)` and the other reductions with a function, `any`/`all`/`foreach`: over its
 # pairs in its order, as Julia's iterate a dictionary.

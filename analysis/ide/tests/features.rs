@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 317043..317047: abs2
+            <zy>/prelude/Base.jl (prelude) 317274..317278: abs2
         "#]],
     );
 }
