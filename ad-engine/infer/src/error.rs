@@ -164,7 +164,7 @@ const EXPORTED_TYPES: &[&str] = &[
 
 /// A type's text with the exported types' module prefixes left out (`Base.Char` is `Char`;
 /// `Base.Iterators.Take` stays).
-fn visible(text: &str) -> String {
+pub(crate) fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(c) = rest.chars().next() {

@@ -525,16 +525,13 @@ fn pairs_value_types(t: &StructType) -> Option<Vec<Type>> {
 }
 
 /// Julia's full type of `pairs(data)`, `Base.Pairs{K, V, I, A}`, given the struct holding
-/// `data`: of a named tuple `Base.Pairs{Symbol, Float64, Tuple{Symbol, Symbol},
-/// @NamedTuple{a::Float64, b::Float64}}` (`V` the values' common type, else their `Union`), of a
-/// vector its `LinearIndices`, of a tuple its `Base.OneTo`.
+/// `data`: of a named tuple `Base.Pairs{Symbol, Float64, Nothing, @NamedTuple{a::Float64,
+/// b::Float64}}` (Julia 1.10's `@Kwargs`: no keys stored), of a vector its `LinearIndices`, of
+/// a tuple its `Base.OneTo`; `V` is `eltype(data)`, the values' types joined ([`typejoin`]).
 pub(crate) fn pairs_type_string(t: &StructType) -> Option<String> {
     let data = &t.fields.iter().find(|(n, _)| &**n == "data")?.1;
     let (key, indices) = match data {
-        Type::NamedTuple(fs) => {
-            let names = Type::tuple(fs.iter().map(|_| Type::any_symbol()));
-            ("Symbol", crate::show::type_string(&names))
-        }
+        Type::NamedTuple(_) => ("Symbol", "Nothing".to_string()),
         Type::Tuple(_) => ("Int64", "Base.OneTo{Int64}".to_string()),
         Type::Array(_, 1) => (
             "Int64",
@@ -542,15 +539,47 @@ pub(crate) fn pairs_type_string(t: &StructType) -> Option<String> {
         ),
         _ => return None,
     };
-    let value = match pairs_value_types(t)?.as_slice() {
-        [one] => crate::show::type_string(one),
-        all => {
-            let names: Vec<String> = all.iter().map(crate::show::type_string).collect();
-            format!("Union{{{}}}", names.join(", "))
-        }
-    };
+    let value = typejoin(&pairs_value_types(t)?);
     let data = crate::show::type_string(data);
     Some(format!("Base.Pairs{{{key}, {value}, {indices}, {data}}}"))
+}
+
+/// Julia's `eltype` of a tuple of values of these distinct types: their `promote_typejoin`,
+/// as Julia's `_compute_eltype` folds it. None is `Union{}`, one itself; `Nothing` beside
+/// others a `Union` with their join; numbers their closest abstract supertype (`Integer` of a
+/// `Bool` and an `Int64`, `Real` of those, `Float64` and rationals, `Number` with a complex
+/// number); anything else `Any`.
+fn typejoin(types: &[Type]) -> String {
+    let rest: Vec<&Type> = types.iter().filter(|t| **t != Type::Nothing).collect();
+    if rest.len() < types.len() {
+        return match rest.as_slice() {
+            [] => "Nothing".to_string(),
+            _ => match typejoin(&rest.into_iter().cloned().collect::<Vec<_>>()).as_str() {
+                "Any" => "Any".to_string(),
+                joined => format!("Union{{Nothing, {joined}}}"),
+            },
+        };
+    }
+    let names: Vec<String> = types.iter().map(crate::show::type_string).collect();
+    match names.as_slice() {
+        [] => return "Union{}".to_string(),
+        [one] => return one.clone(),
+        _ => {}
+    }
+    let integer = |n: &str| matches!(n, "Bool" | "Int64");
+    let real = |n: &str| integer(n) || n == "Float64" || n.starts_with("Rational{");
+    let number = |n: &str| real(n) || n.starts_with("Complex") || n == "ComplexF64";
+    let all = |p: &dyn Fn(&str) -> bool| names.iter().all(|n| p(n));
+    if all(&integer) {
+        "Integer"
+    } else if all(&real) {
+        "Real"
+    } else if all(&number) {
+        "Number"
+    } else {
+        "Any"
+    }
+    .to_string()
 }
 
 /// Julia's `typeinfo_implicit`: is a value of type `t` shown so that its type reads back from

@@ -836,6 +836,11 @@ The iterator over the pairs of elements of `a` and `b` (`Iterators.product`).
 product(a, b) = ProductIterator(a, b)
 
 length(g::Generator) = length(g.iter)
+# A `for` loop asks for it (Julia's `length` of a filtered generator is a MethodError too).
+length(g::Generator{F, I}) where {F, I <: Filter} = error("unsupported: a `for` loop over a generator with a filter (`for y in (f(x) for x in xs if p(x))`: zy's loops ask for its length, known only by calling the filter); test in the loop body (`for x in xs; p(x) || continue; ...`) or loop over `collect(...)` of it")
+# Element `k` of a generator over an indexed iterable: `f` of its source's element `k`, so a
+# `for` loop over a generator, `take` and `drop` of one call `f` once per element they read.
+_gen_elem(g::Generator, k::Int) = g.f(_gen_elem(g.iter, k))
 length(p::ProductIterator) = length(p.a) * length(p.b)
 size(p::ProductIterator) = (length(p.a), length(p.b))
 
@@ -1100,6 +1105,22 @@ function _gen_append(buf, n::Int, g::Generator)
         if _gen_keeps(g.iter, x)
             buf, n = _gen_push(buf, n, g.f(x))
         end
+    end
+    return buf, n
+end
+
+# Of another iterable (a vector, a range, a tuple: `Iterators.flatten` of a generator of them).
+function _gen_append(buf, n::Int, xs)
+    for k in 1:length(xs)
+        buf, n = _gen_push(buf, n, _gen_elem(xs, k))
+    end
+    return buf, n
+end
+
+# Of a flattened vector of iterables: each iterable's elements in turn.
+function _gen_append(buf, n::Int, fl::Flatten{V}) where {V <: AbstractVector}
+    for k in 1:length(fl.it)
+        buf, n = _gen_append(buf, n, fl.it[k])
     end
     return buf, n
 end
@@ -2166,6 +2187,8 @@ zip(a, b, c) = Zip((_zipped(a), _zipped(b), _zipped(c)))
 # found from its start).
 _zipped(x) = x
 _zipped(s::String) = collect(s)
+# A named tuple is zipped as the tuple of its values, which it iterates.
+_zipped(nt::NamedTuple) = values(nt)
 length(z::Zip{Tuple{A, B}}) where {A, B} = _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_bound(z.its[2])))
 length(z::Zip{Tuple{A, B, C}}) where {A, B, C} =
     _zip_length(_zip_min(_zip_bound(z.its[1]), _zip_min(_zip_bound(z.its[2]), _zip_bound(z.its[3]))))
@@ -2181,6 +2204,18 @@ _gen_elem(z::Zip{Tuple{A, B}}, k::Int) where {A, B} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k))
 _gen_elem(z::Zip{Tuple{A, B, C}}, k::Int) where {A, B, C} =
     (_gen_elem(z.its[1], k), _gen_elem(z.its[2], k), _gen_elem(z.its[3], k))
+# A generator over a zip of two tuples (`zip(keys(nt), values(nt))`, whose elements differ in
+# type) goes over the tuple of the zipped pairs, each read by a constant index; the shorter
+# tuple ends it.
+_zip_tuples(a::Tuple, b::Tuple) = ((a[1], b[1]), _zip_tuples(tail(a), tail(b))...)
+_zip_tuples(a::Tuple{}, b::Tuple) = ()
+_zip_tuples(a::Tuple, b::Tuple{}) = ()
+_zip_tuples(a::Tuple{}, b::Tuple{}) = ()
+_gen_fold(op, first, f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_fold(op, first, f, _zip_tuples(z.its...))
+_gen_fold_init(op, init, f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_fold_init(op, init, f, _zip_tuples(z.its...))
+_gen_collect(f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_collect(f, _zip_tuples(z.its...))
+_gen_any(f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_any(f, _zip_tuples(z.its...))
+_gen_all(f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_all(f, _zip_tuples(z.its...))
 
 """
     eachindex(x), eachindex(x, y)
@@ -4033,6 +4068,8 @@ isless(x::Real, y::Real) = isless(float(x), float(y))
 isless(x::Int, y::Int) = x < y
 # Strings by their characters; tuples lexicographically, a prefix before what extends it.
 isless(a::String, b::String) = a < b
+# Symbols by their names' bytes (Julia's `strcmp`), which is the order of their characters.
+isless(a::Symbol, b::Symbol) = isless(string(a), string(b))
 isless(::Tuple{}, ::Tuple{}) = false
 isless(::Tuple{}, ::Tuple) = true
 isless(::Tuple, ::Tuple{}) = false
@@ -7247,11 +7284,16 @@ a `length(a)×length(b)×length(c)` array).
 product(a, b, c) = Product3(a, b, c)
 
 """
-    flatten(t)
+    flatten(t), flatten(g::Generator), flatten(v::AbstractVector)
 
-The elements of each iterable of the tuple `t`, one iterable after the other.
+The elements of each iterable of the tuple `t` (of the generator `g`, of the vector `v`), one
+iterable after the other.
 """
 flatten(t::Tuple) = Base.Flatten(_items_of_each(t...))
+# Of a generator (its items iterables) or a vector of iterables: their elements, read as a
+# comprehension with several `for` clauses reads them (`collect`, `sum`, ...).
+flatten(g::Base.Generator) = Base.Flatten(g)
+flatten(v::AbstractVector) = Base.Flatten(v)
 _items_of_each(x) = (Base._iterated_items(x),)
 _items_of_each(x, rest...) = (Base._iterated_items(x), _items_of_each(rest...)...)
 
@@ -9741,6 +9783,8 @@ _jl_hash(s::SubString, h::Int) = _string_hash(String(s), h)
 # A symbol's `hash(s, h)` is Julia's fallback over its `objectid` (src/symbol.c's hash).
 _jl_hash(s::Symbol, h::Int) = _hash_64_64(3h - _string_hash(s, 0))
 _jl_hash(t::Tuple, h::Int) = _hash_tuple(h, t...)
+# A pair's, base/pair.jl's: the second's hash seeded with the first's.
+_jl_hash(p::Pair, h::Int) = _jl_hash(p.second, _jl_hash(p.first, h))
 _hash_tuple(h::Int) = h + 8633297058295171728
 _hash_tuple(h::Int, x, rest...) = _jl_hash(x, _hash_tuple(h, rest...))
 # Keys of other types: one hash for all, compared in turn.
@@ -9754,6 +9798,7 @@ _jl_hash(s::Symbol) = _string_hash(s, 0)
 _jl_hashable(x) = false
 _jl_hashable(x::Union{Int, Bool, Float64, Char, String, SubString, Symbol}) = true
 _jl_hashable(t::Tuple) = _jl_hashable_all(t...)
+_jl_hashable(p::Pair) = _jl_hashable(p.first) && _jl_hashable(p.second)
 _jl_hashable_all() = true
 _jl_hashable_all(x, rest...) = _jl_hashable(x) && _jl_hashable_all(rest...)
 
@@ -9774,6 +9819,7 @@ _dict_home(h::Int, m::Int) = (h & (m - 1)) + 1
 
 _dict_isequal(a, b) = a == b
 _dict_isequal(a::Float64, b::Float64) = isequal(a, b)
+_dict_isequal(a::Pair, b::Pair) = _dict_isequal(a.first, b.first) && _dict_isequal(a.second, b.second)
 
 # The slot holding key `k` (of hash `h`) in `d`, or -1 (Julia's `ht_keyindex`).
 function _dict_find(d::Dict, k, h::Int)
@@ -10035,12 +10081,10 @@ function get!(d::Dict, k, default)
     return default
 end
 
-# Julia's `_delete!`: the slot becomes a tombstone, or empty when the next slot is (and so do
-# the tombstones just before it); the entry stays as a gap until the dictionary is iterated or
-# the gaps outnumber the entries.
-function delete!(d::Dict, k)
-    j = _dict_find(d, k, _jl_hash(k))
-    j < 0 && return d
+# Julia's `_delete!` of the key at slot `j`: the slot becomes a tombstone, or empty when the
+# next slot is (and so do the tombstones just before it); the entry stays as a gap until the
+# dictionary is iterated or the gaps outnumber the entries.
+function _dict_delete_at!(d::Dict, j::Int)
     m = length(d.slots)
     d.gaps += 1
     d.ordered = false
@@ -10059,6 +10103,60 @@ function delete!(d::Dict, k)
     if d.gaps > 8 && d.gaps > length(d)
         _dict_dense(d)
     end
+    return d
+end
+
+function delete!(d::Dict, k)
+    j = _dict_find(d, k, _jl_hash(k))
+    return j < 0 ? d : _dict_delete_at!(d, j)
+end
+
+"""
+    pop!(d::Dict, k), pop!(d::Dict, k, default), pop!(d::Dict)
+
+The value of key `k`, its entry deleted (Julia's `KeyError` when `d` holds no `k`, or
+`default` returned). Without a key: the first pair in `d`'s order, deleted (Julia's
+`ArgumentError` when `d` is empty).
+"""
+function pop!(d::Dict, k)
+    j = _dict_find(d, k, _jl_hash(k))
+    j < 0 && throw(KeyError(k))
+    v = d.vals[d.slots[j]]
+    _dict_delete_at!(d, j)
+    return v
+end
+
+function pop!(d::Dict, k, default)
+    j = _dict_find(d, k, _jl_hash(k))
+    j < 0 && return default
+    v = d.vals[d.slots[j]]
+    _dict_delete_at!(d, j)
+    return v
+end
+
+function pop!(d::Dict)
+    isempty(d) && throw(ArgumentError("dict must be non-empty"))
+    p = _gen_elem(d, 1)
+    delete!(d, p.first)
+    return p
+end
+
+"""
+    empty!(d::Dict)
+
+`d` without entries; its table keeps its size, as Julia's does (so later insertions land
+as in a dictionary of that size).
+"""
+function empty!(d::Dict)
+    fill!(d.slots, 0)
+    d.keys = d.keys[1:0]
+    d.vals = d.vals[1:0]
+    d.hashes = Int[]
+    d.ndel = 0
+    d.maxprobe = 0
+    d.gaps = 0
+    d.ordered = true
+    d.julia = true
     return d
 end
 
@@ -10092,7 +10190,7 @@ first(d::Dict) = isempty(d) ? throw(ArgumentError("collection must be non-empty"
 A new dictionary of the entries of both, `d2`'s value where both hold a key.
 """
 function merge(a::Dict, b::Dict)
-    d = copy(a)
+    d = _dict_promoted(a, b)
     _dict_sizehint!(d, length(d) + length(b), true)
     e = _dict_dense(b)
     for i in 1:length(e.keys)
@@ -10109,11 +10207,300 @@ are shared).
 """
 copy(d::Dict) = _dict_with_vals(d, copy(d.vals))
 
+# What `merge` writes into: a copy of `a` (the same table), its keys and values converted to
+# the types promoted with `b`'s where they differ (Julia's `Dict{K, V}(a)`; numbers only: an
+# integer-valued Float64 key hashes as its Int, so the table stays valid).
+_dict_promoted(a::Dict, b::Dict) =
+    Dict(_promoted_copy(a.keys, b.keys), _promoted_copy(a.vals, b.vals), copy(a.slots), copy(a.hashes),
+         a.ndel, a.maxprobe, a.gaps, a.ordered, a.julia)
+# A copy of `x`, its elements converted to the type promoted with `y`'s where they differ
+# (an Int64 and a Float64: Float64).
+_promoted_copy(x::Vector{T}, y::Vector{T}) where {T} = copy(x)
+_promoted_copy(x::Vector{Int64}, y::Vector{Float64}) = Float64.(x)
+_promoted_copy(x::Vector{Float64}, y::Vector{Int64}) = copy(x)
+_promoted_copy(x::AbstractVector, y::AbstractVector) = error("unsupported: merging dictionaries whose keys or values differ in type other than Int64 and Float64 (Julia's `Dict` of their promoted or abstract type); convert one first")
+
+"""
+    filter(f, d::Dict), filter!(f, d::Dict)
+
+The entries whose pair `k => v` `f` keeps: in a new dictionary (Julia's `empty(d)` filled in
+`d`'s order), or in `d`, the others deleted in its order.
+"""
+function filter(f, d::Dict)
+    e = _dict_dense(d)
+    r = Dict(e.keys[1:0], e.vals[1:0])
+    for i in 1:length(e.keys)
+        if f(Pair(e.keys[i], e.vals[i]))
+            r[e.keys[i]] = e.vals[i]
+        end
+    end
+    return _dict_dense(r)
+end
+
+function filter!(f, d::Dict)
+    e = _dict_dense(d)
+    dropped = e.keys[1:0]
+    for i in 1:length(e.keys)
+        if !f(Pair(e.keys[i], e.vals[i]))
+            push!(dropped, e.keys[i])
+        end
+    end
+    for k in dropped
+        delete!(d, k)
+    end
+    return d
+end
+
+count(f, d::Dict) = count(f, collect(d))
+# `maximum(d)`, `minimum(d)`: of its pairs, by key first (Julia's `isless` of pairs).
+maximum(d::Dict) = maximum(collect(d))
+minimum(d::Dict) = minimum(collect(d))
+
+# `sum(f, d)` and the other reductions with a function, `any`/`all`/`foreach`: over its
+# pairs in its order, as Julia's iterate a dictionary.
+sum(f, d::Dict) = sum(f, collect(d))
+prod(f, d::Dict) = prod(f, collect(d))
+maximum(f, d::Dict) = maximum(f, collect(d))
+minimum(f, d::Dict) = minimum(f, collect(d))
+any(f, d::Dict) = any(f, collect(d))
+all(f, d::Dict) = all(f, collect(d))
+foreach(f, d::Dict) = foreach(f, collect(d))
+mapreduce(f, op, d::Dict; init = _InitialValue()) = _gen_reduce(op, init, f, collect(d))
+
+"""
+    in(p::Pair, d::Dict), ==(d1::Dict, d2::Dict), isequal(d1::Dict, d2::Dict)
+
+Whether `d` holds `p.first` with a value `==` to `p.second` (Julia's `ArgumentError` for a
+value that is not a pair); whether two dictionaries hold the same keys with values `==`
+(`isequal`) to each other, in any order.
+"""
+function in(p::Pair, d::Dict)
+    i = _dict_index(d, p.first)
+    return i != 0 && d.vals[i] == p.second
+end
+in(x, d::Dict) = throw(ArgumentError("AbstractDict collections only contain Pairs;\nEither look for e.g. A=>B instead, or use the `keys` or `values`\nfunction if you are looking for a key or value respectively."))
+==(a::Dict, b::Dict) = _dict_equal(==, a, b)
+isequal(a::Dict, b::Dict) = _dict_equal(isequal, a, b)
+function _dict_equal(eq, a::Dict, b::Dict)
+    a === b && return true
+    length(a) == length(b) || return false
+    e = _dict_dense(a)
+    for i in 1:length(e.keys)
+        j = _dict_index(b, e.keys[i])
+        if j == 0 || !eq(b.vals[j], e.vals[i])
+            return false
+        end
+    end
+    return true
+end
+
+"""
+    eltype(d::Dict), keytype(d::Dict), valtype(d::Dict)
+
+`Pair{K, V}`, `K` and `V` of a `Dict{K, V}`.
+"""
+eltype(d::Dict{K, V}) where {K, V} = Pair{K, V}
+keytype(d::Dict{K, V}) where {K, V} = K
+valtype(d::Dict{K, V}) where {K, V} = V
+
+"""
+    Dict(kv), Dict(d::Dict), empty(d::Dict)
+
+A dictionary of the pairs (or 2-tuples) of a vector or of a `zip` of keys and values, its
+table sized for them first, later ones winning (Julia's `Dict{K, V}(kv)`); a copy of a
+dictionary (the same table); an empty one of the same key and value types.
+"""
+Dict(v::AbstractVector) = _dict_of(map(x -> _dict_kv(x)[1], v), map(x -> _dict_kv(x)[2], v))
+Dict(z::Zip{Tuple{A, B}}) where {A, B} = _dict_of(map(k -> _gen_elem(z.its[1], k), 1:length(z)), map(k -> _gen_elem(z.its[2], k), 1:length(z)))
+Dict(d::Dict) = copy(d)
+empty(d::Dict) = Dict(d.keys[1:0], d.vals[1:0])
+_dict_kv(p::Pair) = (p.first, p.second)
+_dict_kv(t::Tuple) = length(t) == 2 ? (t[1], t[2]) : _not_kv()
+_dict_kv(x) = _not_kv()
+_not_kv() = throw(ArgumentError("AbstractDict(kv): kv needs to be an iterator of 2-tuples or pairs"))
+function _dict_of(ks::Vector, vs::Vector)
+    d = Dict(ks[1:0], vs[1:0])
+    _dict_sizehint!(d, length(ks), false)
+    for i in 1:length(ks)
+        d[ks[i]] = vs[i]
+    end
+    return _dict_dense(d)
+end
+
+"""
+    merge!(d::Dict, others::Dict...), push!(d::Dict, p::Pair...), sizehint!(d::Dict, n)
+
+`d` with the entries of the others written into it in turn (their values winning), with the
+pairs stored, or with its table sized for `n` entries (Julia's `rehash!` to that size).
+"""
+merge!(d::Dict, b::Dict) = mergewith!((x, y) -> y, d, b)
+merge!(d::Dict, b::Dict, c::Dict...) = merge!(merge!(d, b), c...)
+function push!(d::Dict, ps::Pair...)
+    for p in ps
+        d[p.first] = p.second
+    end
+    return d
+end
+sizehint!(d::Dict, n::Int) = _dict_sizehint!(d, n, false)
+
+"""
+    getkey(d::Dict, k, default)
+
+The key of `d` equal to `k` (as stored), or `default`.
+"""
+function getkey(d::Dict, k, default)
+    i = _dict_index(d, k)
+    return i == 0 ? default : d.keys[i]
+end
+
+"""
+    mergewith(combine, d1::Dict, d2::Dict...), merge(combine, d1::Dict, d2::Dict...)
+
+A new dictionary of the entries of all: a copy of `d1` with the others merged into it in
+turn, `combine(v1, v2)` where it holds a key already (Julia's `mergewith!` into a copy).
+"""
+mergewith(combine, a::Dict, b::Dict) = mergewith!(combine, _dict_promoted(a, b), b)
+mergewith(combine, a::Dict, b::Dict, c::Dict...) = mergewith(combine, mergewith(combine, a, b), c...)
+merge(combine::Function, a::Dict, b::Dict...) = mergewith(combine, a, b...)
+
+"""
+    mergewith!(combine, d1::Dict, d2::Dict)
+
+`d1` with each entry `k => v` of `d2` written into it in `d2`'s order, `combine(d1[k], v)`
+where `d1` holds `k` (its table grown for both first, as Julia's).
+"""
+function mergewith!(combine, a::Dict, b::Dict)
+    _dict_sizehint!(a, length(a) + length(b), true)
+    e = _dict_dense(b)
+    for i in 1:length(e.keys)
+        k = e.keys[i]
+        h = _jl_hash(k)
+        j = _dict_slot2!(a, k, h)
+        if j > 0
+            a.vals[a.slots[j]] = combine(a.vals[a.slots[j]], e.vals[i])
+        else
+            _dict_insert!(a, -j, k, e.vals[i], h)
+        end
+    end
+    return a
+end
+
+# ---- Dictionaries displayed (`repr("text/plain", d)`) ---------------------------------------
+
+# `repr("text/plain", d)` of a dictionary or a keyword rest: Julia's `show(io,
+# MIME"text/plain", d)` of an `AbstractDict` as `repr` calls it (no `:limit`): its summary
+# (`Dict{Symbol, Float64} with 2 entries`, `pairs(::NamedTuple) with 1 entry`), then a line
+# `  k => v` per entry, keys and values shown compactly (`:compact => true`); empty, its
+# one-line `show`.
+function repr(mime::String, d::Dict)
+    mime == "text/plain" || _no_show(mime, d)
+    isempty(d) && return repr(d)
+    return _plain_entries(string(typeof(d)), collect(d))
+end
+function repr(mime::String, p::Pairs{<:NamedTuple})
+    mime == "text/plain" || error("unsupported: `repr(mime, kw)` of a MIME type other than \"text/plain\"")
+    isempty(p) && return repr(p)
+    return _plain_entries("pairs(::NamedTuple)", _named_pairs(p.data))
+end
+_no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
+function _plain_entries(summary::String, entries)
+    n = length(entries)
+    s = string(summary, " with ", n, n == 1 ? " entry:" : " entries:")
+    for e in entries
+        s = string(s, "\n  ", _compact_text(e.first), " => ", _compact_text(e.second))
+    end
+    return s
+end
+
+# `show` of a value in a `:compact => true` context: numbers of at most six significant
+# digits (Float64s), each element of a vector or tuple so; strings, symbols, characters and
+# integers as `repr` writes them.
+_compact_text(x::Union{Int, Bool, String, Symbol, Char, Nothing}) = repr(x)
+_compact_text(v::AbstractVector{Float64}) = string("[", join(map(_compact_text, v), ", "), "]")
+_compact_text(v::AbstractVector{Int}) = repr(v)
+_compact_text(t::Tuple) = length(t) == 1 ? string("(", _compact_text(t[1]), ",)") : string("(", join(map(_compact_text, t), ", "), ")")
+_compact_text(x) = error("unsupported: the compact form of a $(typeof(x)) (`repr(\"text/plain\", d)` shows a dictionary's keys and values compactly); show them with `repr`")
+
+# Julia's compact Float64 (base/ryu's `writeshortest` with at most six significant digits):
+# the shortest digits that read back, rounded to six at their seventh (ties to even only
+# where those seven digits are the value exactly), laid out as `show` lays them out.
+function _compact_text(x::Float64)
+    (isnan(x) || isinf(x) || x == 0) && return repr(x)
+    digits, e = _shortest_digits(abs(x))
+    n = length(digits)
+    if n > 6
+        d7 = Int(digits[7]) - 48
+        keep = parse(Int, digits[1:6])
+        up = d7 > 5 || (d7 == 5 && (n > 7 || _tie_up(abs(x), parse(Int, digits), e, keep)))
+        keep += up ? 1 : 0
+        e += n - 6
+        while keep % 10 == 0
+            keep = keep ÷ 10
+            e += 1
+        end
+        digits = string(keep)
+        n = length(digits)
+    end
+    pt = e + n
+    sign = x < 0 ? "-" : ""
+    fixed = -4 < pt <= 6 && !(pt >= n && abs(_float_mod(x + 0.05, Float64(10^(pt - n))) - 0.05) > 0.05)
+    if fixed
+        pt <= 0 && return string(sign, "0.", "0"^(-pt), digits)
+        pt >= n && return string(sign, digits, "0"^e, ".0")
+        return string(sign, digits[1:pt], ".", digits[pt+1:end])
+    end
+    mant = n > 1 ? string(digits[1:1], ".", digits[2:end]) : string(digits, ".0")
+    return string(sign, mant, "e", pt - 1)
+end
+
+# Julia's `mod` of two Float64s (the sign of the divisor).
+function _float_mod(a::Float64, b::Float64)
+    r = rem(a, b)
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r
+end
+
+# The digits (no leading or trailing zeros) and exponent `e` of the shortest decimal
+# `digits × 10^e` that reads back as `x > 0`, from `repr(x)`.
+function _shortest_digits(x::Float64)
+    s = repr(x)
+    digits = ""
+    e = 0
+    after_point = false
+    k = 1
+    for c in s
+        if c == 'e'
+            e += parse(Int, s[k+1:end])
+            break
+        elseif c == '.'
+            after_point = true
+        else
+            digits = string(digits, c)
+            e -= after_point ? 1 : 0
+        end
+        k += 1
+    end
+    digits = String(lstrip(digits, '0'))
+    while endswith(digits, "0")
+        digits = digits[1:end-1]
+        e += 1
+    end
+    return digits, e
+end
+
+# At seven digits `s × 10^e` ending in 5, Julia rounds the digits Ryu truncates the value to:
+# `s` where the value is above (up) or exactly it (to even), `s - 1` where below (down). `fma`
+# compares `x` with `s × 10^e` exactly (`10^k` and `s` are exact Float64s).
+function _tie_up(x::Float64, s::Int, e::Int, keep::Int)
+    abs(e) > 18 && error("unsupported: the compact form of $(repr(x)), seven significant digits ending in 5, this far from 1")
+    d = e < 0 ? fma(x, Float64(10^(-e)), -Float64(s)) : -fma(Float64(s), Float64(10^e), -x)
+    return d > 0 || (d == 0 && isodd(keep))
+end
+
 # ---- Sets --------------------------------------------------------------------------------------
 
 # The elements of a `Set` as the keys of a `Dict`, in a struct of their own so that the
 # default constructor `Set(items)` is none that a program calls (`Set(d::Dict)` is Julia's set
-# of `d`'s pairs, which zy does not build: a `MethodError`).
+# of `d`'s pairs).
 struct _SetItems{T}
     dict::Dict{T, Bool}
 end
@@ -10136,6 +10523,8 @@ Set(t::Tuple) = Set([t...])
 Set(g::Generator) = Set(collect(g))
 # Julia's `Set(s)` of a set is its copy (the same table).
 Set(s::Set) = copy(s)
+# Of a Dict, Julia's set of its pairs.
+Set(d::Dict) = _set_union!(_typed_set(eltype(collect(d))), d)
 copy(s::Set) = Set(_SetItems(copy(s.items.dict)))
 
 # `Set{T}()` and `Set{T}(itr)`, which the syntax writes `_typed_set(T)`, `_typed_set(T, itr)`.
@@ -10174,6 +10563,107 @@ _gen_elem(s::Set, k::Int) = _gen_elem(s.items.dict, k).first
 collect(s::Set) = collect(keys(s.items.dict))
 sum(s::Set) = sum(collect(s))
 first(s::Set) = _gen_elem(s, 1)
+
+"""
+    pop!(s::Set), pop!(s::Set, x), pop!(s::Set, x, default)
+
+The first element in `s`'s order, deleted (Julia's `ArgumentError` when `s` is empty); or
+`x`, deleted (Julia's `KeyError` when `s` does not hold it, or `default` returned).
+"""
+function pop!(s::Set)
+    isempty(s) && throw(ArgumentError("set must be non-empty"))
+    return pop!(s.items.dict).first
+end
+pop!(s::Set, x) = (pop!(s.items.dict, x); x)
+pop!(s::Set, x, default) = x in s ? pop!(s, x) : default
+
+empty!(s::Set) = (empty!(s.items.dict); s)
+
+"""
+    union!(s::Set, itrs...), intersect!(s::Set, itrs...), setdiff!(s::Set, itrs...)
+
+`s` changed in place by each iterable in turn, as Julia's: each element pushed (the table
+grown for them first), the elements it does not hold deleted in `s`'s order, or each of its
+elements deleted.
+"""
+union!(s::Set, itr) = _set_union!(s, itr)
+union!(s::Set, itr, rest...) = union!(_set_union!(s, itr), rest...)
+intersect!(s::Set, t::Set) = filter!(x -> x in t, s)
+intersect!(s::Set, itr) = intersect!(s, Set(itr))
+intersect!(s::Set, itr, rest...) = intersect!(intersect!(s, itr), rest...)
+function setdiff!(s::Set, itr)
+    for x in itr
+        delete!(s, x)
+    end
+    return s
+end
+setdiff!(s::Set, itr, rest...) = setdiff!(setdiff!(s, itr), rest...)
+
+"""
+    filter(f, s::Set), filter!(f, s::Set)
+
+The elements `f` keeps: in a new set (pushed in `s`'s order), or in `s`, the others deleted
+in its order.
+"""
+function filter(f, s::Set)
+    r = _typed_set(eltype(s))
+    for x in s
+        if f(x)
+            push!(r, x)
+        end
+    end
+    return r
+end
+
+function filter!(f, s::Set)
+    dropped = collect(s)[1:0]
+    for x in s
+        if !f(x)
+            push!(dropped, x)
+        end
+    end
+    for x in dropped
+        delete!(s, x)
+    end
+    return s
+end
+
+count(f, s::Set) = count(f, collect(s))
+sum(f, s::Set) = sum(f, collect(s))
+maximum(s::Set) = maximum(collect(s))
+minimum(s::Set) = minimum(collect(s))
+maximum(f, s::Set) = maximum(f, collect(s))
+minimum(f, s::Set) = minimum(f, collect(s))
+any(f, s::Set) = any(f, collect(s))
+all(f, s::Set) = all(f, collect(s))
+
+push!(s::Set, x, y, rest...) = push!(push!(s, x), y, rest...)
+
+# Of a set and another iterable, Julia's: `union` a new set of both (the element type
+# promoted), `issetequal` and `isdisjoint` by membership.
+union(a::Set, b) = union(a, Set(b))
+intersect(a::Set, b::AbstractVector) = intersect(a, Set(b))
+setdiff(a::Set, b::AbstractVector) = setdiff!(copy(a), b)
+issetequal(a, b) = issetequal(Set(a), Set(b))
+issetequal(a::Set, b::Set) = a == b
+isdisjoint(a, b) = !any(x -> x in b, collect(a))
+# Julia's `symdiff!` into a new set: `a`'s elements pushed, then each of `b`'s deleted where
+# held, else pushed.
+function symdiff(a::Set, b::Set)
+    s = _typed_set(eltype(vcat(collect(a), collect(b))))
+    for x in a
+        push!(s, x)
+    end
+    for x in b
+        if x in s
+            delete!(s, x)
+        else
+            push!(s, x)
+        end
+    end
+    return s
+end
+symdiff(a::Set, b) = symdiff(a, Set(b))
 
 """
     union(a::Set, b::Set), a ∪ b

@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 336709..336713: abs2
+            <zy>/prelude/Base.jl (prelude) 339456..339460: abs2
         "#]],
     );
 }

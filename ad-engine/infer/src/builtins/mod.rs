@@ -57,6 +57,7 @@ pub const BUILTINS: &[&str] = &[
     "repr",
     "values",
     "Tuple",
+    "NamedTuple",
     "merge",
     "haskey",
     "keys",

@@ -1,6 +1,6 @@
-//! Named tuples as collections: `keys`, `values`, `Tuple` (of a `CartesianIndex` too), `merge`,
-//! `haskey`, `getproperty`, and the run-time index a `for` loop over one reads. Each is decided
-//! by the named tuple's type (its names are part of it, as in Julia) and built from `getfield`,
+//! Named tuples as collections: `keys`, `values`, `Tuple` (of a `CartesianIndex` too),
+//! `NamedTuple(kw)`, `merge`, `haskey`, `getproperty`, and the run-time index a `for` loop over
+//! one reads. Each is decided by the named tuple's type (its names are part of it, as in Julia) and built from `getfield`,
 //! `tuple` and `namedtuple` primitives.
 
 use zy_ir::{Const, Name, Prim, Type};
@@ -23,6 +23,18 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             }
             Ok(acc)
         }
+        // Julia's `NamedTuple(itr) = (; itr...)`: of nothing the empty named tuple, of a named
+        // tuple itself, of a keyword rest (`pairs(nt)`) the named tuple it holds.
+        ("NamedTuple", []) => Ok(build(b, &[], Vec::new())),
+        ("NamedTuple", [nt]) if is_named(nt) => Ok(nt.clone()),
+        ("NamedTuple", [p]) if is_keyword_pairs(&p.ty) => {
+            getproperty(b, p, &Val::lit(Const::Symbol("data".into())))
+        }
+        ("NamedTuple", [x]) => Err(Fail::unsupported(format!(
+            "`NamedTuple(x)` of a {} (its names, part of a named tuple's type, are known only \
+             at run time); write the named tuple `(a = x[:a], b = x[:b])`",
+            crate::error::visible(&x.ty.to_string())
+        ))),
         ("haskey", [nt, key]) if is_named(nt) => haskey(nt, key),
         ("haskey", [p, key]) if is_keyword_pairs(&p.ty) => pairs_haskey(p, key),
         ("keys", [nt]) if is_named(nt) => Ok(keys(b, nt)),
@@ -42,9 +54,11 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("Tuple", [v]) if matches!(v.ty, Type::Array(_, 1)) || is_int_range(&v.ty) => {
             tuple_of(b, v)
         }
-        ("values" | "Tuple" | "merge" | "haskey" | "keys" | "getproperty" | "_rename", _) => {
-            Err(no_method(name, &crate::value::types(&args)))
-        }
+        (
+            "values" | "Tuple" | "NamedTuple" | "merge" | "haskey" | "keys" | "getproperty"
+            | "_rename",
+            _,
+        ) => Err(no_method(name, &crate::value::types(&args))),
         _ => return None,
     })
 }
