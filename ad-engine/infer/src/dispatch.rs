@@ -269,20 +269,54 @@ pub(crate) fn pack_varargs(
     Ok(out)
 }
 
-/// How many argument patterns repeat a type variable already used by an earlier one.
+/// How many times the argument patterns repeat a type variable, at any depth: `f(x::T, y::T)`,
+/// `f(x::Vector{T}, y::Vector{T})` and `f(x::AbstractVector{T}, y::T)` tie their arguments
+/// together, which makes them more specific than the same signature without the variable.
 fn tied(pats: &[Pat]) -> usize {
     let mut seen: Vec<&Name> = Vec::new();
     let mut count = 0;
     for p in pats {
-        if let Pat::Var(v) | Pat::Bounded(v, _) = p {
+        occurrences(p, &mut |v| {
             if seen.contains(&v) {
                 count += 1;
             } else {
                 seen.push(v);
             }
-        }
+        });
     }
     count
+}
+
+/// Call `each` with every type variable `p` names, outside the bounds of bounded ones.
+fn occurrences<'p>(p: &'p Pat, each: &mut dyn FnMut(&'p Name)) {
+    match p {
+        Pat::Var(v) | Pat::Bounded(v, _) => each(v),
+        Pat::Array { elem, ndims_var, .. } => {
+            if let Some(e) = elem {
+                occurrences(e, each);
+            }
+            if let Some(n) = ndims_var {
+                each(n);
+            }
+        }
+        Pat::Tuple(Some(ps)) | Pat::Struct { params: Some(ps), .. } => {
+            ps.iter().for_each(|q| occurrences(q, each));
+        }
+        // A value is one member: `VecOrMat{T}` names `T` once.
+        Pat::Union(ps) => {
+            let mut names: Vec<&Name> = Vec::new();
+            for q in ps {
+                occurrences(q, &mut |v| {
+                    if !names.contains(&v) {
+                        names.push(v);
+                    }
+                });
+            }
+            names.into_iter().for_each(each);
+        }
+        Pat::TypeValue(q) | Pat::Ref(Some(q)) | Pat::Adjoint(Some(q)) => occurrences(q, each),
+        _ => {}
+    }
 }
 
 /// The default constructor `S(fields...)` of a user struct: the concrete struct type (type
