@@ -167,3 +167,132 @@ fn part(v: &Value, i: usize) -> Value {
         _ => Value::Nothing,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use zy_ir::{Name, StructKind, StructType, Type};
+
+    use super::*;
+    use crate::show::show;
+
+    /// A node type `name` with a `Float64` field `val` and the links `links`, each
+    /// `Union{Nothing, name}`.
+    fn node_type(name: &str, links: &[&str], mutable: bool) -> Arc<StructType> {
+        let link = Type::union(
+            format!("Union{{Nothing, {name}}}").as_str().into(),
+            vec![
+                Type::Nothing,
+                Type::Recur(name.into(), Arc::from(Vec::new())),
+            ],
+        );
+        let mut fields = vec![(Name::from("val"), Type::Float64)];
+        fields.extend(links.iter().map(|l| (Name::from(*l), link.clone())));
+        Arc::new(StructType {
+            name: name.into(),
+            params: vec![],
+            fields,
+            mutable,
+            kind: StructKind::User,
+        })
+    }
+
+    /// A shadow box holding the named tuple of `names` and `slots`.
+    fn shadow(names: &[&str], slots: Vec<Value>) -> Value {
+        let names: Vec<Name> = names.iter().map(|n| Name::from(*n)).collect();
+        Value::new_ref(Value::NamedTuple(names.into(), slots.into()))
+    }
+
+    fn read(x: &Value, s: &Value) -> Result<String, String> {
+        tangent_of(&[x.clone(), s.clone(), Value::Nothing]).map(|g| show(&g))
+    }
+
+    #[test]
+    fn a_list_reads_as_nested_named_tuples() {
+        let t = node_type("N", &["next"], true);
+        let b = Value::new_struct(t.clone(), vec![Value::F64(2.0), Value::Nothing]);
+        let a = Value::new_struct(t, vec![Value::F64(1.0), b]);
+        let sb = shadow(&["val", "next"], vec![Value::F64(4.0), Value::Nothing]);
+        let sa = shadow(&["val", "next"], vec![Value::F64(3.0), sb]);
+        assert_eq!(
+            read(&a, &sa),
+            Ok("(val = 3.0, next = (val = 4.0, next = nothing))".into())
+        );
+    }
+
+    #[test]
+    fn a_node_reached_twice_is_read_once_and_a_cycle_is_refused() {
+        let t = node_type("G", &["a", "b"], true);
+        let d = Value::new_struct(
+            t.clone(),
+            vec![Value::F64(1.0), Value::Nothing, Value::Nothing],
+        );
+        let c = Value::new_struct(t.clone(), vec![Value::F64(2.0), d.clone(), d]);
+        let names = ["val", "a", "b"];
+        let sd = shadow(
+            &names,
+            vec![Value::F64(5.0), Value::Nothing, Value::Nothing],
+        );
+        let sc = shadow(&names, vec![Value::F64(6.0), sd.clone(), sd]);
+        let leaf = "(val = 5.0, a = nothing, b = nothing)";
+        assert_eq!(
+            read(&c, &sc),
+            Ok(format!("(val = 6.0, a = {leaf}, b = {leaf})"))
+        );
+        // The same two nodes linked each to the other.
+        let p = Value::new_struct(
+            t.clone(),
+            vec![Value::F64(1.0), Value::Nothing, Value::Nothing],
+        );
+        let q = Value::new_struct(t, vec![Value::F64(2.0), p.clone(), Value::Nothing]);
+        if let Value::Mutable(_, fs) = &p {
+            fs.borrow_mut()[1] = q.clone();
+        }
+        let sp = shadow(
+            &names,
+            vec![Value::F64(1.0), Value::Nothing, Value::Nothing],
+        );
+        let sq = shadow(&names, vec![Value::F64(1.0), sp.clone(), Value::Nothing]);
+        if let Value::Ref(b) = &sp {
+            let contents = b.borrow().clone();
+            if let Value::NamedTuple(n, vs) = contents {
+                let mut vs = vs.to_vec();
+                vs[1] = sq.clone();
+                *b.borrow_mut() = Value::NamedTuple(n, vs.into());
+            }
+        }
+        let refused = read(&q, &sq).unwrap_err();
+        assert!(refused.contains("a G that reaches itself"), "{refused}");
+    }
+
+    #[test]
+    fn an_immutable_node_joins_its_shadow_and_returned_parts() {
+        let t = node_type("B", &["next"], false);
+        let mut fields = t.fields.clone();
+        fields.insert(1, ("w".into(), Type::vector_f64()));
+        let t = Arc::new(StructType {
+            fields,
+            ..(*t).clone()
+        });
+        let x = Value::new_struct(
+            t,
+            vec![
+                Value::F64(1.0),
+                Value::vector_f64(vec![1.0]),
+                Value::Nothing,
+            ],
+        );
+        let names: Rc<[Name]> = vec!["val".into(), "w".into(), "next".into()].into();
+        let s = Value::NamedTuple(
+            names.clone(),
+            vec![Value::Nothing, Value::vector_f64(vec![7.0]), Value::Nothing].into(),
+        );
+        let r = Value::NamedTuple(
+            names,
+            vec![Value::F64(8.0), Value::Nothing, Value::Nothing].into(),
+        );
+        let g = tangent_of(&[x, s, r]).map(|g| show(&g));
+        assert_eq!(g, Ok("(val = 8.0, w = [7.0], next = nothing)".into()));
+    }
+}
