@@ -484,7 +484,8 @@ fn the_jit_compiles_arrays_of_an_abstract_type() {
 
 /// A struct whose shape depends on the data (a list grown by a loop) runs in the interpreter:
 /// its gradient too, the JIT engine saying why it fell back; a mutable one's gradient too,
-/// through a shadow box per node. The JIT compiles such a list where no gradient reaches it.
+/// through a shadow box per node. The JIT compiles such a list where no gradient reaches it,
+/// a mutable one too.
 #[test]
 fn the_gradient_through_a_data_shaped_struct_runs_in_the_interpreter() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/structs_data_shaped.jl");
@@ -509,14 +510,17 @@ fn the_gradient_through_a_data_shaped_struct_runs_in_the_interpreter() {
                 "{call}: {fallback}"
             );
         }
-        // A list that no gradient reaches is compiled, a node one pointer.
-        let g = analysis
-            .grad(file, "list_scaled(2.0)", EvalLimits::default(), engine)
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            (g.gradient()[0].display.as_str(), g.jit_fallback.as_deref()),
-            ("10.0", None)
-        );
+        // A list that no gradient reaches is compiled, a node one pointer, a mutable one too.
+        for (call, want) in [("list_scaled(2.0)", "10.0"), ("count_scaled(2.0)", "12.0")] {
+            let g = analysis
+                .grad(file, call, EvalLimits::default(), engine)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (g.gradient()[0].display.as_str(), g.jit_fallback.as_deref()),
+                (want, None),
+                "{call}"
+            );
+        }
     }
 }

@@ -63,28 +63,6 @@ pub fn driver(
             ),
         ));
     }
-    if let Some((a, s)) = func
-        .args()
-        .iter()
-        .find_map(|&a| crate::tangent::split_recursion(func.ty(a)).map(|s| (a, s)))
-    {
-        let what = if s.mutable {
-            "a mutable recursive struct"
-        } else {
-            "a recursive struct holding both arrays and numbers"
-        };
-        return Err(AdError::new(
-            func.span,
-            format!(
-                "unsupported: the gradient of `{}` with respect to an argument of type {} \
-                 holding {what} ({}), whose shape depends on the data; build the structure \
-                 inside the function from an array and take the gradient with respect to it",
-                func.name,
-                func.ty(a),
-                s.name
-            ),
-        ));
-    }
     let act = shadows.activity(func);
     let dinst = names::driver_instance(inst);
     let mut out = Function::new(dinst.name.clone(), func.span);
@@ -214,7 +192,13 @@ pub fn driver(
             continue;
         }
         let r = e.field(g.clone(), i, &gty);
-        tangents.push(combine(&mut e, shadows[i].clone(), r, ty));
+        tangents.push(gradient_of(
+            &mut e,
+            args[i].into(),
+            shadows[i].clone(),
+            r,
+            ty,
+        ));
         ttys.push(tangent_type(ty));
     }
     let tty = Type::tuple(ttys);
@@ -395,8 +379,10 @@ pub fn pullback_driver(
     };
     let mut call_args = Vec::new();
     let mut shadows = Vec::new();
+    let mut primals = Vec::new();
     for (i, ty) in arg_tys.iter().enumerate() {
         let a = e.field(tp.into(), i, &tape_ty);
+        primals.push(a.clone());
         call_args.push(a.clone());
         let s = e.zero_fdata(a, ty);
         call_args.extend(s.clone());
@@ -431,7 +417,13 @@ pub fn pullback_driver(
     let mut ttys = Vec::new();
     for (i, ty) in arg_tys.iter().enumerate().skip(skip) {
         let r = e.field(g.clone(), i, &gty);
-        tangents.push(combine(&mut e, shadows[i].clone(), r, ty));
+        tangents.push(gradient_of(
+            &mut e,
+            primals[i].clone(),
+            shadows[i].clone(),
+            r,
+            ty,
+        ));
         ttys.push(tangent_type(ty));
     }
     let tty = Type::tuple(ttys);
@@ -654,12 +646,24 @@ fn unbox_slot(e: &mut Emit, slot: Operand, ty: &Type) -> Operand {
     }
 }
 
-/// The full tangent of a value of type `ty` from its shadow `s` and rdata `r`.
 /// Is `t` a union with an array member (whose shadow is the array's, not a box)?
 fn mixes_arrays(t: &Type) -> bool {
     matches!(t, Type::Union(u) if u.members.iter().any(|m| matches!(m, Type::Array(..) | Type::Adjoint(_))))
 }
 
+/// The full tangent of the argument `x` of type `ty` from its shadow `s` and rdata `r`. One
+/// holding a recursive struct with a box per node or both parts per node
+/// ([`crate::tangent::split_recursion`]) is read out of them at run time, node by node as
+/// deep as the data (`tangent_of`); others field by field, to a depth fixed here.
+fn gradient_of(e: &mut Emit, x: Operand, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
+    if crate::tangent::split_recursion(ty).is_none() {
+        return combine(e, s, r, ty);
+    }
+    let s = s.unwrap_or(Operand::Const(Const::Nothing));
+    e.prim(Prim::TangentOf, vec![x, s, r], tangent_type(ty))
+}
+
+/// The full tangent of a value of type `ty` from its shadow `s` and rdata `r`.
 fn combine(e: &mut Emit, s: Option<Operand>, r: Operand, ty: &Type) -> Operand {
     let tty = tangent_type(ty);
     let Some(s) = s.filter(|_| has_fdata(ty)) else {

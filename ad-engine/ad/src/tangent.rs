@@ -259,8 +259,8 @@ pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
 
 /// A recursive struct in `t` whose gradient is neither all shadow nor all returned: a mutable
 /// one (a box per node) or one holding both arrays and numbers. The gradient with respect to
-/// an argument holding one would be read out of its shadow node by node, which the driver
-/// does not do (it reads a shadow field by field, to a depth fixed where it is compiled).
+/// an argument holding one is read out of its shadow and rdata node by node at run time (the
+/// driver's `tangent_of`), not field by field to a depth fixed where it is compiled.
 pub fn split_recursion(t: &Type) -> Option<Arc<zy_ir::StructType>> {
     let mut structs = Vec::new();
     recursive_structs(t, &mut structs);

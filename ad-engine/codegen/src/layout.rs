@@ -199,12 +199,6 @@ impl Layout {
                     self.push_slots(t, out)?;
                 }
             }
-            Type::Struct(s) if s.mutable && s.is_recursive() => {
-                return Err(JitError::interpreted(format!(
-                    "a mutable `{ty}` whose shape depends on the data (a recursive struct, its \
-                     fields holding its own type)"
-                )))
-            }
             Type::Pullback(sig) => match self.statics.get(sig) {
                 Some(sp) => self.push_slots(&sp.tape, out)?,
                 None => out.push(Slot::Ptr),
@@ -239,8 +233,7 @@ impl Layout {
 
 /// Is a value of type `t` an object, one pointer to a box of its fields' slots: a mutable
 /// struct, or a struct whose shape depends on the data (its own type in its fields, which in
-/// line would have no end), copied by sharing its box. (A mutable one of those is left to the
-/// interpreter.)
+/// line would have no end), copied by sharing its box.
 pub fn is_object(t: &Type) -> bool {
     matches!(t, Type::Struct(s) if s.mutable || s.is_recursive())
 }

@@ -415,6 +415,19 @@ pub(crate) fn construct_given(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // A mutable struct's link to a node of its own type or `nothing` (`next::Union{Nothing,
+    // DNode}`) holds either, whatever it was built with: it has its declared type, so that a
+    // node built with `nothing` is relinked later (`last.next = n`).
+    let links = if def.mutable {
+        linked_fields(def, &pats)
+    } else {
+        Vec::new()
+    };
+    let recur = Type::Recur(def.name.clone(), params.as_slice().into());
+    let link = crate::join::join(&Type::Nothing, &recur).unwrap_or(recur);
+    for &i in &links {
+        fields[i].1 = link.clone();
+    }
     let mut st = Arc::new(StructType {
         name: def.name.clone(),
         params,
@@ -426,12 +439,14 @@ pub(crate) fn construct_given(
     // list grown by a loop): the struct's recursive type.
     if crate::join::needs_recursion(&st) {
         if let Some(Type::Struct(r)) = crate::join::recursive(&[Type::Struct(st.clone())]) {
-            let whole = Type::Struct(r.clone());
-            for (i, v) in values.iter_mut().enumerate() {
-                let to = whole.field(i).unwrap_or(Type::Nothing);
-                *v = convert(b, v.clone(), &to)?;
-            }
             st = r;
+        }
+    }
+    if st.is_recursive() {
+        let whole = Type::Struct(st.clone());
+        for (i, v) in values.iter_mut().enumerate() {
+            let to = whole.field(i).unwrap_or(Type::Nothing);
+            *v = convert(b, v.clone(), &to)?;
         }
     }
     let ty = Type::Struct(st.clone());
@@ -728,6 +743,35 @@ pub(crate) fn field_keeps_type(program: &Program, def: &StructDef, k: usize) -> 
     pats.get(k).is_none_or(|p| {
         matches!(p, Pat::Var(_) | Pat::Bounded(..)) || concrete_type(program, p).is_some()
     })
+}
+
+/// The fields of `def` declared as a union of `nothing` and the struct itself
+/// (`next::Union{DNode, Nothing}`, `left::Union{Nothing, PTree{T}}` of a `PTree{T}`), by
+/// index from 0.
+fn linked_fields(def: &StructDef, pats: &[Pat]) -> Vec<usize> {
+    let own = |p: &Pat| match p {
+        Pat::Struct { name, params } if *name == def.name => match params {
+            None => def.params.is_empty(),
+            Some(ps) => {
+                ps.len() == def.params.len()
+                    && ps
+                        .iter()
+                        .zip(&def.params)
+                        .all(|(p, v)| matches!(p, Pat::Var(n) if n == v))
+            }
+        },
+        _ => false,
+    };
+    let link = |p: &Pat| match p {
+        Pat::Union(ms) => {
+            ms.iter().any(own)
+                && ms
+                    .iter()
+                    .all(|m| own(m) || matches!(m, Pat::Leaf(Type::Nothing)))
+        }
+        _ => false,
+    };
+    (0..pats.len()).filter(|&i| link(&pats[i])).collect()
 }
 
 /// The patterns of the default constructor's exact method: the field annotations, with the

@@ -189,7 +189,8 @@ pub enum Diff {
     /// `zero_tangent`, `undef`, a range length), so no gradient reaches the operands.
     Constant,
     /// Rewritten by the AD transform before any rule applies (differentiation called from
-    /// code, pullback closures).
+    /// code, pullback closures), or made by it with no rule (`tangent_of`): differentiating
+    /// one is refused by name.
     Rewritten,
 }
 
@@ -964,6 +965,15 @@ prims! {
     /// The structural zero of the result type (`zero(x)` for numbers, zeros for arrays).
     ZeroTangent => "zero_tangent" {
         arity: Between(0, 1), diff: Constant, effects: Effects::allocates(""), interpreted_for: REST,
+    }
+    /// `tangent_of(x, s, r)`: the gradient of the value `x` from its shadow `s` and its
+    /// returned part `r`, read out node by node as deep as the data: a mutable struct's box
+    /// as the named tuple it holds, each box it holds read the same way (the driver's
+    /// gradient w.r.t. a recursive struct). A node reached again from itself (a cycle) has no
+    /// such gradient: it throws. No rule: a gradient reaching it is refused by name.
+    TangentOf => "tangent_of" {
+        arity: Exactly(3), diff: Rewritten, jit: Jit::Interpreted,
+        effects: Effects::allocates("the structure holds a cycle"),
     }
     /// `accum(a, b)`: tangent addition, with `nothing` as the additive identity.
     Accum => "accum" {

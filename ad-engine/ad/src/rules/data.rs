@@ -627,8 +627,12 @@ fn refnew_forward(e: &mut Emit, s: &FwdStmt) -> Result<FwdOut, crate::AdError> {
 /// content with both (a struct of an array and a number) is refused by name, not mistyped.
 fn refuse_mixed_box(e: &Emit, content: &Type) -> Result<(), crate::AdError> {
     if has_fdata(content) && rdata_type(content) != Type::Nothing {
-        let what =
-            format!("a `Ref` or captured variable holding {content} (both arrays and numbers)");
+        let parts = if content.holds_recursion() {
+            "a recursive struct's tangent, as deep as the data"
+        } else {
+            "both arrays and numbers"
+        };
+        let what = format!("a `Ref` or captured variable holding {content} ({parts})");
         return Err(super::unsupported(e.span, &what));
     }
     Ok(())

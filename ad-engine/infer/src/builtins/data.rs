@@ -447,9 +447,11 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
             .enumerate()
             .map(|(i, (n, t))| (Some(n.clone()), x.ty.field(i).unwrap_or_else(|| t.clone())))
             .collect(),
+        // The gradient of a recursive struct binds its own type's tangent in its fields.
         Type::NamedTuple(fs) => fs
             .iter()
-            .map(|(n, t)| (Some(n.clone()), t.clone()))
+            .enumerate()
+            .map(|(i, (n, t))| (Some(n.clone()), x.ty.field(i).unwrap_or_else(|| t.clone())))
             .collect(),
         Type::Tuple(ts) => ts.iter().map(|t| (None, t.clone())).collect(),
         Type::Float64 | Type::Int64 | Type::Bool | Type::Array(..) => match symbol_of(f) {

@@ -13,6 +13,7 @@ mod scalar;
 pub mod strings;
 mod tangent;
 pub use tangent::is_tangent_of;
+mod tangent_of;
 mod twice;
 
 use zy_ir::{Prim, Type};
@@ -314,6 +315,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         Push => tangent::push(args),
         Pop => tangent::pop(args),
         ZeroTangent => tangent::zero_tangent(args, ret),
+        TangentOf => tangent_of::tangent_of(args),
         Accum => {
             let [a, b] = operands(p, args)?;
             tangent::accum(a, b)
