@@ -11,6 +11,10 @@
 
 use special::Error as _;
 
+mod incomplete;
+
+pub use incomplete::{beta_inc, gamma_inc_p, gamma_inc_q, log_upper_gamma};
+
 /// `gamma(x)`: NaN at the poles (0 excepted: `±Inf`) and at `-Inf`, where Julia raises its
 /// `DomainError`.
 pub fn gamma(x: f64) -> f64 {

@@ -7,9 +7,12 @@
 # `besselix`, `besselkx`, whose derivative is in `x` only: an Int argument converted, Julia's
 # `DomainError` outside the domain, NaN in and NaN out); the functions SpecialFunctions builds
 # from them are here, as it writes them, and zy differentiates them (`invdigamma` and the Airy
-# functions with the package's rules).
+# functions with the package's rules). The incomplete gamma and beta functions (`gamma_inc`,
+# `gamma(a, x)`, `loggamma(a, x)`, `expint(ν, x)`, `beta_inc`) are primitives of their
+# parameters and `x` with derivatives in `x` only (ChainRules' for the gamma functions, the
+# density for `beta_inc`), one in a parameter refused by name.
 
-export gamma, loggamma, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
+export gamma, loggamma, gamma_inc, beta_inc, expint, erf, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
 
 """
     gamma(n::Int)
@@ -321,3 +324,150 @@ function rrule(::typeof(_airybiprime), x::Float64)
     return _airybiprime(x), _airybiprime_pullback
 end
 frule(Δ, ::typeof(_airybiprime), x::Float64) = (_airybiprime(x), x * _airybi(x) * Δ[2])
+
+"""
+    gamma_inc(a, x, IND = 0)
+
+The regularized incomplete gamma functions `(P(a, x), Q(a, x))`, `P = γ(a, x) / Γ(a)` and
+`Q = Γ(a, x) / Γ(a) = 1 - P`, of `a >= 0` and `x >= 0`, not both 0 (SpecialFunctions'
+`DomainError` elsewhere), each to about 14 digits, Q keeping its digits in the tail
+(`IND`, Julia's accuracy level, changes nothing). Derivatives in `x`, ChainRules':
+`±exp(-x) x^(a - 1) / gamma(a)`; one in `a` is refused.
+"""
+function gamma_inc(a::Real, x::Real, IND::Integer = 0)
+    af = float(a)
+    xf = float(x)
+    if af < 0.0 || xf < 0.0 || (af == 0.0 && xf == 0.0)
+        throw(DomainError((af, xf, IND), "`a` and `x` must be greater than 0 ---- Domain : (0, Inf)"))
+    end
+    if isnan(af) || isnan(xf)
+        return (af * xf, af * xf)
+    elseif af == 0.0 || isinf(xf)
+        return (1.0, 0.0)
+    elseif xf == 0.0 || isinf(af)
+        return (0.0, 1.0)
+    end
+    return (_gamma_inc_p(af, xf), _gamma_inc_q(af, xf))
+end
+
+"""
+    gamma(a, x)
+
+The upper incomplete gamma function `Γ(a, x) = ∫ₓ^∞ t^(a-1) e^(-t) dt` of a real `a` and
+`x >= 0` (`gamma(a)` at `x = 0`), as `exp(loggamma(a, x))`. Its derivative in `x` is
+`-exp(-x) x^(a - 1)`; one in `a` is refused. Below `x = 0` (complex in Julia) an
+`ArgumentError`.
+"""
+function gamma(a::Real, x::Real)
+    af = float(a)
+    xf = float(x)
+    xf == 0.0 && return gamma(af)
+    return exp(_upper_gamma_log(af, xf, "gamma"))
+end
+
+"""
+    loggamma(a, x)
+
+`log(gamma(a, x))`, kept where `gamma(a, x)` underflows (`loggamma(2.0, 1000.0)`). Its
+derivative in `x` is ChainRules' `-exp(-(x + Ω)) x^(a - 1)`.
+"""
+function loggamma(a::Real, x::Real)
+    af = float(a)
+    xf = float(x)
+    xf == 0.0 && return loggamma(af)
+    return _upper_gamma_log(af, xf, "loggamma")
+end
+
+# `log Γ(a, x)` of `x > 0` (`-Inf` at `Inf`, `Inf` at `a = Inf`); zy's `ArgumentError` below 0,
+# where Julia's value is complex or takes a complex path.
+function _upper_gamma_log(a::Float64, x::Float64, name::String)
+    x < 0.0 && throw(ArgumentError("zy computes $name(a, x) of x >= 0 only"))
+    isnan(a) && return a
+    isinf(a) && return a > 0.0 ? Inf : -Inf
+    return _log_upper_gamma(a, x)
+end
+
+"""
+    expint(ν, x)
+
+The generalized exponential integral `E_ν(x) = ∫₁^∞ exp(-xt) / tᵛ dt = x^(ν-1) Γ(1 - ν, x)`
+of a real `ν` and `x >= 0`: at `x = 0` `1 / (ν - 1)` for `ν > 0`, else `Inf`. Its derivative
+in `x` is `-expint(ν - 1, x)`; one in `ν` is refused. Below `x = 0` SpecialFunctions'
+`DomainError` (an `ArgumentError` for an integer `ν <= 0`, where Julia's is real).
+"""
+function expint(ν::Real, x::Real)
+    nf = float(ν)
+    xf = float(x)
+    if isnan(nf) || isnan(xf)
+        return nf * xf
+    end
+    if xf < 0.0
+        nf == floor(nf) && nf <= 0.0 && throw(ArgumentError("zy computes expint(ν, x) of x >= 0 only"))
+        throw(DomainError(xf, "En will only return a complex result if called with a complex argument"))
+    end
+    if xf == 0.0
+        return nf > 0.0 ? 1.0 / (nf - 1.0) : Inf
+    end
+    return exp((nf - 1.0) * log(xf) + _log_upper_gamma(1.0 - nf, xf))
+end
+
+# 1/√2, Julia's `1/√2` in Float64.
+const _INVSQRT2 = 0.7071067811865476
+
+"""
+    erf(x, y)
+
+`erf(y) - erf(x)`, from `erfc` where both are beyond `1/√2` on one side (so that it keeps
+its digits), as SpecialFunctions computes it; its derivatives `-2 exp(-x²)/√π` and
+`2 exp(-y²)/√π`.
+"""
+function erf(x::Real, y::Real)
+    if abs(x) <= _INVSQRT2 && abs(y) <= _INVSQRT2
+        return erf(y) - erf(x)
+    elseif 0 <= x && 0 <= y
+        return erfc(x) - erfc(y)
+    elseif x <= 0 && y <= 0
+        return erfc(-y) - erfc(-x)
+    end
+    return erf(y) - erf(x)
+end
+
+"""
+    beta_inc(a, b, x, y = 1 - x)
+
+The regularized incomplete beta function and its complement, `(I_x(a, b), 1 - I_x(a, b))`,
+of `a, b >= 0` (not both 0) and `x` in `[0, 1]` (SpecialFunctions' `DomainError`s elsewhere),
+the complement computed as `I_y(b, a)`. SpecialFunctions has no derivative rule for it: zy's
+in `x` is the density `x^(a-1) (1-x)^(b-1) / B(a, b)`; one in `a` or `b` is refused.
+"""
+beta_inc(a::Real, b::Real, x::Real) = beta_inc(a, b, x, 1.0 - float(x))
+
+function beta_inc(a::Real, b::Real, x::Real, y::Real)
+    af = float(a)
+    bf = float(b)
+    xf = float(x)
+    yf = float(y)
+    if af < 0.0 || bf < 0.0
+        throw(DomainError((af, bf), "a or b is negative"))
+    elseif af == 0.0 && bf == 0.0
+        throw(DomainError((af, bf), "a and b are 0.0"))
+    elseif xf < 0.0 || xf > 1.0
+        throw(DomainError(xf, "x < 0 or x > 1"))
+    elseif yf < 0.0 || yf > 1.0
+        throw(DomainError(yf, "y < 0 or y > 1"))
+    elseif abs(xf + yf - 1.0) > 3.0 * eps(1.0)
+        throw(DomainError((xf, yf), "x + y != 1.0"))
+    end
+    if isnan(xf) || isnan(yf) || isnan(af) || isnan(bf)
+        return (NaN, NaN)
+    elseif xf == 0.0
+        return (0.0, 1.0)
+    elseif yf == 0.0
+        return (1.0, 0.0)
+    elseif af == 0.0
+        return (1.0, 0.0)
+    elseif bf == 0.0
+        return (0.0, 1.0)
+    end
+    return (_beta_inc(af, bf, xf), _beta_inc(bf, af, yf))
+end
