@@ -4,16 +4,19 @@
 # check them (`Normal(0, -1)` is its `DomainError`), with `logpdf`, `pdf`, `cdf`, `logcdf`,
 # `mean`, `var`, `std` and `params` written as the package writes them over StatsFuns, so zy
 # differentiates them with respect to the parameters and `x`. A distribution broadcasts as a
-# scalar (`logpdf.(Normal(μ, σ), data)`). Not in zy: sampling (`rand`), fitting, the `cdf` of
-# `Gamma`, `Beta`, `Poisson` and `TDist` (incomplete gamma and beta functions), the parametric
-# types (zy's `Normal` holds Float64s: Julia's is `Normal{Float64}`).
+# scalar (`logpdf.(Normal(μ, σ), data)`). The distribution functions of `Gamma`, `Beta`,
+# `Poisson` and `TDist` (`cdf`, `ccdf`, `logcdf`, `logccdf`) go through the incomplete gamma and
+# beta functions: differentiable in `x` and a scale, not in a shape. Not in zy: sampling
+# (`rand`), fitting, `quantile` of these four, the parametric types (zy's `Normal` holds
+# Float64s: Julia's is `Normal{Float64}`).
 
 import Statistics: mean, var, std
-import StatsFuns: normlogpdf, normpdf, normcdf, normlogcdf, gammalogpdf, betalogpdf, poislogpdf, tdistlogpdf
+import StatsFuns: normlogpdf, normpdf, normcdf, normccdf, normlogcdf, normlogccdf, gammalogpdf, betalogpdf, poislogpdf, tdistlogpdf
+import StatsFuns: gammacdf, gammaccdf, gammalogcdf, gammalogccdf, betacdf, betaccdf, betalogcdf, betalogccdf, poiscdf, poisccdf, poislogcdf, poislogccdf, tdistcdf, tdistccdf, tdistlogcdf, tdistlogccdf
 import LogExpFunctions: log1mexp
 
 export Normal, LogNormal, Exponential, Gamma, Beta, Uniform, Bernoulli, Poisson, Cauchy, TDist
-export logpdf, pdf, cdf, logcdf, mean, var, std, params
+export logpdf, pdf, cdf, ccdf, logcdf, logccdf, mean, var, std, params
 
 # Distributions' argument check: a `DomainError` with the value and the condition (checked
 # after the parameters are promoted to Float64, as Distributions promotes two Ints).
@@ -171,6 +174,8 @@ logpdf(d::Normal, x::Real) = normlogpdf(d.μ, d.σ, x)
 pdf(d::Normal, x::Real) = normpdf(d.μ, d.σ, x)
 cdf(d::Normal, x::Real) = normcdf(d.μ, d.σ, x)
 logcdf(d::Normal, x::Real) = normlogcdf(d.μ, d.σ, x)
+ccdf(d::Normal, x::Real) = normccdf(d.μ, d.σ, x)
+logccdf(d::Normal, x::Real) = normlogccdf(d.μ, d.σ, x)
 mean(d::Normal) = d.μ
 var(d::Normal) = d.σ^2
 std(d::Normal) = d.σ
@@ -196,6 +201,10 @@ params(d::Exponential) = (d.θ,)
 
 logpdf(d::Gamma, x::Real) = gammalogpdf(d.α, d.θ, x)
 pdf(d::Gamma, x::Real) = exp(logpdf(d, x))
+cdf(d::Gamma, x::Real) = gammacdf(d.α, d.θ, x)
+ccdf(d::Gamma, x::Real) = gammaccdf(d.α, d.θ, x)
+logcdf(d::Gamma, x::Real) = gammalogcdf(d.α, d.θ, x)
+logccdf(d::Gamma, x::Real) = gammalogccdf(d.α, d.θ, x)
 mean(d::Gamma) = d.α * d.θ
 var(d::Gamma) = d.α * d.θ^2
 std(d::Gamma) = sqrt(var(d))
@@ -203,6 +212,10 @@ params(d::Gamma) = (d.α, d.θ)
 
 logpdf(d::Beta, x::Real) = betalogpdf(d.α, d.β, x)
 pdf(d::Beta, x::Real) = exp(logpdf(d, x))
+cdf(d::Beta, x::Real) = betacdf(d.α, d.β, x)
+ccdf(d::Beta, x::Real) = betaccdf(d.α, d.β, x)
+logcdf(d::Beta, x::Real) = betalogcdf(d.α, d.β, x)
+logccdf(d::Beta, x::Real) = betalogccdf(d.α, d.β, x)
 mean(d::Beta) = d.α / (d.α + d.β)
 var(d::Beta) = d.α * d.β / ((d.α + d.β)^2 * (d.α + d.β + 1))
 std(d::Beta) = sqrt(var(d))
@@ -228,6 +241,10 @@ params(d::Bernoulli) = (d.p,)
 
 logpdf(d::Poisson, x::Real) = poislogpdf(d.λ, x)
 pdf(d::Poisson, x::Real) = exp(logpdf(d, x))
+cdf(d::Poisson, x::Real) = poiscdf(d.λ, x)
+ccdf(d::Poisson, x::Real) = poisccdf(d.λ, x)
+logcdf(d::Poisson, x::Real) = poislogcdf(d.λ, x)
+logccdf(d::Poisson, x::Real) = poislogccdf(d.λ, x)
 mean(d::Poisson) = d.λ
 var(d::Poisson) = d.λ
 std(d::Poisson) = sqrt(d.λ)
@@ -244,6 +261,10 @@ params(d::Cauchy) = (d.μ, d.σ)
 
 logpdf(d::TDist, x::Real) = tdistlogpdf(d.ν, x)
 pdf(d::TDist, x::Real) = exp(logpdf(d, x))
+cdf(d::TDist, x::Real) = tdistcdf(d.ν, x)
+ccdf(d::TDist, x::Real) = tdistccdf(d.ν, x)
+logcdf(d::TDist, x::Real) = tdistlogcdf(d.ν, x)
+logccdf(d::TDist, x::Real) = tdistlogccdf(d.ν, x)
 mean(d::TDist) = d.ν > 1 ? 0.0 : NaN
 var(d::TDist) = d.ν > 2 ? d.ν / (d.ν - 2) : (d.ν > 1 ? Inf : NaN)
 std(d::TDist) = sqrt(var(d))
