@@ -525,6 +525,9 @@ prims! {
     /// `I_x(a, b)`, the regularized incomplete beta function of `a > 0`, `b > 0`, `x` in
     /// `[0, 1]` (the prelude's `beta_inc`).
     BetaInc => "_beta_inc" { arity: Exactly(3), kind: Scalar, jit: Jit::Interpreted }
+    /// `ζ(s, z)`, the Hurwitz zeta function of `z > 0` (the Riemann `ζ(s)` at `z = 1`; the
+    /// prelude's `zeta` checks the domain).
+    Zeta => "_zeta" { arity: Exactly(2), kind: Scalar, jit: Jit::Interpreted }
     /// `max(a, b)`.
     Max => "max" { arity: Exactly(2), kind: Scalar, interpreted_for: REST }
     /// `min(a, b)`.

@@ -10,9 +10,10 @@
 # functions with the package's rules). The incomplete gamma and beta functions (`gamma_inc`,
 # `gamma(a, x)`, `loggamma(a, x)`, `expint(ν, x)`, `beta_inc`) are primitives of their
 # parameters and `x` with derivatives in `x` only (ChainRules' for the gamma functions, the
-# density for `beta_inc`), one in a parameter refused by name.
+# density for `beta_inc`), one in a parameter refused by name; `zeta(s)` and `zeta(s, z)`
+# likewise (a derivative in `z` only).
 
-export gamma, loggamma, gamma_inc, beta_inc, expint, erf, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
+export gamma, loggamma, gamma_inc, beta_inc, expint, erf, zeta, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
 
 """
     gamma(n::Int)
@@ -470,4 +471,30 @@ function beta_inc(a::Real, b::Real, x::Real, y::Real)
         return (0.0, 1.0)
     end
     return (_beta_inc(af, bf, xf), _beta_inc(bf, af, yf))
+end
+
+"""
+    zeta(s), zeta(s, z)
+
+The Riemann zeta function `ζ(s) = Σ n^(-s)` of a real `s`, continued below 1 (`zeta(0) ==
+-0.5`, `zeta(-2) == 0.0`; NaN at the pole 1, as Julia's), and the Hurwitz zeta function
+`ζ(s, z) = Σ (z + n)^(-s)` of `z > 0` (`zeta(s)` at `z = 0`, as SpecialFunctions has it). The
+derivative in `z` is DiffRules' `-s zeta(s + 1, z)`; neither ChainRules nor DiffRules has
+one in `s`: refused by name.
+"""
+zeta(s::Real) = _zeta(float(s), 1.0)
+
+function zeta(s::Real, z::Real)
+    sf = float(s)
+    zf = float(z)
+    zf == 0.0 && return zeta(sf)
+    if isnan(sf) || isnan(zf)
+        return NaN
+    end
+    zf < 0.0 && throw(ArgumentError("zy computes zeta(s, z) of z >= 0 only"))
+    if isinf(sf)
+        sf < 0.0 && throw(DomainError(sf, "`s` must be finite."))
+        return zf > 1.0 ? 0.0 : Inf
+    end
+    return _zeta(sf, zf)
 end

@@ -71,7 +71,12 @@ fn underived(p: Prim) -> Option<(&'static [usize], String, &'static str)> {
             "its order ν: SpecialFunctions' rule has no derivative in ν (`@not_implemented`)",
         )),
         GammaIncP | GammaIncQ => Some((A, "gamma_inc(a, x)".into(), incomplete)),
-        LogUpperGamma => Some((A, "gamma(a, x)` (`loggamma(a, x)`, `expint(1 - a, x)`)".into(), incomplete)),
+        LogUpperGamma => Some((A, "gamma(a, x)`, `loggamma(a, x)` or `expint(1 - a, x)".into(), incomplete)),
+        Zeta => Some((
+            A,
+            "zeta(s, z)` (`zeta(s)`".into(),
+            "s: neither ChainRules nor DiffRules has a derivative in s",
+        )),
         BetaInc => Some((
             AB,
             "beta_inc(a, b, x)".into(),
@@ -681,6 +686,27 @@ pub static RULES: &[ScalarRule] = &[
             &[I(2), I(2), F(0.9)],
             &[I(3), I(5), F(0.3)],
             &[I(4), I(2), F(0.7)],
+        ],
+        special: &[],
+    },
+    ScalarRule {
+        prim: Zeta,
+        keeps: &[Arg(0), Arg(1)],
+        // DiffRules' of `zeta(s, z)`: (NaN, -s zeta(s + 1, z)); none in s.
+        reverse: Terms(|e, k, dy, s| {
+            let sf = float_operand(e, k, s, 0);
+            let up = e.add(sf.clone(), f(1.0));
+            let z = e.prim(Zeta, vec![up, k[1].clone()], F64);
+            let sz = e.mul(sf, z);
+            let d = e.prim(Neg, vec![sz], F64);
+            vec![None, Some(e.mul(dy, d))]
+        }),
+        forward: Partials,
+        points: &[
+            &[I(2), F(0.5)],
+            &[I(3), F(1.7)],
+            &[I(4), F(2.25)],
+            &[I(2), F(12.0)],
         ],
         special: &[],
     },

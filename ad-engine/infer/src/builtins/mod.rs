@@ -81,6 +81,7 @@ pub const BUILTINS: &[&str] = &[
     "_gamma_inc_q",
     "_log_upper_gamma",
     "_beta_inc",
+    "_zeta",
     "and_int",
     "or_int",
     "xor_int",
@@ -704,7 +705,7 @@ pub(crate) fn call(
             | "besselkx",
             _,
         ) => scalar::bessel(b, name, args),
-        ("_gamma_inc_p" | "_gamma_inc_q" | "_log_upper_gamma" | "_beta_inc", _) => {
+        ("_gamma_inc_p" | "_gamma_inc_q" | "_log_upper_gamma" | "_beta_inc" | "_zeta", _) => {
             scalar::incomplete(b, name, args)
         }
         ("isa", [x, t]) if is_nothing_or_int(x) => union_isa(cx, b, x, t),

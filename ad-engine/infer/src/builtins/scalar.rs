@@ -235,8 +235,9 @@ pub(crate) fn bessel(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Va
     Ok(apply(b, p, vec![&nu, &x], Type::Float64))
 }
 
-/// `_gamma_inc_p(a, x)` and the other incomplete gamma and beta functions: an Int parameter
-/// kept (it has no gradient), any other number and `x` converted to Float64; Float64 out.
+/// `_gamma_inc_p(a, x)`, the other incomplete gamma and beta functions and `_zeta(s, z)`: an
+/// Int parameter kept (it has no gradient), any other number and `x` converted to Float64;
+/// Float64 out.
 pub(crate) fn incomplete(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let arity = if name == "_beta_inc" { 3 } else { 2 };
     let Some(p) = Prim::from_julia_name(name) else {

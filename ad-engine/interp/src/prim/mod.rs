@@ -120,7 +120,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [nu, x] = operands(p, args)?;
             scalar::bessel(p, nu, x)
         }
-        GammaIncP | GammaIncQ | LogUpperGamma => {
+        GammaIncP | GammaIncQ | LogUpperGamma | Zeta => {
             let [a, x] = operands(p, args)?;
             scalar::incomplete(p, &[a, x])
         }
