@@ -429,7 +429,8 @@ pub fn type_string(t: &Type) -> String {
 const FLOAT_RANGE_TYPE: &str =
     "StepRangeLen{Float64, Base.TwicePrecision{Float64}, Base.TwicePrecision{Float64}, Int64}";
 
-/// A type or function value's name as Julia shows it in `Main` (with `using LinearAlgebra`):
+/// A type or function value's name as Julia shows it in `Main` (with `using LinearAlgebra`,
+/// `using Distributions`):
 /// the library's names unqualified (`UnitRange{Int64}`, `Tridiagonal{Float64, Vector{Float64}}`,
 /// `sin`), complex numbers as `ComplexF64` and `Complex{Int64}`.
 fn visible_name(n: &str) -> String {
@@ -438,7 +439,7 @@ fn visible_name(n: &str) -> String {
     let mut rest = n.as_str();
     while !rest.is_empty() {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
-        let module = ["Base.", "LinearAlgebra."]
+        let module = ["Base.", "LinearAlgebra.", "Distributions."]
             .into_iter()
             .find(|m| at_word && rest.starts_with(m));
         match module {

@@ -6,9 +6,11 @@
 # differentiates them with respect to the parameters and `x`. A distribution broadcasts as a
 # scalar (`logpdf.(Normal(μ, σ), data)`). The distribution functions of `Gamma`, `Beta`,
 # `Poisson` and `TDist` (`cdf`, `ccdf`, `logcdf`, `logccdf`) go through the incomplete gamma and
-# beta functions: differentiable in `x` and a scale, not in a shape. Not in zy: sampling
-# (`rand`), fitting, `quantile` of these four, the parametric types (zy's `Normal` holds
-# Float64s: Julia's is `Normal{Float64}`).
+# beta functions: differentiable in `x` and a scale, not in a shape. Each type is parametric
+# as Distributions' (`Normal(0, 1)` is a `Normal{Float64}`, its parameters promoted to Float64
+# and checked; `Normal{Float64}(μ, σ)` checks nothing) and shows as Distributions shows it,
+# `Normal{Float64}(μ=0.0, σ=1.0)` (zy's `show` of a struct of this module). Not in zy: sampling (`rand`), fitting, `quantile` of these
+# four.
 
 import Statistics: mean, var, std
 import StatsFuns: normlogpdf, normpdf, normcdf, normccdf, normlogcdf, normlogccdf, gammalogpdf, betalogpdf, poislogpdf, tdistlogpdf
@@ -27,15 +29,16 @@ _check_args(ok::Bool, v, name::String, condition::String) = ok || throw(DomainEr
 
 The normal distribution with mean `μ` and standard deviation `σ >= 0`.
 """
-struct Normal
-    μ::Float64
-    σ::Float64
-    function Normal(μ::Real, σ::Real)
-        m, s = float(μ), float(σ)
-        _check_args(s >= zero(s), s, "Normal", "σ >= zero(σ)")
-        return new(m, s)
-    end
+struct Normal{T<:Real}
+    μ::T
+    σ::T
 end
+function Normal(μ::Float64, σ::Float64)
+    _check_args(σ >= zero(σ), σ, "Normal", "σ >= zero(σ)")
+    return Normal{Float64}(μ, σ)
+end
+Normal(μ::Int, σ::Int) = Normal(float(μ), float(σ))
+Normal(μ::Real, σ::Real) = Normal(float(μ), float(σ))
 Normal(μ::Real) = Normal(μ, 1.0)
 Normal() = Normal(0.0, 1.0)
 
@@ -44,28 +47,31 @@ Normal() = Normal(0.0, 1.0)
 
 The distribution of `exp(X)` for `X` normal with mean `μ` and standard deviation `σ >= 0`.
 """
-struct LogNormal
-    μ::Float64
-    σ::Float64
-    function LogNormal(μ::Real, σ::Real)
-        m, s = float(μ), float(σ)
-        _check_args(s >= zero(s), s, "LogNormal", "σ ≥ zero(σ)")
-        return new(m, s)
-    end
+struct LogNormal{T<:Real}
+    μ::T
+    σ::T
 end
+function LogNormal(μ::Float64, σ::Float64)
+    _check_args(σ >= zero(σ), σ, "LogNormal", "σ ≥ zero(σ)")
+    return LogNormal{Float64}(μ, σ)
+end
+LogNormal(μ::Int, σ::Int) = LogNormal(float(μ), float(σ))
+LogNormal(μ::Real, σ::Real) = LogNormal(float(μ), float(σ))
 
 """
     Exponential(θ)
 
 The exponential distribution with scale (mean) `θ > 0`.
 """
-struct Exponential
-    θ::Float64
-    function Exponential(θ::Real)
-        _check_args(θ > zero(θ), θ, "Exponential", "θ > zero(θ)")
-        return new(float(θ))
-    end
+struct Exponential{T<:Real}
+    θ::T
 end
+function Exponential(θ::Float64)
+    _check_args(θ > zero(θ), θ, "Exponential", "θ > zero(θ)")
+    return Exponential{Float64}(θ)
+end
+Exponential(θ::Int) = Exponential(float(θ))
+Exponential(θ::Real) = Exponential(float(θ))
 Exponential() = Exponential(1.0)
 
 """
@@ -73,47 +79,50 @@ Exponential() = Exponential(1.0)
 
 The gamma distribution with shape `α > 0` and scale `θ > 0`.
 """
-struct Gamma
-    α::Float64
-    θ::Float64
-    function Gamma(α::Real, θ::Real)
-        a, t = float(α), float(θ)
-        _check_args(a > zero(a), a, "Gamma", "α > zero(α)")
-        _check_args(t > zero(t), t, "Gamma", "θ > zero(θ)")
-        return new(a, t)
-    end
+struct Gamma{T<:Real}
+    α::T
+    θ::T
 end
+function Gamma(α::Float64, θ::Float64)
+    _check_args(α > zero(α), α, "Gamma", "α > zero(α)")
+    _check_args(θ > zero(θ), θ, "Gamma", "θ > zero(θ)")
+    return Gamma{Float64}(α, θ)
+end
+Gamma(α::Int, θ::Int) = Gamma(float(α), float(θ))
+Gamma(α::Real, θ::Real) = Gamma(float(α), float(θ))
 
 """
     Beta(α, β)
 
 The beta distribution on `[0, 1]` with shapes `α > 0`, `β > 0`.
 """
-struct Beta
-    α::Float64
-    β::Float64
-    function Beta(α::Real, β::Real)
-        a, b = float(α), float(β)
-        _check_args(a > zero(a), a, "Beta", "α > zero(α)")
-        _check_args(b > zero(b), b, "Beta", "β > zero(β)")
-        return new(a, b)
-    end
+struct Beta{T<:Real}
+    α::T
+    β::T
 end
+function Beta(α::Float64, β::Float64)
+    _check_args(α > zero(α), α, "Beta", "α > zero(α)")
+    _check_args(β > zero(β), β, "Beta", "β > zero(β)")
+    return Beta{Float64}(α, β)
+end
+Beta(α::Int, β::Int) = Beta(float(α), float(β))
+Beta(α::Real, β::Real) = Beta(float(α), float(β))
 
 """
     Uniform(a, b)
 
 The uniform distribution on `[a, b]`, `a < b`.
 """
-struct Uniform
-    a::Float64
-    b::Float64
-    function Uniform(a::Real, b::Real)
-        lo, hi = float(a), float(b)
-        lo < hi || throw(DomainError((a = lo, b = hi), "Uniform: a must be less than b"))
-        return new(lo, hi)
-    end
+struct Uniform{T<:Real}
+    a::T
+    b::T
 end
+function Uniform(a::Float64, b::Float64)
+    a < b || throw(DomainError((a = a, b = b), "Uniform: a must be less than b"))
+    return Uniform{Float64}(a, b)
+end
+Uniform(a::Int, b::Int) = Uniform(float(a), float(b))
+Uniform(a::Real, b::Real) = Uniform(float(a), float(b))
 Uniform() = Uniform(0.0, 1.0)
 
 """
@@ -121,54 +130,61 @@ Uniform() = Uniform(0.0, 1.0)
 
 The distribution of one trial that succeeds (`1`) with probability `p` in `[0, 1]`.
 """
-struct Bernoulli
-    p::Float64
-    function Bernoulli(p::Real)
-        _check_args(zero(p) <= p <= one(p), p, "Bernoulli", "zero(p) <= p <= one(p)")
-        return new(float(p))
-    end
+struct Bernoulli{T<:Real}
+    p::T
 end
+function Bernoulli(p::Float64)
+    _check_args(zero(p) <= p <= one(p), p, "Bernoulli", "zero(p) <= p <= one(p)")
+    return Bernoulli{Float64}(p)
+end
+Bernoulli(p::Int) = Bernoulli(float(p))
+Bernoulli(p::Real) = Bernoulli(float(p))
 
 """
     Poisson(λ)
 
 The Poisson distribution with rate `λ >= 0`.
 """
-struct Poisson
-    λ::Float64
-    function Poisson(λ::Real)
-        _check_args(λ >= zero(λ), λ, "Poisson", "λ >= zero(λ)")
-        return new(float(λ))
-    end
+struct Poisson{T<:Real}
+    λ::T
 end
+function Poisson(λ::Float64)
+    _check_args(λ >= zero(λ), λ, "Poisson", "λ >= zero(λ)")
+    return Poisson{Float64}(λ)
+end
+Poisson(λ::Int) = Poisson(float(λ))
+Poisson(λ::Real) = Poisson(float(λ))
 
 """
     Cauchy(μ, σ)
 
 The Cauchy distribution with location `μ` and scale `σ > 0`.
 """
-struct Cauchy
-    μ::Float64
-    σ::Float64
-    function Cauchy(μ::Real, σ::Real)
-        m, s = float(μ), float(σ)
-        _check_args(s > zero(s), s, "Cauchy", "σ > zero(σ)")
-        return new(m, s)
-    end
+struct Cauchy{T<:Real}
+    μ::T
+    σ::T
 end
+function Cauchy(μ::Float64, σ::Float64)
+    _check_args(σ > zero(σ), σ, "Cauchy", "σ > zero(σ)")
+    return Cauchy{Float64}(μ, σ)
+end
+Cauchy(μ::Int, σ::Int) = Cauchy(float(μ), float(σ))
+Cauchy(μ::Real, σ::Real) = Cauchy(float(μ), float(σ))
 
 """
     TDist(ν)
 
 Student's t distribution with `ν > 0` degrees of freedom.
 """
-struct TDist
-    ν::Float64
-    function TDist(ν::Real)
-        _check_args(ν > zero(ν), ν, "TDist", "ν > zero(ν)")
-        return new(float(ν))
-    end
+struct TDist{T<:Real}
+    ν::T
 end
+function TDist(ν::Float64)
+    _check_args(ν > zero(ν), ν, "TDist", "ν > zero(ν)")
+    return TDist{Float64}(ν)
+end
+TDist(ν::Int) = TDist(float(ν))
+TDist(ν::Real) = TDist(float(ν))
 
 logpdf(d::Normal, x::Real) = normlogpdf(d.μ, d.σ, x)
 pdf(d::Normal, x::Real) = normpdf(d.μ, d.σ, x)
