@@ -6,19 +6,21 @@
 # differentiates them with respect to the parameters and `x`. A distribution broadcasts as a
 # scalar (`logpdf.(Normal(μ, σ), data)`). The distribution functions of `Gamma`, `Beta`,
 # `Poisson` and `TDist` (`cdf`, `ccdf`, `logcdf`, `logccdf`) go through the incomplete gamma and
-# beta functions: differentiable in `x` and a scale, not in a shape. Each type is parametric
-# as Distributions' (`Normal(0, 1)` is a `Normal{Float64}`, its parameters promoted to Float64
-# and checked; `Normal{Float64}(μ, σ)` checks nothing) and shows as Distributions shows it,
-# `Normal{Float64}(μ=0.0, σ=1.0)` (zy's `show` of a struct of this module). Not in zy: sampling (`rand`), fitting, `quantile` of these
-# four.
+# beta functions, and their `quantile`s through those functions' inverses: differentiable in
+# `x` (or `p`) and a scale, not in a shape. Each type is parametric as Distributions'
+# (`Normal(0, 1)` is a `Normal{Float64}`, its parameters promoted to Float64 and checked;
+# `Normal{Float64}(μ, σ)` checks nothing) and shows as Distributions shows it,
+# `Normal{Float64}(μ=0.0, σ=1.0)` (zy's `show` of a struct of this module). Not in zy:
+# sampling (`rand`), fitting.
 
-import Statistics: mean, var, std
+import Statistics: mean, var, std, quantile
 import StatsFuns: normlogpdf, normpdf, normcdf, normccdf, normlogcdf, normlogccdf, gammalogpdf, betalogpdf, poislogpdf, tdistlogpdf
+import StatsFuns: norminvcdf, gammainvcdf, betainvcdf, tdistinvcdf, poisinvcdf
 import StatsFuns: gammacdf, gammaccdf, gammalogcdf, gammalogccdf, betacdf, betaccdf, betalogcdf, betalogccdf, poiscdf, poisccdf, poislogcdf, poislogccdf, tdistcdf, tdistccdf, tdistlogcdf, tdistlogccdf
 import LogExpFunctions: log1mexp
 
 export Normal, LogNormal, Exponential, Gamma, Beta, Uniform, Bernoulli, Poisson, Cauchy, TDist
-export logpdf, pdf, cdf, ccdf, logcdf, logccdf, mean, var, std, params
+export logpdf, pdf, cdf, ccdf, logcdf, logccdf, quantile, mean, var, std, params
 
 # Distributions' argument check: a `DomainError` with the value and the condition (checked
 # after the parameters are promoted to Float64, as Distributions promotes two Ints).
@@ -192,6 +194,7 @@ cdf(d::Normal, x::Real) = normcdf(d.μ, d.σ, x)
 logcdf(d::Normal, x::Real) = normlogcdf(d.μ, d.σ, x)
 ccdf(d::Normal, x::Real) = normccdf(d.μ, d.σ, x)
 logccdf(d::Normal, x::Real) = normlogccdf(d.μ, d.σ, x)
+quantile(d::Normal, p::Real) = norminvcdf(d.μ, d.σ, p)
 mean(d::Normal) = d.μ
 var(d::Normal) = d.σ^2
 std(d::Normal) = d.σ
@@ -221,6 +224,7 @@ cdf(d::Gamma, x::Real) = gammacdf(d.α, d.θ, x)
 ccdf(d::Gamma, x::Real) = gammaccdf(d.α, d.θ, x)
 logcdf(d::Gamma, x::Real) = gammalogcdf(d.α, d.θ, x)
 logccdf(d::Gamma, x::Real) = gammalogccdf(d.α, d.θ, x)
+quantile(d::Gamma, p::Real) = gammainvcdf(d.α, d.θ, p)
 mean(d::Gamma) = d.α * d.θ
 var(d::Gamma) = d.α * d.θ^2
 std(d::Gamma) = sqrt(var(d))
@@ -232,6 +236,7 @@ cdf(d::Beta, x::Real) = betacdf(d.α, d.β, x)
 ccdf(d::Beta, x::Real) = betaccdf(d.α, d.β, x)
 logcdf(d::Beta, x::Real) = betalogcdf(d.α, d.β, x)
 logccdf(d::Beta, x::Real) = betalogccdf(d.α, d.β, x)
+quantile(d::Beta, p::Real) = betainvcdf(d.α, d.β, p)
 mean(d::Beta) = d.α / (d.α + d.β)
 var(d::Beta) = d.α * d.β / ((d.α + d.β)^2 * (d.α + d.β + 1))
 std(d::Beta) = sqrt(var(d))
@@ -261,6 +266,7 @@ cdf(d::Poisson, x::Real) = poiscdf(d.λ, x)
 ccdf(d::Poisson, x::Real) = poisccdf(d.λ, x)
 logcdf(d::Poisson, x::Real) = poislogcdf(d.λ, x)
 logccdf(d::Poisson, x::Real) = poislogccdf(d.λ, x)
+quantile(d::Poisson, p::Real) = Int(poisinvcdf(d.λ, p))
 mean(d::Poisson) = d.λ
 var(d::Poisson) = d.λ
 std(d::Poisson) = sqrt(d.λ)
@@ -281,6 +287,7 @@ cdf(d::TDist, x::Real) = tdistcdf(d.ν, x)
 ccdf(d::TDist, x::Real) = tdistccdf(d.ν, x)
 logcdf(d::TDist, x::Real) = tdistlogcdf(d.ν, x)
 logccdf(d::TDist, x::Real) = tdistlogccdf(d.ν, x)
+quantile(d::TDist, p::Real) = tdistinvcdf(d.ν, p)
 mean(d::TDist) = d.ν > 1 ? 0.0 : NaN
 var(d::TDist) = d.ν > 2 ? d.ν / (d.ν - 2) : (d.ν > 1 ? Inf : NaN)
 std(d::TDist) = sqrt(var(d))

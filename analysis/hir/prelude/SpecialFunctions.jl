@@ -13,7 +13,7 @@
 # density for `beta_inc`), one in a parameter refused by name; `zeta(s)` and `zeta(s, z)`
 # likewise (a derivative in `z` only).
 
-export gamma, loggamma, gamma_inc, beta_inc, expint, erf, zeta, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
+export gamma, loggamma, gamma_inc, gamma_inc_inv, beta_inc, beta_inc_inv, expint, erf, zeta, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
 
 """
     gamma(n::Int)
@@ -497,4 +497,102 @@ function zeta(s::Real, z::Real)
         return zf > 1.0 ? 0.0 : Inf
     end
     return _zeta(sf, zf)
+end
+
+"""
+    gamma_inc_inv(a, p, q)
+
+The `x` with `gamma_inc(a, x) == (p, q)`, `p + q == 1` (else SpecialFunctions'
+`ArgumentError`): `0` at `p = 0`, `Inf` at `q = 0`; by Newton's method on the smaller of the
+two tails, kept inside the bracket it narrows (bisected, or doubled while no upper end is
+known). Differentiable in `p` and `q` through the steps; in `a` refused, as `gamma_inc` is.
+"""
+function gamma_inc_inv(a::Real, p::Real, q::Real)
+    af = float(a)
+    pf = float(p)
+    qf = float(q)
+    pf + qf != 1.0 && throw(ArgumentError("p + q must equal one but is $(pf + qf)"))
+    pf == 0.0 && return 0.0
+    qf == 0.0 && return Inf
+    lower = pf < 0.5
+    # Start: the series' first term (xᵃ / Γ(a + 1) = p) for a small tail or a < 1, else
+    # Wilson and Hilferty's cube of a normal quantile.
+    z = lower ? -erfcinv(2 * pf) * 1.4142135623730951 : erfcinv(2 * qf) * 1.4142135623730951
+    w = 1.0 - 1.0 / (9.0 * af) + z * sqrt(1.0 / (9.0 * af))
+    x = af * w^3
+    if af < 1.0 || w <= 0.0
+        x = exp((log(lower ? pf : 1.0 - qf) + loggamma(af + 1.0)) / af)
+    end
+    lo = 0.0
+    hi = Inf
+    n = 0
+    while n < 200
+        n += 1
+        # Increasing in x either way: P - p, or q - Q.
+        f = lower ? _gamma_inc_p(af, x) - pf : qf - _gamma_inc_q(af, x)
+        f == 0.0 && return x
+        if f < 0.0
+            lo = x
+        else
+            hi = x
+        end
+        next = x - f / exp((af - 1.0) * log(x) - x - loggamma(af))
+        if !(lo < next < hi)
+            next = isinf(hi) ? 2.0 * x : (lo + hi) / 2.0
+        end
+        abs(next - x) <= 4.0e-16 * next && return next
+        x = next
+    end
+    return x
+end
+
+"""
+    beta_inc_inv(a, b, p, q = 1 - p)
+
+The `(x, 1 - x)` with `beta_inc(a, b, x) == (p, q)`: `(0, 1)` at `p = 0`, `(1, 0)` at
+`q = 0`; by Newton's method on the smaller tail (the lower one of `I_x(a, b)`, else of
+`I_{1-x}(b, a)`), kept inside the bracket it narrows. Differentiable in `p` through the
+steps; in `a` and `b` refused, as `beta_inc` is.
+"""
+beta_inc_inv(a::Real, b::Real, p::Real) = beta_inc_inv(a, b, p, 1.0 - float(p))
+
+function beta_inc_inv(a::Real, b::Real, p::Real, q::Real)
+    af = float(a)
+    bf = float(b)
+    pf = float(p)
+    qf = float(q)
+    pf == 0.0 && return (0.0, 1.0)
+    qf == 0.0 && return (1.0, 0.0)
+    if pf > 0.5
+        y, x = _beta_inc_root(bf, af, qf)
+        return (x, y)
+    end
+    return _beta_inc_root(af, bf, pf)
+end
+
+# `(x, 1 - x)` with `I_x(a, b) = p`, `p <= 1/2`: Newton's method from the mean (from the
+# series' first term `xᵃ / (a B(a, b)) = p` where that is smaller), kept inside `(0, 1)`.
+function _beta_inc_root(a::Float64, b::Float64, p::Float64)
+    lb = logbeta(a, b)
+    x = min(a / (a + b), exp((log(p) + log(a) + lb) / a))
+    lo = 0.0
+    hi = 1.0
+    n = 0
+    while n < 200
+        n += 1
+        f = _beta_inc(a, b, x) - p
+        f == 0.0 && return (x, 1.0 - x)
+        if f < 0.0
+            lo = x
+        else
+            hi = x
+        end
+        next = x - f / exp((a - 1.0) * log(x) + (b - 1.0) * log1p(-x) - lb)
+        if !(lo < next < hi)
+            next = (lo + hi) / 2.0
+        end
+        abs(next - x) <= 4.0e-16 * next && return (next, 1.0 - next)
+        x = next
+    end
+    return (x, 1.0 - x)
 end

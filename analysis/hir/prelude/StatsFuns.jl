@@ -5,12 +5,13 @@
 # computes and zy differentiates it like user code. A density of `x` outside the support is
 # `-Inf` (its logarithm) or `0.0`, as in StatsFuns.
 
-import SpecialFunctions: loggamma, logbeta, erfcinv, gamma_inc, beta_inc
+import SpecialFunctions: loggamma, logbeta, erfcinv, gamma_inc, beta_inc, gamma_inc_inv, beta_inc_inv
 import LogExpFunctions: xlogx, xlogy, xlog1py, logistic, logit, log1psq, log1pexp, log1mexp, log2mexp, logexpm1, softplus, invsoftplus, log1pmx, logmxp1, logaddexp, logsubexp, logsumexp, softmax, softmax!
 
 export xlogx, xlogy, xlog1py, logistic, logit, log1psq, log1pexp, log1mexp, log2mexp, logexpm1, softplus, invsoftplus, log1pmx, logmxp1, logaddexp, logsubexp, logsumexp, softmax, softmax!
 export normpdf, normlogpdf, normcdf, normccdf, normlogcdf, normlogccdf, norminvcdf, norminvccdf, gammapdf, gammalogpdf, betapdf, betalogpdf, poispdf, poislogpdf, tdistpdf, tdistlogpdf
 export gammacdf, gammaccdf, gammalogcdf, gammalogccdf, betacdf, betaccdf, betalogcdf, betalogccdf, poiscdf, poisccdf, poislogcdf, poislogccdf, tdistcdf, tdistccdf, tdistlogcdf, tdistlogccdf, fdistcdf, fdistccdf, fdistlogcdf, fdistlogccdf
+export gammainvcdf, gammainvccdf, betainvcdf, betainvccdf, fdistinvcdf, fdistinvccdf, tdistinvcdf, tdistinvccdf, poisinvcdf
 
 # IrrationalConstants' values as Float64: 1/√2, √2, 1/√(2π), log(2π), log(π).
 const _INVSQRT2 = 0.7071067811865476
@@ -375,3 +376,85 @@ function tdistlogcdf(ν::Real, x::Real)
     return log1p(-fdistccdf(1.0, ν, x^2) / 2)
 end
 tdistlogccdf(ν::Real, x::Real) = tdistlogcdf(ν, -x)
+
+"""
+    gammainvcdf(k, θ, p), gammainvccdf(k, θ, p)
+
+The quantiles of the gamma distribution: `θ gamma_inc_inv(k, p, 1 - p)`, and of its upper
+tail. Differentiable in `θ` and `p` (`∂/∂p` is the inverse density); in `k` refused.
+"""
+gammainvcdf(k::Real, θ::Real, p::Real) = θ * gamma_inc_inv(k, p, 1 - p)
+gammainvccdf(k::Real, θ::Real, p::Real) = θ * gamma_inc_inv(k, 1 - p, p)
+
+"""
+    betainvcdf(α, β, p), betainvccdf(α, β, p)
+
+The quantiles of the beta distribution, `beta_inc_inv(α, β, p)`'s first, and of its upper
+tail; steps where `α` or `β` is 0.
+"""
+function betainvcdf(α::Real, β::Real, p::Real)
+    if 0 <= p <= 1
+        iszero(α) && β > 0 && return 0.0
+        iszero(β) && α > 0 && return p > 0 ? 1.0 : 0.0
+    end
+    return beta_inc_inv(α, β, p)[1]
+end
+function betainvccdf(α::Real, β::Real, p::Real)
+    if 0 <= p <= 1
+        iszero(α) && β > 0 && return p == 0 ? 1.0 : 0.0
+        iszero(β) && α > 0 && return 1.0
+    end
+    return beta_inc_inv(β, α, p)[2]
+end
+
+"""
+    fdistinvcdf(ν1, ν2, p), fdistinvccdf(ν1, ν2, p)
+
+The quantiles of the F distribution, from the beta distribution's of `ν1/2`, `ν2/2`:
+`x / (1 - x) ν2 / ν1`.
+"""
+function fdistinvcdf(ν1::Real, ν2::Real, p::Real)
+    x, y = beta_inc_inv(ν1 / 2, ν2 / 2, p)
+    return x / y * ν2 / ν1
+end
+function fdistinvccdf(ν1::Real, ν2::Real, p::Real)
+    y, x = beta_inc_inv(ν2 / 2, ν1 / 2, p)
+    return x / y * ν2 / ν1
+end
+
+"""
+    tdistinvcdf(ν, p), tdistinvccdf(ν, p)
+
+The quantiles of Student's t distribution, from the F distribution's of `1`, `ν` at twice
+the tail: `∓√fdistinvccdf(1, ν, 2 min(p, 1 - p))`; the normal's at `ν = Inf`.
+"""
+function tdistinvcdf(ν::Real, p::Real)
+    if isinf(ν)
+        return norminvcdf(float(p))
+    elseif p < 0.5
+        return -sqrt(fdistinvccdf(1.0, ν, 2 * p))
+    end
+    return sqrt(fdistinvccdf(1.0, ν, 2 * (1 - p)))
+end
+tdistinvccdf(ν::Real, p::Real) = -tdistinvcdf(ν, p)
+
+"""
+    poisinvcdf(λ, p)
+
+The quantile of the Poisson distribution of rate `λ`: the least natural `k` with
+`poiscdf(λ, k) >= p` (as a Float64, as Rmath's `qpois`), searched from the normal
+approximation; `Inf` at `p = 1`.
+"""
+function poisinvcdf(λ::Real, p::Real)
+    p >= 1 && return Inf
+    p <= 0 && return 0.0
+    z = -erfcinv(2 * p) * _SQRT2
+    k = max(0.0, floor(λ + sqrt(λ) * z))
+    while k > 0 && poiscdf(λ, k - 1) >= p
+        k -= 1
+    end
+    while poiscdf(λ, k) < p
+        k += 1
+    end
+    return k
+end
