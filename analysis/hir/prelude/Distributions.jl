@@ -13,14 +13,15 @@
 # `Normal{Float64}(μ=0.0, σ=1.0)` (zy's `show` of a struct of this module). Not in zy:
 # sampling (`rand`), fitting.
 
-import Statistics: mean, var, std, quantile
+import Statistics: mean, var, std, quantile, cov
 import StatsFuns: normlogpdf, normpdf, normcdf, normccdf, normlogcdf, normlogccdf, gammalogpdf, betalogpdf, poislogpdf, tdistlogpdf
 import StatsFuns: norminvcdf, gammainvcdf, betainvcdf, tdistinvcdf, poisinvcdf
 import StatsFuns: gammacdf, gammaccdf, gammalogcdf, gammalogccdf, betacdf, betaccdf, betalogcdf, betalogccdf, poiscdf, poisccdf, poislogcdf, poislogccdf, tdistcdf, tdistccdf, tdistlogcdf, tdistlogccdf
 import LogExpFunctions: log1mexp
+import LinearAlgebra: cholesky, diag
 
-export Normal, LogNormal, Exponential, Gamma, Beta, Uniform, Bernoulli, Poisson, Cauchy, TDist
-export logpdf, pdf, cdf, ccdf, logcdf, logccdf, quantile, mean, var, std, params
+export Normal, LogNormal, Exponential, Gamma, Beta, Uniform, Bernoulli, Poisson, Cauchy, TDist, MvNormal
+export logpdf, pdf, cdf, ccdf, logcdf, logccdf, quantile, mean, var, std, cov, params
 
 # Distributions' argument check: a `DomainError` with the value and the condition (checked
 # after the parameters are promoted to Float64, as Distributions promotes two Ints).
@@ -292,3 +293,40 @@ mean(d::TDist) = d.ν > 1 ? 0.0 : NaN
 var(d::TDist) = d.ν > 2 ? d.ν / (d.ν - 2) : (d.ν > 1 ? Inf : NaN)
 std(d::TDist) = sqrt(var(d))
 params(d::TDist) = (d.ν,)
+
+"""
+    MvNormal(μ, Σ)
+
+The multivariate normal distribution with mean vector `μ` and covariance matrix `Σ`, which
+must be positive definite (its Cholesky factorization's `PosDefException` otherwise) and of
+`μ`'s size (Distributions' `DimensionMismatch`). Not Distributions' parametric type (Julia's
+is `FullNormal`, an alias of `MvNormal{Float64, PDMat{...}, Vector{Float64}}`).
+"""
+struct MvNormal
+    μ::Vector{Float64}
+    Σ::Matrix{Float64}
+    function MvNormal(μ::AbstractVector{<:Real}, Σ::AbstractMatrix{<:Real})
+        cholesky(Σ)
+        size(Σ, 1) == length(μ) || throw(DimensionMismatch("The dimensions of mu and Sigma are inconsistent."))
+        return new(Vector{Float64}(μ), Matrix{Float64}(Σ))
+    end
+end
+
+"""
+    logpdf(d::MvNormal, x)
+
+`-(k log(2π) + logdet(Σ) + (x - μ)ᵀ Σ⁻¹ (x - μ)) / 2` for a vector `x` of length `k`, from the
+Cholesky factorization of `Σ`, as Distributions computes it; differentiable in `μ`, `Σ` and
+`x`. `x` of another length is Distributions' `DimensionMismatch`.
+"""
+function logpdf(d::MvNormal, x::AbstractVector{<:Real})
+    length(x) == length(d.μ) || throw(DimensionMismatch("inconsistent length of x and the distribution"))
+    C = cholesky(d.Σ)
+    z = x - d.μ
+    return -(length(z) * 1.8378770664093453 + logdet(C) + dot(z, C \ z)) / 2
+end
+pdf(d::MvNormal, x::AbstractVector{<:Real}) = exp(logpdf(d, x))
+mean(d::MvNormal) = d.μ
+cov(d::MvNormal) = d.Σ
+var(d::MvNormal) = diag(d.Σ)
+params(d::MvNormal) = (d.μ, d.Σ)
