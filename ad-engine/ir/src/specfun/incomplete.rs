@@ -213,7 +213,7 @@ mod tests {
         assert!(rel(beta_inc(1.0, 3.0, 0.2), 1.0 - 0.8f64.powi(3)) < 1e-15);
         assert!(rel(beta_inc(2.5, 1.0, 0.7), 0.7f64.powf(2.5)) < 1e-14);
         assert!(rel(beta_inc(2.0, 2.0, 0.9), 0.81 * (3.0 - 1.8)) < 1e-15);
-        assert!(rel(beta_inc(2.5, 3.5, 0.3), 0.29675298929566638) < 1e-12);
+        assert!(rel(beta_inc(2.5, 3.5, 0.3), 0.2967529892956664) < 1e-12);
         assert_eq!(beta_inc(2.0, 3.0, 0.0), 0.0);
         assert_eq!(beta_inc(2.0, 3.0, 1.0), 1.0);
     }
