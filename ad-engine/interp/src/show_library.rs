@@ -393,8 +393,8 @@ pub(crate) fn write_library<W: Write + ?Sized>(
         },
         Form::Rounding(mode) => write!(f, "RoundingMode{{:{mode}}}()")?,
         Form::Distribution => {
-            let ty = Type::Struct(std::sync::Arc::new(t.clone()));
-            f.write_str(&crate::show::type_string(&ty))?;
+            let ty = crate::show::type_string(&Type::Struct(std::sync::Arc::new(t.clone())));
+            f.write_str(ty.strip_prefix("Distributions.").unwrap_or(&ty))?;
             for (i, ((name, _), v)) in t.fields.iter().zip(fields).enumerate() {
                 f.write_str(if i == 0 { "(" } else { ", " })?;
                 write!(f, "{name}=")?;
