@@ -13,7 +13,7 @@
 # density for `beta_inc`), one in a parameter refused by name; `zeta(s)` and `zeta(s, z)`
 # likewise (a derivative in `z` only).
 
-export gamma, loggamma, gamma_inc, gamma_inc_inv, beta_inc, beta_inc_inv, expint, erf, zeta, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
+export gamma, loggamma, gamma_inc, gamma_inc_inv, beta_inc, beta_inc_inv, expint, erf, zeta, hankelh1, hankelh2, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
 
 """
     gamma(n::Int)
@@ -596,3 +596,16 @@ function _beta_inc_root(a::Float64, b::Float64, p::Float64)
     end
     return (x, 1.0 - x)
 end
+
+"""
+    hankelh1(ν, x), hankelh2(ν, x)
+
+The Hankel functions `H⁽¹⁾ = J + iY` and `H⁽²⁾ = J - iY` of an order and `x > 0`, complex
+(a `ComplexF64`). Differentiable in `x` through the Bessel functions (ChainRules'
+`(H(ν-1, x) - H(ν+1, x)) / 2`), not in `ν`. Below 0, where Julia's path is complex
+throughout, zy's `ArgumentError`.
+"""
+hankelh1(ν::Real, x::Real) = complex(besselj(ν, _hankel_x(x, "hankelh1")), bessely(ν, x))
+hankelh2(ν::Real, x::Real) = complex(besselj(ν, _hankel_x(x, "hankelh2")), -bessely(ν, x))
+
+_hankel_x(x::Real, name::String) = x > 0 ? x : throw(ArgumentError("zy computes $name(ν, x) of x > 0 only"))
