@@ -361,7 +361,7 @@ pub static RULES: &[ScalarRule] = &[
             Special {
                 at: &[F(0.0)],
                 y: 0.0,
-                grad: &[&[1.1283791670955126]],
+                grad: &[&[std::f64::consts::FRAC_2_SQRT_PI]],
             },
             Special {
                 at: &[F(f64::INFINITY)],
@@ -383,7 +383,7 @@ pub static RULES: &[ScalarRule] = &[
         special: &[Special {
             at: &[F(0.0)],
             y: 1.0,
-            grad: &[&[-1.1283791670955126]],
+            grad: &[&[-std::f64::consts::FRAC_2_SQRT_PI]],
         }],
     },
     ScalarRule {
@@ -444,7 +444,7 @@ pub static RULES: &[ScalarRule] = &[
         special: &[Special {
             at: &[F(0.0)],
             y: 1.0,
-            grad: &[&[-1.1283791670955126]],
+            grad: &[&[-std::f64::consts::FRAC_2_SQRT_PI]],
         }],
     },
     ScalarRule {
