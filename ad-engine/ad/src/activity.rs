@@ -6,7 +6,9 @@
 //! as varied and useful whenever their type is differentiable, since a write through an alias
 //! can make them so. The result also explains, per argument, why a gradient is absent.
 
-use zy_ir::{Block, Function, Instance, Op, Operand, Prim, Span, Value, ValueKind};
+use std::sync::Arc;
+
+use zy_ir::{Block, Function, Instance, Op, Operand, Prim, Span, Terminator, Value, ValueKind};
 
 /// Where a value is used.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -24,6 +26,11 @@ pub struct ValueActivity {
     pub varied: bool,
     /// Flows into the return value or a mutation.
     pub useful: bool,
+    /// Varied, even where arrays built from constants only count as constants (see
+    /// [`constant_objects`]): what a refusal of a derivative without a rule asks. Computed
+    /// apart only in a function applying such a primitive (a Bessel function of an order);
+    /// elsewhere `varied`.
+    pub carries: bool,
     /// A block parameter of a block inside a loop: its gradient flows around the back edge.
     pub loop_carried: bool,
     /// Every use, with the user's span.
@@ -126,11 +133,13 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
             }
         }
     }
-    let varied = varied_from(func, func.args(), &incoming, reads_globals);
+    let varied = varied_from(func, func.args(), &incoming, reads_globals, &[]);
     let useful = useful_values(func, &incoming, reads_globals);
+    let carries = carried(func, &values, &varied, &incoming, reads_globals);
     for (i, a) in values.iter_mut().enumerate() {
         a.varied = varied[i];
         a.useful = useful[i];
+        a.carries = carries[i];
     }
     let args = func
         .args()
@@ -179,13 +188,15 @@ fn passes_gradient(op: &Op) -> bool {
     }
 }
 
-/// Values varied by `seeds` (forward fixpoint); objects with identity and the results of calls
-/// that read globals (see [`analyse_in`]) are varied whatever their operands.
+/// Values varied by `seeds` (forward fixpoint); objects with identity (but those `constant`
+/// marks) and the results of calls that read globals (see [`analyse_in`]) are varied whatever
+/// their operands.
 fn varied_from(
     func: &Function,
     seeds: &[Value],
     incoming: &[Vec<Operand>],
     reads_globals: &dyn Fn(&Instance) -> bool,
+    constant: &[bool],
 ) -> Vec<bool> {
     let n = func.values.len();
     let mut varied = vec![false; n];
@@ -205,7 +216,7 @@ fn varied_from(
                     *block != Block::ENTRY && incoming[i].iter().any(|a| is_varied(&varied, a))
                 }
                 ValueKind::Stmt(s) => {
-                    d.ty.is_mutable()
+                    (d.ty.is_mutable() && !constant.get(i).copied().unwrap_or(false))
                         || matches!(&s.op, Op::Invoke(c) if reads_globals(c))
                         || (passes_gradient(&s.op) && s.args.iter().any(|a| is_varied(&varied, a)))
                         || incoming[i].iter().any(|a| is_varied(&varied, a))
@@ -220,6 +231,140 @@ fn varied_from(
             return varied;
         }
     }
+}
+
+/// `varied`, less what a derivative without a rule need not ask about: where `func` applies
+/// such a primitive, the arrays [`constant_objects`] finds, and what is computed from them and
+/// constants alone, count as constants (to a fixpoint: an array built from such an array is
+/// one too).
+fn carried(
+    func: &Function,
+    values: &[ValueActivity],
+    varied: &[bool],
+    incoming: &[Vec<Operand>],
+    reads_globals: &dyn Fn(&Instance) -> bool,
+) -> Vec<bool> {
+    if !applies_underived(func) {
+        return varied.to_vec();
+    }
+    let mut now = varied.to_vec();
+    loop {
+        let constant = constant_objects(func, values, &now, &|_| false);
+        let next = varied_from(func, func.args(), incoming, reads_globals, &constant);
+        if next == now {
+            return now;
+        }
+        now = next;
+    }
+}
+
+/// Does `func` apply a primitive with an operand it has no derivative in (a Bessel function of
+/// an order, by a call or a broadcast)?
+fn applies_underived(func: &Function) -> bool {
+    use crate::rules::specfun::{applied, has_underived};
+    func.values.iter().any(|d| match &d.kind {
+        ValueKind::Stmt(s) => matches!(s.op, Op::Prim(p) if has_underived(applied(p, &s.args).0)),
+        ValueKind::Param { .. } => false,
+    })
+}
+
+/// Does `func` make an array of numbers from constants alone (`[0.0, 1.0]`, `zeros(3)`)?
+fn makes_constant_array(func: &Function) -> bool {
+    func.values.iter().any(|d| match &d.kind {
+        ValueKind::Stmt(s) => {
+            matches!(&s.op, Op::Prim(p) if p.info().effects.allocates && !p.has_effect())
+                && matches!(&d.ty, zy_ir::Type::Array(e, _) if e.is_bits())
+                && s.args.iter().all(|a| a.as_value().is_none())
+        }
+        ValueKind::Param { .. } => false,
+    })
+}
+
+/// The arrays [`constant_objects`] finds in `func` once what they feed counts as constant too
+/// (the fixpoint of [`analyse_in`]'s `carries`), a call of a callee that `writes` nothing and
+/// returning numbers being a use that reads; computed where `func` applies a primitive with an
+/// operand it has no derivative in or makes an array from constants alone, elsewhere none.
+/// Forward mode gives them no tangent, so a callee they are passed to is differentiated
+/// without one.
+pub fn constant_arrays(
+    func: &Function,
+    reads_globals: &dyn Fn(&Instance) -> bool,
+    writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
+) -> Vec<bool> {
+    if !applies_underived(func) && !makes_constant_array(func) {
+        return vec![false; func.values.len()];
+    }
+    let mut writers: Vec<&Arc<Instance>> = Vec::new();
+    for d in &func.values {
+        if let ValueKind::Stmt(zy_ir::Stmt {
+            op: Op::Invoke(c), ..
+        }) = &d.kind
+        {
+            if !writers.contains(&c) && writes(c) {
+                writers.push(c);
+            }
+        }
+    }
+    let calls_ok = |c: &Instance| !writers.iter().any(|w| ***w == *c);
+    let act = analyse_in(func, reads_globals);
+    let incoming = incoming_args(func);
+    let mut carries: Vec<bool> = act.values.iter().map(|a| a.varied).collect();
+    loop {
+        let constant = constant_objects(func, &act.values, &carries, &calls_ok);
+        let next = varied_from(func, func.args(), &incoming, reads_globals, &constant);
+        if next == carries {
+            return constant;
+        }
+        carries = next;
+    }
+}
+
+/// The arrays of numbers of `func` that no gradient can vary, though an object counts as varied
+/// whatever its operands (a write through an alias could make it so): each made by a
+/// primitive from operands that do not vary (`[0.0, 1.0]`, `zeros(3)`, a broadcast over such
+/// an array), and used only to read numbers from, to broadcast a primitive over, to return, or
+/// as what a primitive writes operands that do not vary into. Any other use (a call, a field,
+/// a view, a jump, a call but one `calls_ok` takes that returns numbers) may alias it, and keeps
+/// it varied. `uses` from `values`, variation from `varied`.
+pub fn constant_objects(
+    func: &Function,
+    values: &[ValueActivity],
+    varied: &[bool],
+    calls_ok: &dyn Fn(&Instance) -> bool,
+) -> Vec<bool> {
+    let quiet = |op: &Operand| op.as_value().is_none_or(|v| !varied[v.index()]);
+    let made = |d: &zy_ir::ValueData| match &d.kind {
+        ValueKind::Stmt(s) => {
+            matches!(&s.op, Op::Prim(p) if p.info().effects.allocates && !p.has_effect())
+                && matches!(&d.ty, zy_ir::Type::Array(e, _) if e.is_bits())
+                && s.args.iter().all(quiet)
+        }
+        ValueKind::Param { .. } => false,
+    };
+    let used_quietly = |i: usize, site: &UseSite| match site {
+        UseSite::Term(b) => matches!(func.block(*b).term, Terminator::Return(_)),
+        UseSite::Stmt(u) => match func.stmt(*u) {
+            Some(us) => match us.op {
+                Op::Prim(q) if q.has_effect() => {
+                    !q.info().effects.calls
+                        && us
+                            .args
+                            .iter()
+                            .filter(|a| a.as_value().map(Value::index) != Some(i))
+                            .all(quiet)
+                }
+                Op::Prim(q) => q == Prim::Broadcast || func.ty(*u).is_bits(),
+                Op::Invoke(ref c) => calls_ok(c) && func.ty(*u).is_bits(),
+                _ => false,
+            },
+            None => false,
+        },
+    };
+    func.values
+        .iter()
+        .enumerate()
+        .map(|(i, d)| made(d) && values[i].uses.iter().all(|(site, _)| used_quietly(i, site)))
+        .collect()
 }
 
 /// Values whose gradient is wanted (backward fixpoint from the return and from mutations). A
@@ -299,7 +444,7 @@ fn useful_values(
 /// The first non-differentiable operation that the argument `a` feeds (following varied values
 /// through the program), if any.
 fn first_cut(func: &Function, a: Value, incoming: &[Vec<Operand>]) -> Option<ArgGradient> {
-    let varied = varied_from(func, &[a], incoming, &|_| false);
+    let varied = varied_from(func, &[a], incoming, &|_| false, &[]);
     for b in func.reverse_postorder() {
         for &v in &func.block(b).stmts {
             let Some(s) = func.stmt(v) else { continue };

@@ -70,9 +70,11 @@ pub use tangent::{fdata_type, has_fdata, rdata_type};
 pub struct AdError {
     pub span: Span,
     pub message: String,
-    /// The reverse transform refused code that itself differentiates (nested AD) for what
-    /// forward mode takes: a recursive function's pullback closures, a pullback that leaves a
-    /// loop nest early. A `gradient` in user code then runs forward mode instead.
+    /// The reverse transform refused what forward mode takes: code that itself differentiates
+    /// (nested AD: a recursive function's pullback closures, a pullback that leaves a loop nest
+    /// early), or an operand without a derivative that varies as an argument of the function
+    /// differentiated (forward mode gives a callee's argument a tangent only where it varies at
+    /// the call). A `gradient` in user code then runs forward mode instead.
     pub nested_reverse: bool,
 }
 

@@ -236,10 +236,11 @@ impl<'f> Cx<'f> {
             || (effect && matches!(s.op, Op::Prim(Prim::SetIndex | Prim::SetLength)))
     }
 
-    /// Does `a` depend differentiably on a differentiated argument (constants never do)?
-    fn is_varied(&self, a: &Operand) -> bool {
+    /// Does `a` depend differentiably on a differentiated argument, an array built from
+    /// constants only counting as a constant?
+    fn carries(&self, a: &Operand) -> bool {
         a.as_value()
-            .is_some_and(|x| self.act.values[x.index()].varied)
+            .is_some_and(|x| self.act.values[x.index()].carries)
     }
 
     fn multi_pred(&self, b: Block) -> bool {
@@ -359,7 +360,7 @@ fn forward_pass(
                 arg_tys: s.args.iter().map(|a| f.operand_ty(a)).collect(),
                 ty: d.ty.clone(),
                 active: cx.live[b.index()] && cx.is_stmt_active(v),
-                varied: s.args.iter().map(|a| cx.is_varied(a)).collect(),
+                varied: s.args.iter().map(|a| cx.carries(a)).collect(),
             };
             let active = fs.active;
             let mut e = Emit {

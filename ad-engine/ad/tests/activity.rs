@@ -3,7 +3,7 @@
 mod common;
 
 use zy_ad::{analyse, ArgGradient, UseSite};
-use zy_ir::{Prim, Type};
+use zy_ir::{Op, Prim, Type, ValueKind};
 
 fn analysed(
     src: &str,
@@ -68,6 +68,35 @@ fn an_array_read_for_its_length_only_is_inert() {
     assert!(!a.inert(&f, arg0(&f)));
     let (a, f) = analysed("k(x, y) = (x[1] = y; 0.0)", "k", &[v, Value::F64(2.0)]);
     assert!(!a.inert(&f, arg0(&f)));
+}
+
+/// An array of Bessel orders built from constants only is varied (an object, as every array
+/// is) but carries no gradient, so the refusal of a derivative in the order does not fire; one
+/// holding a varied value, or written one, carries it.
+#[test]
+fn an_array_of_constant_orders_carries_no_gradient() {
+    use zy_interp::Value::F64;
+    // (varied, carries) of the operand a broadcast applies `besselj` to as its orders.
+    let orders = |src: &str| {
+        let (a, f) = analysed(src, "k", &[F64(1.5)]);
+        let v = f.values.iter().find_map(|d| match &d.kind {
+            ValueKind::Stmt(s) if s.op == Op::Prim(Prim::Broadcast) => s.args[1].as_value(),
+            _ => None,
+        });
+        v.map(|v| (a.values[v.index()].varied, a.values[v.index()].carries))
+    };
+    assert_eq!(
+        orders("k(x) = sum(besselj.([0.0, 1.0], x))"),
+        Some((true, false))
+    );
+    assert_eq!(
+        orders("k(x) = sum(besselj.([x, 1.0], 2.0))"),
+        Some((true, true))
+    );
+    let written = "function k(x)\n    nus = [0.0, 1.0]\n    nus[1] = x\n    return sum(besselj.(nus, 2.0))\nend";
+    assert_eq!(orders(written), Some((true, true)));
+    let filled = "function k(x)\n    nus = [0.0, 1.0]\n    nus[1] = 2.0\n    return sum(besselj.(nus, x))\nend";
+    assert_eq!(orders(filled), Some((true, false)));
 }
 
 #[test]

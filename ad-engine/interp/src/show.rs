@@ -435,7 +435,8 @@ const FLOAT_RANGE_TYPE: &str =
 /// Julia's type of an Int range by length (`2 .* (1:3)`, the prelude's `StepRangeLen{Int64}`).
 const INT_RANGE_LEN_TYPE: &str = "StepRangeLen{Int64, Int64, Int64, Int64}";
 
-/// A type or function value's name as Julia shows it in `Main` (with `using LinearAlgebra`):
+/// A type or function value's name as Julia shows it in `Main` (with `using LinearAlgebra`,
+/// `using Distributions`):
 /// the library's names unqualified (`UnitRange{Int64}`, `Tridiagonal{Float64, Vector{Float64}}`,
 /// `sin`), complex numbers as `ComplexF64` and `Complex{Int64}`.
 fn visible_name(n: &str) -> String {
@@ -445,7 +446,7 @@ fn visible_name(n: &str) -> String {
     while !rest.is_empty() {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
         // `Base.OneTo` is not exported: Julia names it with its module.
-        let module = ["Base.", "LinearAlgebra."]
+        let module = ["Base.", "LinearAlgebra.", "Distributions."]
             .into_iter()
             .find(|m| at_word && rest.starts_with(m) && !rest[m.len()..].starts_with("OneTo"));
         match module {

@@ -50,6 +50,9 @@ enum Form {
     ConjAdjoint,
     Set,
     Pairs,
+    /// A Distributions.jl distribution: its type, then its parameters by name
+    /// (`Normal{Float64}(μ=0.0, σ=1.0)`).
+    Distribution,
 }
 
 fn form(t: &StructType) -> Option<Form> {
@@ -90,6 +93,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base._RoundUp" => Form::Rounding("Up"),
         "Base._RoundDown" => Form::Rounding("Down"),
         "Base.Val" => Form::Val,
+        name if name.starts_with("Distributions.") => Form::Distribution,
         _ => return None,
     })
 }
@@ -406,6 +410,16 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             None => return Ok(false),
         },
         Form::Rounding(mode) => write!(f, "RoundingMode{{:{mode}}}()")?,
+        Form::Distribution => {
+            let ty = crate::show::type_string(&Type::Struct(std::sync::Arc::new(t.clone())));
+            f.write_str(ty.strip_prefix("Distributions.").unwrap_or(&ty))?;
+            for (i, ((name, _), v)) in t.fields.iter().zip(fields).enumerate() {
+                f.write_str(if i == 0 { "(" } else { ", " })?;
+                write!(f, "{name}=")?;
+                show(f, v)?;
+            }
+            f.write_char(')')?;
+        }
         Form::Val => match t.params.as_slice() {
             [p] => write!(f, "Val{{{p}}}()")?,
             _ => return Ok(false),

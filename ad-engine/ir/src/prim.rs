@@ -515,6 +515,20 @@ prims! {
     Besselkx => "besselkx" {
         arity: Exactly(2), kind: Scalar, effects: Effects::throws("x < 0"), jit: Jit::Interpreted,
     }
+    /// `P(a, x)`, the regularized lower incomplete gamma function of `a > 0`, `x > 0` (the
+    /// prelude's `gamma_inc` checks the domain and answers the edges).
+    GammaIncP => "_gamma_inc_p" { arity: Exactly(2), kind: Scalar, jit: Jit::Interpreted }
+    /// `Q(a, x) = 1 - P(a, x)`, with the relative accuracy of a small tail.
+    GammaIncQ => "_gamma_inc_q" { arity: Exactly(2), kind: Scalar, jit: Jit::Interpreted }
+    /// `log Γ(a, x)` of the upper incomplete gamma function, any real `a`, `x > 0` (the
+    /// prelude's `gamma(a, x)`, `loggamma(a, x)` and `expint(ν, x)`).
+    LogUpperGamma => "_log_upper_gamma" { arity: Exactly(2), kind: Scalar, jit: Jit::Interpreted }
+    /// `I_x(a, b)`, the regularized incomplete beta function of `a > 0`, `b > 0`, `x` in
+    /// `[0, 1]` (the prelude's `beta_inc`).
+    BetaInc => "_beta_inc" { arity: Exactly(3), kind: Scalar, jit: Jit::Interpreted }
+    /// `ζ(s, z)`, the Hurwitz zeta function of `z > 0` (the Riemann `ζ(s)` at `z = 1`; the
+    /// prelude's `zeta` checks the domain).
+    Zeta => "_zeta" { arity: Exactly(2), kind: Scalar, jit: Jit::Interpreted }
     /// `max(a, b)`.
     Max => "max" { arity: Exactly(2), kind: Scalar, interpreted_for: REST }
     /// `min(a, b)`.
@@ -874,6 +888,15 @@ prims! {
     /// with the exception's name and the parts of its message (interpolated values).
     Error => "error" {
         arity: AtLeast(1), diff: Diff::No, effects: Effects { throws: Throws::Checks("always"), ..Effects::PURE },
+        jit: Jit::Interpreted,
+    }
+    /// `_refuse_tangent(ṫ, msg)`: forward mode's guard on an operand a primitive has no
+    /// derivative in (a Bessel function's order): throws ChainRules'
+    /// `NotImplementedException: msg` where the tangent `ṫ` (a number, or an array or tuple of
+    /// them) is not zero; nothing otherwise.
+    RefuseTangent => "_refuse_tangent" {
+        arity: Exactly(2), diff: Diff::No,
+        effects: Effects { throws: Throws::Checks("a tangent that is not zero"), ..Effects::PURE },
         jit: Jit::Interpreted,
     }
     /// `the_exception()`: the exception a `catch` block caught (its first statement; Julia's

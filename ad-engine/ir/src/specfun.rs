@@ -11,6 +11,12 @@
 
 use special::Error as _;
 
+mod incomplete;
+mod zeta;
+
+pub use incomplete::{beta_inc, gamma_inc_p, gamma_inc_q, log_upper_gamma};
+pub use zeta::{hurwitz_zeta, riemann_zeta};
+
 /// `gamma(x)`: NaN at the poles (0 excepted: `±Inf`) and at `-Inf`, where Julia raises its
 /// `DomainError`.
 pub fn gamma(x: f64) -> f64 {

@@ -7,9 +7,13 @@
 # `besselix`, `besselkx`, whose derivative is in `x` only: an Int argument converted, Julia's
 # `DomainError` outside the domain, NaN in and NaN out); the functions SpecialFunctions builds
 # from them are here, as it writes them, and zy differentiates them (`invdigamma` and the Airy
-# functions with the package's rules).
+# functions with the package's rules). The incomplete gamma and beta functions (`gamma_inc`,
+# `gamma(a, x)`, `loggamma(a, x)`, `expint(ν, x)`, `beta_inc`) are primitives of their
+# parameters and `x` with derivatives in `x` only (ChainRules' for the gamma functions, the
+# density for `beta_inc`), one in a parameter refused by name; `zeta(s)` and `zeta(s, z)`
+# likewise (a derivative in `z` only).
 
-export gamma, loggamma, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
+export gamma, loggamma, gamma_inc, gamma_inc_inv, beta_inc, beta_inc_inv, expint, erf, zeta, hankelh1, hankelh2, logabsgamma, logfactorial, trigamma, beta, logbeta, logabsbeta, erfcinv, logerfc, logerfcx, invdigamma, airyai, airyaiprime, airybi, airybiprime
 
 """
     gamma(n::Int)
@@ -321,3 +325,287 @@ function rrule(::typeof(_airybiprime), x::Float64)
     return _airybiprime(x), _airybiprime_pullback
 end
 frule(Δ, ::typeof(_airybiprime), x::Float64) = (_airybiprime(x), x * _airybi(x) * Δ[2])
+
+"""
+    gamma_inc(a, x, IND = 0)
+
+The regularized incomplete gamma functions `(P(a, x), Q(a, x))`, `P = γ(a, x) / Γ(a)` and
+`Q = Γ(a, x) / Γ(a) = 1 - P`, of `a >= 0` and `x >= 0`, not both 0 (SpecialFunctions'
+`DomainError` elsewhere), each to about 14 digits, Q keeping its digits in the tail
+(`IND`, Julia's accuracy level, changes nothing). Derivatives in `x`, ChainRules':
+`±exp(-x) x^(a - 1) / gamma(a)`; one in `a` is refused.
+"""
+function gamma_inc(a::Real, x::Real, IND::Integer = 0)
+    af = float(a)
+    xf = float(x)
+    if af < 0.0 || xf < 0.0 || (af == 0.0 && xf == 0.0)
+        throw(DomainError((af, xf, IND), "`a` and `x` must be greater than 0 ---- Domain : (0, Inf)"))
+    end
+    if isnan(af) || isnan(xf)
+        return (af * xf, af * xf)
+    elseif af == 0.0 || isinf(xf)
+        return (1.0, 0.0)
+    elseif xf == 0.0 || isinf(af)
+        return (0.0, 1.0)
+    end
+    return (_gamma_inc_p(af, xf), _gamma_inc_q(af, xf))
+end
+
+"""
+    gamma(a, x)
+
+The upper incomplete gamma function `Γ(a, x) = ∫ₓ^∞ t^(a-1) e^(-t) dt` of a real `a` and
+`x >= 0` (`gamma(a)` at `x = 0`), as `exp(loggamma(a, x))`. Its derivative in `x` is
+`-exp(-x) x^(a - 1)`; one in `a` is refused. Below `x = 0` (complex in Julia) an
+`ArgumentError`.
+"""
+function gamma(a::Real, x::Real)
+    af = float(a)
+    xf = float(x)
+    xf == 0.0 && return gamma(af)
+    return exp(_upper_gamma_log(af, xf, "gamma"))
+end
+
+"""
+    loggamma(a, x)
+
+`log(gamma(a, x))`, kept where `gamma(a, x)` underflows (`loggamma(2.0, 1000.0)`). Its
+derivative in `x` is ChainRules' `-exp(-(x + Ω)) x^(a - 1)`.
+"""
+function loggamma(a::Real, x::Real)
+    af = float(a)
+    xf = float(x)
+    xf == 0.0 && return loggamma(af)
+    return _upper_gamma_log(af, xf, "loggamma")
+end
+
+# `log Γ(a, x)` of `x > 0` (`-Inf` at `Inf`, `Inf` at `a = Inf`); zy's `ArgumentError` below 0,
+# where Julia's value is complex or takes a complex path.
+function _upper_gamma_log(a::Float64, x::Float64, name::String)
+    x < 0.0 && throw(ArgumentError("zy computes $name(a, x) of x >= 0 only"))
+    isnan(a) && return a
+    isinf(a) && return a > 0.0 ? Inf : -Inf
+    return _log_upper_gamma(a, x)
+end
+
+"""
+    expint(ν, x)
+
+The generalized exponential integral `E_ν(x) = ∫₁^∞ exp(-xt) / tᵛ dt = x^(ν-1) Γ(1 - ν, x)`
+of a real `ν` and `x >= 0`: at `x = 0` `1 / (ν - 1)` for `ν > 0`, else `Inf`. Its derivative
+in `x` is `-expint(ν - 1, x)`; one in `ν` is refused. Below `x = 0` SpecialFunctions'
+`DomainError` (an `ArgumentError` for an integer `ν <= 0`, where Julia's is real).
+"""
+function expint(ν::Real, x::Real)
+    nf = float(ν)
+    xf = float(x)
+    if isnan(nf) || isnan(xf)
+        return nf * xf
+    end
+    if xf < 0.0
+        nf == floor(nf) && nf <= 0.0 && throw(ArgumentError("zy computes expint(ν, x) of x >= 0 only"))
+        throw(DomainError(xf, "En will only return a complex result if called with a complex argument"))
+    end
+    if xf == 0.0
+        return nf > 0.0 ? 1.0 / (nf - 1.0) : Inf
+    end
+    return exp((nf - 1.0) * log(xf) + _log_upper_gamma(1.0 - nf, xf))
+end
+
+# 1/√2, Julia's `1/√2` in Float64.
+const _INVSQRT2 = 0.7071067811865476
+
+"""
+    erf(x, y)
+
+`erf(y) - erf(x)`, from `erfc` where both are beyond `1/√2` on one side (so that it keeps
+its digits), as SpecialFunctions computes it; its derivatives `-2 exp(-x²)/√π` and
+`2 exp(-y²)/√π`.
+"""
+function erf(x::Real, y::Real)
+    if abs(x) <= _INVSQRT2 && abs(y) <= _INVSQRT2
+        return erf(y) - erf(x)
+    elseif 0 <= x && 0 <= y
+        return erfc(x) - erfc(y)
+    elseif x <= 0 && y <= 0
+        return erfc(-y) - erfc(-x)
+    end
+    return erf(y) - erf(x)
+end
+
+"""
+    beta_inc(a, b, x, y = 1 - x)
+
+The regularized incomplete beta function and its complement, `(I_x(a, b), 1 - I_x(a, b))`,
+of `a, b >= 0` (not both 0) and `x` in `[0, 1]` (SpecialFunctions' `DomainError`s elsewhere),
+the complement computed as `I_y(b, a)`. SpecialFunctions has no derivative rule for it: zy's
+in `x` is the density `x^(a-1) (1-x)^(b-1) / B(a, b)`; one in `a` or `b` is refused.
+"""
+beta_inc(a::Real, b::Real, x::Real) = beta_inc(a, b, x, 1.0 - float(x))
+
+function beta_inc(a::Real, b::Real, x::Real, y::Real)
+    af = float(a)
+    bf = float(b)
+    xf = float(x)
+    yf = float(y)
+    if af < 0.0 || bf < 0.0
+        throw(DomainError((af, bf), "a or b is negative"))
+    elseif af == 0.0 && bf == 0.0
+        throw(DomainError((af, bf), "a and b are 0.0"))
+    elseif xf < 0.0 || xf > 1.0
+        throw(DomainError(xf, "x < 0 or x > 1"))
+    elseif yf < 0.0 || yf > 1.0
+        throw(DomainError(yf, "y < 0 or y > 1"))
+    elseif abs(xf + yf - 1.0) > 3.0 * eps(1.0)
+        throw(DomainError((xf, yf), "x + y != 1.0"))
+    end
+    if isnan(xf) || isnan(yf) || isnan(af) || isnan(bf)
+        return (NaN, NaN)
+    elseif xf == 0.0
+        return (0.0, 1.0)
+    elseif yf == 0.0
+        return (1.0, 0.0)
+    elseif af == 0.0
+        return (1.0, 0.0)
+    elseif bf == 0.0
+        return (0.0, 1.0)
+    end
+    return (_beta_inc(af, bf, xf), _beta_inc(bf, af, yf))
+end
+
+"""
+    zeta(s), zeta(s, z)
+
+The Riemann zeta function `ζ(s) = Σ n^(-s)` of a real `s`, continued below 1 (`zeta(0) ==
+-0.5`, `zeta(-2) == 0.0`; NaN at the pole 1, as Julia's), and the Hurwitz zeta function
+`ζ(s, z) = Σ (z + n)^(-s)` of `z > 0` (`zeta(s)` at `z = 0`, as SpecialFunctions has it). The
+derivative in `z` is DiffRules' `-s zeta(s + 1, z)`; neither ChainRules nor DiffRules has
+one in `s`: refused by name.
+"""
+zeta(s::Real) = _zeta(float(s), 1.0)
+
+function zeta(s::Real, z::Real)
+    sf = float(s)
+    zf = float(z)
+    zf == 0.0 && return zeta(sf)
+    if isnan(sf) || isnan(zf)
+        return NaN
+    end
+    zf < 0.0 && throw(ArgumentError("zy computes zeta(s, z) of z >= 0 only"))
+    if isinf(sf)
+        sf < 0.0 && throw(DomainError(sf, "`s` must be finite."))
+        return zf > 1.0 ? 0.0 : Inf
+    end
+    return _zeta(sf, zf)
+end
+
+"""
+    gamma_inc_inv(a, p, q)
+
+The `x` with `gamma_inc(a, x) == (p, q)`, `p + q == 1` (else SpecialFunctions'
+`ArgumentError`): `0` at `p = 0`, `Inf` at `q = 0`; by Newton's method on the smaller of the
+two tails, kept inside the bracket it narrows (bisected, or doubled while no upper end is
+known). Differentiable in `p` and `q` through the steps; in `a` refused, as `gamma_inc` is.
+"""
+function gamma_inc_inv(a::Real, p::Real, q::Real)
+    af = float(a)
+    pf = float(p)
+    qf = float(q)
+    pf + qf != 1.0 && throw(ArgumentError("p + q must equal one but is $(pf + qf)"))
+    pf == 0.0 && return 0.0
+    qf == 0.0 && return Inf
+    lower = pf < 0.5
+    # Start: the series' first term (xᵃ / Γ(a + 1) = p) for a small tail or a < 1, else
+    # Wilson and Hilferty's cube of a normal quantile.
+    z = lower ? -erfcinv(2 * pf) * 1.4142135623730951 : erfcinv(2 * qf) * 1.4142135623730951
+    w = 1.0 - 1.0 / (9.0 * af) + z * sqrt(1.0 / (9.0 * af))
+    x = af * w^3
+    if af < 1.0 || w <= 0.0
+        x = exp((log(lower ? pf : 1.0 - qf) + loggamma(af + 1.0)) / af)
+    end
+    lo = 0.0
+    hi = Inf
+    n = 0
+    while n < 200
+        n += 1
+        # Increasing in x either way: P - p, or q - Q.
+        f = lower ? _gamma_inc_p(af, x) - pf : qf - _gamma_inc_q(af, x)
+        f == 0.0 && return x
+        if f < 0.0
+            lo = x
+        else
+            hi = x
+        end
+        next = x - f / exp((af - 1.0) * log(x) - x - loggamma(af))
+        if !(lo < next < hi)
+            next = isinf(hi) ? 2.0 * x : (lo + hi) / 2.0
+        end
+        abs(next - x) <= 4.0e-16 * next && return next
+        x = next
+    end
+    return x
+end
+
+"""
+    beta_inc_inv(a, b, p, q = 1 - p)
+
+The `(x, 1 - x)` with `beta_inc(a, b, x) == (p, q)`: `(0, 1)` at `p = 0`, `(1, 0)` at
+`q = 0`; by Newton's method on the smaller tail (the lower one of `I_x(a, b)`, else of
+`I_{1-x}(b, a)`), kept inside the bracket it narrows. Differentiable in `p` through the
+steps; in `a` and `b` refused, as `beta_inc` is.
+"""
+beta_inc_inv(a::Real, b::Real, p::Real) = beta_inc_inv(a, b, p, 1.0 - float(p))
+
+function beta_inc_inv(a::Real, b::Real, p::Real, q::Real)
+    af = float(a)
+    bf = float(b)
+    pf = float(p)
+    qf = float(q)
+    pf == 0.0 && return (0.0, 1.0)
+    qf == 0.0 && return (1.0, 0.0)
+    if pf > 0.5
+        y, x = _beta_inc_root(bf, af, qf)
+        return (x, y)
+    end
+    return _beta_inc_root(af, bf, pf)
+end
+
+# `(x, 1 - x)` with `I_x(a, b) = p`, `p <= 1/2`: Newton's method from the mean (from the
+# series' first term `xᵃ / (a B(a, b)) = p` where that is smaller), kept inside `(0, 1)`.
+function _beta_inc_root(a::Float64, b::Float64, p::Float64)
+    lb = logbeta(a, b)
+    x = min(a / (a + b), exp((log(p) + log(a) + lb) / a))
+    lo = 0.0
+    hi = 1.0
+    n = 0
+    while n < 200
+        n += 1
+        f = _beta_inc(a, b, x) - p
+        f == 0.0 && return (x, 1.0 - x)
+        if f < 0.0
+            lo = x
+        else
+            hi = x
+        end
+        next = x - f / exp((a - 1.0) * log(x) + (b - 1.0) * log1p(-x) - lb)
+        if !(lo < next < hi)
+            next = (lo + hi) / 2.0
+        end
+        abs(next - x) <= 4.0e-16 * next && return (next, 1.0 - next)
+        x = next
+    end
+    return (x, 1.0 - x)
+end
+
+"""
+    hankelh1(ν, x), hankelh2(ν, x)
+
+The Hankel functions `H⁽¹⁾ = J + iY` and `H⁽²⁾ = J - iY` of an order and `x > 0`, complex
+(a `ComplexF64`). Differentiable in `x` through the Bessel functions (ChainRules'
+`(H(ν-1, x) - H(ν+1, x)) / 2`), not in `ν`. Below 0, where Julia's path is complex
+throughout, zy's `ArgumentError`.
+"""
+hankelh1(ν::Real, x::Real) = complex(besselj(ν, _hankel_x(x, "hankelh1")), bessely(ν, x))
+hankelh2(ν::Real, x::Real) = complex(besselj(ν, _hankel_x(x, "hankelh2")), -bessely(ν, x))
+
+_hankel_x(x::Real, name::String) = x > 0 ? x : throw(ArgumentError("zy computes $name(ν, x) of x > 0 only"))

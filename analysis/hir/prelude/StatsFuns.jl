@@ -5,11 +5,13 @@
 # computes and zy differentiates it like user code. A density of `x` outside the support is
 # `-Inf` (its logarithm) or `0.0`, as in StatsFuns.
 
-import SpecialFunctions: loggamma, logbeta, erfcinv
+import SpecialFunctions: loggamma, logbeta, erfcinv, gamma_inc, beta_inc, gamma_inc_inv, beta_inc_inv
 import LogExpFunctions: xlogx, xlogy, xlog1py, logistic, logit, log1psq, log1pexp, log1mexp, log2mexp, logexpm1, softplus, invsoftplus, log1pmx, logmxp1, logaddexp, logsubexp, logsumexp, softmax, softmax!
 
 export xlogx, xlogy, xlog1py, logistic, logit, log1psq, log1pexp, log1mexp, log2mexp, logexpm1, softplus, invsoftplus, log1pmx, logmxp1, logaddexp, logsubexp, logsumexp, softmax, softmax!
 export normpdf, normlogpdf, normcdf, normccdf, normlogcdf, normlogccdf, norminvcdf, norminvccdf, gammapdf, gammalogpdf, betapdf, betalogpdf, poispdf, poislogpdf, tdistpdf, tdistlogpdf
+export gammacdf, gammaccdf, gammalogcdf, gammalogccdf, betacdf, betaccdf, betalogcdf, betalogccdf, poiscdf, poisccdf, poislogcdf, poislogccdf, tdistcdf, tdistccdf, tdistlogcdf, tdistlogccdf, fdistcdf, fdistccdf, fdistlogcdf, fdistlogccdf
+export gammainvcdf, gammainvccdf, betainvcdf, betainvccdf, fdistinvcdf, fdistinvccdf, tdistinvcdf, tdistinvccdf, poisinvcdf
 
 # IrrationalConstants' values as Float64: 1/√2, √2, 1/√(2π), log(2π), log(π).
 const _INVSQRT2 = 0.7071067811865476
@@ -188,3 +190,271 @@ end
 `exp(tdistlogpdf(ν, x))`.
 """
 tdistpdf(ν::Real, x::Real) = exp(tdistlogpdf(ν, x))
+
+# The smallest normal Float64 (`floatmin(Float64)`) and log(2).
+const _FLOATMIN = 2.2250738585072014e-308
+const _LOGTWO = 0.6931471805599453
+
+"""
+    gammacdf(k, θ, x), gammaccdf(k, θ, x)
+
+The distribution function of the gamma distribution of shape `k` and scale `θ` at `x`,
+`P(k, max(0, x)/θ)` (`gamma_inc`'s first), and its complement `Q` (the second, keeping its
+digits in the upper tail); a step at 0 where `k` is 0. Differentiable in `θ` and `x`; a
+derivative in `k` is refused (SpecialFunctions has none).
+"""
+function gammacdf(k::Real, θ::Real, x::Real)
+    iszero(k) && return x >= 0 ? 1.0 : 0.0
+    return gamma_inc(k, max(0.0, float(x)) / θ)[1]
+end
+function gammaccdf(k::Real, θ::Real, x::Real)
+    iszero(k) && return x < 0 ? 1.0 : 0.0
+    return gamma_inc(k, max(0.0, float(x)) / θ)[2]
+end
+
+"""
+    gammalogcdf(k, θ, x), gammalogccdf(k, θ, x)
+
+`log(gammacdf(k, θ, x))` and `log(gammaccdf(k, θ, x))`, as StatsFuns takes them: from the
+smaller of `P` and `Q` (`log1p` of the other's negation above 0.7); where `P` underflows from
+its series `xᵏ e⁻ˣ ₁F₁(1; k + 1; x) / Γ(k + 1)`, where `Q` does from `loggamma(k, x)`.
+"""
+function gammalogcdf(k::Real, θ::Real, x::Real)
+    iszero(k) && return log(x >= 0 ? 1.0 : 0.0)
+    xdθ = max(0.0, float(x)) / θ
+    l, u = gamma_inc(k, xdθ)
+    if l < _FLOATMIN && isfinite(k) && isfinite(xdθ)
+        return -log(k) + k * log(xdθ) - xdθ + log(_hyp1f1_one(k, xdθ)) - loggamma(k)
+    elseif l < 0.7
+        return log(l)
+    end
+    return log1p(-u)
+end
+function gammalogccdf(k::Real, θ::Real, x::Real)
+    iszero(k) && return log(x < 0 ? 1.0 : 0.0)
+    xdθ = max(0.0, float(x)) / θ
+    l, u = gamma_inc(k, xdθ)
+    if u < _FLOATMIN
+        return loggamma(k, xdθ) - loggamma(k)
+    elseif u < 0.7
+        return log(u)
+    end
+    return log1p(-l)
+end
+
+# `₁F₁(1; k + 1; z) = Σₙ zⁿ / ((k + 1) ⋯ (k + n))`, summed until a term no longer changes the
+# sum (it converges fast where the lower tail underflows, `z` far below `k`).
+function _hyp1f1_one(k::Real, z::Real)
+    s = 1.0
+    t = 1.0
+    n = 0
+    while n < 100000
+        n += 1
+        t *= z / (k + n)
+        s + t == s && break
+        s += t
+    end
+    return s
+end
+
+"""
+    betacdf(α, β, x), betaccdf(α, β, x)
+
+The distribution function of the beta distribution at `x` (clamped into `[0, 1]`),
+`beta_inc(α, β, x)`'s first, and its complement, the second; steps where `α` or `β` is 0.
+Differentiable in `x`; a derivative in `α` or `β` is refused (SpecialFunctions has none).
+"""
+function betacdf(α::Real, β::Real, x::Real)
+    if iszero(α) && β > 0
+        return x >= 0 ? 1.0 : 0.0
+    elseif iszero(β) && α > 0
+        return x >= 1 ? 1.0 : 0.0
+    end
+    return beta_inc(α, β, clamp(float(x), 0.0, 1.0))[1]
+end
+function betaccdf(α::Real, β::Real, x::Real)
+    if iszero(α) && β > 0
+        return x < 0 ? 1.0 : 0.0
+    elseif iszero(β) && α > 0
+        return x < 1 ? 1.0 : 0.0
+    end
+    return beta_inc(α, β, clamp(float(x), 0.0, 1.0))[2]
+end
+
+"""
+    betalogcdf(α, β, x), betalogccdf(α, β, x)
+
+`log(betacdf(α, β, x))` and `log(betaccdf(α, β, x))` from the smaller of the pair; where the
+lower tail underflows from `xᵅ (1 - x)ᵝ ₂F₁(α + β, 1; α + 1; x) / (α B(α, β))` (DLMF 8.17.8).
+"""
+function betalogcdf(α::Real, β::Real, x::Real)
+    if iszero(α) && β > 0
+        return log(x >= 0 ? 1.0 : 0.0)
+    elseif iszero(β) && α > 0
+        return log(x >= 1 ? 1.0 : 0.0)
+    end
+    y = clamp(float(x), 0.0, 1.0)
+    p, q = beta_inc(α, β, y)
+    if p < _FLOATMIN
+        return -log(α) + xlogy(α, y) + xlog1py(β, -y) + log(_hyp2f1_tail(α, β, y)) - logbeta(α, β)
+    elseif p <= 0.7
+        return log(p)
+    end
+    return log1p(-q)
+end
+function betalogccdf(α::Real, β::Real, x::Real)
+    if iszero(α) && β > 0
+        return log(x < 0 ? 1.0 : 0.0)
+    elseif iszero(β) && α > 0
+        return log(x < 1 ? 1.0 : 0.0)
+    end
+    p, q = beta_inc(α, β, clamp(float(x), 0.0, 1.0))
+    return q < 0.7 ? log(q) : log1p(-p)
+end
+
+# `₂F₁(α + β, 1; α + 1; x) = Σₙ (α + β)ₙ / (α + 1)ₙ xⁿ` of `x < 1`, summed until a term no
+# longer changes the sum.
+function _hyp2f1_tail(α::Real, β::Real, x::Real)
+    s = 1.0
+    t = 1.0
+    n = 0
+    while n < 100000
+        t *= (α + β + n) / (α + 1 + n) * x
+        n += 1
+        s + t == s && break
+        s += t
+    end
+    return s
+end
+
+"""
+    poiscdf(λ, x), poisccdf(λ, x), poislogcdf(λ, x), poislogccdf(λ, x)
+
+The distribution function of the Poisson distribution of rate `λ` at `x`, and its
+complement and logarithms: the gamma distribution's of shape `floor(x) + 1` at `λ`
+(`poiscdf(λ, x) = gammaccdf(floor(x) + 1, 1, λ)`), so differentiable in `λ`.
+"""
+poiscdf(λ::Real, x::Real) = gammaccdf(max(0.0, floor(float(x) + 1)), 1.0, λ)
+poisccdf(λ::Real, x::Real) = gammacdf(max(0.0, floor(float(x) + 1)), 1.0, λ)
+poislogcdf(λ::Real, x::Real) = gammalogccdf(max(0.0, floor(float(x) + 1)), 1.0, λ)
+poislogccdf(λ::Real, x::Real) = gammalogcdf(max(0.0, floor(float(x) + 1)), 1.0, λ)
+
+"""
+    fdistcdf(ν1, ν2, x), fdistccdf(ν1, ν2, x), fdistlogcdf(ν1, ν2, x), fdistlogccdf(ν1, ν2, x)
+
+The F distribution's distribution functions: the beta distribution's of `ν1/2`, `ν2/2` at
+`1 / (1 + ν2 / (ν1 max(0, x)))`.
+"""
+fdistcdf(ν1::Real, ν2::Real, x::Real) = betacdf(ν1 / 2, ν2 / 2, _fdist_y(ν1, ν2, x))
+fdistccdf(ν1::Real, ν2::Real, x::Real) = betaccdf(ν1 / 2, ν2 / 2, _fdist_y(ν1, ν2, x))
+fdistlogcdf(ν1::Real, ν2::Real, x::Real) = betalogcdf(ν1 / 2, ν2 / 2, _fdist_y(ν1, ν2, x))
+fdistlogccdf(ν1::Real, ν2::Real, x::Real) = betalogccdf(ν1 / 2, ν2 / 2, _fdist_y(ν1, ν2, x))
+_fdist_y(ν1::Real, ν2::Real, x::Real) = inv(1 + ν2 / (ν1 * max(0.0, float(x))))
+
+"""
+    tdistcdf(ν, x), tdistccdf(ν, x), tdistlogcdf(ν, x), tdistlogccdf(ν, x)
+
+The distribution function of Student's t distribution with `ν` degrees of freedom at `x`,
+from the F distribution's of `1`, `ν` at `x²` (half its complement below 0); the standard
+normal's at `ν = Inf`. Differentiable in `x`; a derivative in `ν` is refused.
+"""
+function tdistcdf(ν::Real, x::Real)
+    if isinf(ν)
+        return normcdf(float(x))
+    elseif x < 0
+        return fdistccdf(1.0, ν, x^2) / 2
+    end
+    return 1 - fdistccdf(1.0, ν, x^2) / 2
+end
+tdistccdf(ν::Real, x::Real) = tdistcdf(ν, -x)
+function tdistlogcdf(ν::Real, x::Real)
+    if isinf(ν)
+        return normlogcdf(float(x))
+    elseif x < 0
+        return fdistlogccdf(1.0, ν, x^2) - _LOGTWO
+    end
+    return log1p(-fdistccdf(1.0, ν, x^2) / 2)
+end
+tdistlogccdf(ν::Real, x::Real) = tdistlogcdf(ν, -x)
+
+"""
+    gammainvcdf(k, θ, p), gammainvccdf(k, θ, p)
+
+The quantiles of the gamma distribution: `θ gamma_inc_inv(k, p, 1 - p)`, and of its upper
+tail. Differentiable in `θ` and `p` (`∂/∂p` is the inverse density); in `k` refused.
+"""
+gammainvcdf(k::Real, θ::Real, p::Real) = θ * gamma_inc_inv(k, p, 1 - p)
+gammainvccdf(k::Real, θ::Real, p::Real) = θ * gamma_inc_inv(k, 1 - p, p)
+
+"""
+    betainvcdf(α, β, p), betainvccdf(α, β, p)
+
+The quantiles of the beta distribution, `beta_inc_inv(α, β, p)`'s first, and of its upper
+tail; steps where `α` or `β` is 0.
+"""
+function betainvcdf(α::Real, β::Real, p::Real)
+    if 0 <= p <= 1
+        iszero(α) && β > 0 && return 0.0
+        iszero(β) && α > 0 && return p > 0 ? 1.0 : 0.0
+    end
+    return beta_inc_inv(α, β, p)[1]
+end
+function betainvccdf(α::Real, β::Real, p::Real)
+    if 0 <= p <= 1
+        iszero(α) && β > 0 && return p == 0 ? 1.0 : 0.0
+        iszero(β) && α > 0 && return 1.0
+    end
+    return beta_inc_inv(β, α, p)[2]
+end
+
+"""
+    fdistinvcdf(ν1, ν2, p), fdistinvccdf(ν1, ν2, p)
+
+The quantiles of the F distribution, from the beta distribution's of `ν1/2`, `ν2/2`:
+`x / (1 - x) ν2 / ν1`.
+"""
+function fdistinvcdf(ν1::Real, ν2::Real, p::Real)
+    x, y = beta_inc_inv(ν1 / 2, ν2 / 2, p)
+    return x / y * ν2 / ν1
+end
+function fdistinvccdf(ν1::Real, ν2::Real, p::Real)
+    y, x = beta_inc_inv(ν2 / 2, ν1 / 2, p)
+    return x / y * ν2 / ν1
+end
+
+"""
+    tdistinvcdf(ν, p), tdistinvccdf(ν, p)
+
+The quantiles of Student's t distribution, from the F distribution's of `1`, `ν` at twice
+the tail: `∓√fdistinvccdf(1, ν, 2 min(p, 1 - p))`; the normal's at `ν = Inf`.
+"""
+function tdistinvcdf(ν::Real, p::Real)
+    if isinf(ν)
+        return norminvcdf(float(p))
+    elseif p < 0.5
+        return -sqrt(fdistinvccdf(1.0, ν, 2 * p))
+    end
+    return sqrt(fdistinvccdf(1.0, ν, 2 * (1 - p)))
+end
+tdistinvccdf(ν::Real, p::Real) = -tdistinvcdf(ν, p)
+
+"""
+    poisinvcdf(λ, p)
+
+The quantile of the Poisson distribution of rate `λ`: the least natural `k` with
+`poiscdf(λ, k) >= p` (as a Float64, as Rmath's `qpois`), searched from the normal
+approximation; `Inf` at `p = 1`.
+"""
+function poisinvcdf(λ::Real, p::Real)
+    p >= 1 && return Inf
+    p <= 0 && return 0.0
+    z = -erfcinv(2 * p) * _SQRT2
+    k = max(0.0, floor(λ + sqrt(λ) * z))
+    while k > 0 && poiscdf(λ, k - 1) >= p
+        k -= 1
+    end
+    while poiscdf(λ, k) < p
+        k += 1
+    end
+    return k
+end

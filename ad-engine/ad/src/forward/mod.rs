@@ -415,6 +415,9 @@ fn transform(
             .map(|(_, t)| t.clone())
     };
     let used = used_values(func);
+    let reads_globals = |c: &Instance| !globals.reached(c).is_empty();
+    let constant_arrays =
+        crate::activity::constant_arrays(func, &reads_globals, &mut |c| mutates(c));
     let mut sb = SsaBuilder::new(out);
     let mut callees: Vec<(Arc<Instance>, Vec<bool>)> = Vec::new();
     let mut backs_made: Vec<Arc<Instance>> = Vec::new();
@@ -535,6 +538,8 @@ fn transform(
                 }
             };
             let tangent = match tangent {
+                // An array built from constants only: no tangent, as a constant has none.
+                _ if constant_arrays[v.index()] => None,
                 Some(t) if dual_type(&d.ty) != Type::Nothing => Some(t),
                 _ if !used[v.index()] || stays_zero(func, stmt, &d.ty, &tans) => None,
                 _ => zero_tangent(&mut e, &value, &d.ty),

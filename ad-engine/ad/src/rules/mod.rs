@@ -22,7 +22,7 @@ mod data;
 mod factor;
 mod objects;
 mod scalar;
-mod specfun;
+pub(crate) mod specfun;
 pub(crate) mod split;
 
 use std::sync::Arc;
@@ -285,7 +285,8 @@ pub struct FwdStmt<'s> {
     pub ty: Type,
     /// Whether the statement needs a reverse (its residuals are kept).
     pub active: bool,
-    /// Whether each operand depends differentiably on a differentiated argument.
+    /// Whether each operand depends differentiably on a differentiated argument, an array
+    /// built from constants only counting as a constant (the activity's `carries`).
     pub varied: Vec<bool>,
 }
 
@@ -358,7 +359,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
     if let Op::Prim(p) = s.op {
         let (p, at) = specfun::applied(*p, &s.args);
         let float = |i: usize| s.arg_tys.get(i).map(broadcast::elem) == Some(Type::Float64);
-        specfun::refuse_order(e.span, p, at > 0, |i| {
+        specfun::refuse_underived(e.span, p, at > 0, |i| {
             s.active && float(i + at) && s.varied.get(i + at) == Some(&true)
         })?;
     }
@@ -439,7 +440,7 @@ pub struct TanOut {
 pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     let p = s.prim;
     let (applied, at) = specfun::applied(p, &s.args);
-    specfun::refuse_order(e.span, applied, at > 0, |i| s.tangent(i + at).is_some())?;
+    specfun::guard_underived(e, applied, at, &s.tangents);
     if s.tangents.iter().any(Option::is_some) {
         objects::refuse_unsupported(e.span, &Op::Prim(p), &s.arg_tys, &s.ty)?;
     }

@@ -2,9 +2,10 @@
 //! each derivative written as SpecialFunctions' ChainRules extension writes it, so that the
 //! bits agree with what Julia users get; `besselj1'` is the recurrence `J₀ - J₁/x` (ChainRules'
 //! `(J₀ - J₂)/2` with `J₂ = 2J₁/x - J₀`), `1/2` at `0`, and `bessely1'` is `Y₀ - Y₁/x`. The
-//! Bessel functions of an order `ν` have a derivative in `x` only, as in ChainRules (whose
-//! rule leaves `ν`'s not implemented): differentiating with respect to `ν` is refused by name
-//! ([`refuse_order`]), never a silent zero.
+//! Bessel functions of an order `ν` and the incomplete gamma functions have a derivative in `x`
+//! only, as in ChainRules (whose rules leave `ν`'s and `a`'s not implemented), the incomplete
+//! beta function (SpecialFunctions has no rule) its density in `x`: differentiating with
+//! respect to the others is refused by name ([`refuse_underived`]), never a silent zero.
 
 use zy_ir::{Const, Operand, Prim, Span, Type};
 
@@ -56,29 +57,96 @@ fn bessel1_slope(e: &mut Emit, x: &Operand, a: Operand, b: Operand, c: f64) -> O
     e.prim(IfElse, vec![zero, f(c), d], F64)
 }
 
-/// Refuses to differentiate a Bessel function `p` with respect to its order (operand 0) where
-/// `wanted(0)`: SpecialFunctions' rule does not implement that derivative. `broadcast`: `p`
-/// is applied by a broadcast, whose arrays of orders count as varied even when constant (an
-/// array's writes may reach it through an alias), so the message names what is not.
-pub fn refuse_order(
+/// The operands of `p` without a derivative (SpecialFunctions' rule leaves them
+/// `@not_implemented`, or has no rule), with how the refusal names the call and them.
+fn underived(p: Prim) -> Option<(&'static [usize], String, &'static str)> {
+    const A: &[usize] = &[0];
+    const AB: &[usize] = &[0, 1];
+    let incomplete =
+        "its parameter a: SpecialFunctions' rule has no derivative in a (`@not_implemented`)";
+    match p {
+        _ if p.bessel().is_some() => Some((
+            A,
+            format!("{p}(ν, x)"),
+            "its order ν: SpecialFunctions' rule has no derivative in ν (`@not_implemented`)",
+        )),
+        GammaIncP | GammaIncQ => Some((A, "gamma_inc(a, x)".into(), incomplete)),
+        LogUpperGamma => Some((A, "gamma(a, x)`, `loggamma(a, x)` or `expint(1 - a, x)".into(), incomplete)),
+        Zeta => Some((
+            A,
+            "zeta(s, z)` (`zeta(s)`".into(),
+            "s: neither ChainRules nor DiffRules has a derivative in s",
+        )),
+        BetaInc => Some((
+            AB,
+            "beta_inc(a, b, x)".into(),
+            "its parameters a and b: SpecialFunctions has no rule for `beta_inc` (zy's is the density, the derivative in x)",
+        )),
+        _ => None,
+    }
+}
+
+/// Does `p` have an operand without a derivative ([`refuse_underived`])?
+pub fn has_underived(p: Prim) -> bool {
+    underived(p).is_some()
+}
+
+/// Why `p` cannot be differentiated with respect to one of its operands `wanted(i)` (a Bessel
+/// function's order, an incomplete gamma function's `a`), if it has such an operand.
+/// `broadcast`: `p` is applied by a broadcast (`besselj.(nus, x)`).
+fn underived_message(p: Prim, broadcast: bool, wanted: impl Fn(usize) -> bool) -> Option<String> {
+    let (operands, call, what) = underived(p)?;
+    if !operands.iter().any(|&i| wanted(i)) {
+        return None;
+    }
+    let constant = match broadcast {
+        true => "constants (a tuple, a range or an array built from constants only)",
+        false => "it as a constant",
+    };
+    Some(format!(
+        "cannot differentiate `{call}` with respect to {what}; pass {constant}"
+    ))
+}
+
+/// Refuses to differentiate `p` with respect to an operand it has no derivative in where that
+/// operand varies (`wanted(i)`): never a silent zero. Reverse mode differentiates a function
+/// with respect to all its arguments, forward mode with respect to what varies at the call:
+/// the error lets forward mode take the gradient ([`AdError::nested_reverse`]), which takes
+/// it where the operand is a parameter of a library function only (`gamma_inc(a, x)` called
+/// with a constant `a`).
+pub fn refuse_underived(
     span: Span,
     p: Prim,
     broadcast: bool,
     wanted: impl Fn(usize) -> bool,
 ) -> std::result::Result<(), AdError> {
-    if p.bessel().is_none() || !wanted(0) {
+    let Some(message) = underived_message(p, broadcast, wanted) else {
         return Ok(());
-    }
-    let constant = match broadcast {
-        true => "a tuple or an Int range of orders",
-        false => "the order as a constant",
     };
-    Err(AdError::new(
-        span,
-        format!(
-            "cannot differentiate `{p}(ν, x)` with respect to its order ν: SpecialFunctions' rule has no derivative in ν (`@not_implemented`); pass {constant}"
-        ),
-    ))
+    let mut e = AdError::new(span, message);
+    e.nested_reverse = true;
+    Err(e)
+}
+
+/// Forward mode's guard on the operands of `p` it has no derivative in, from their tangents
+/// (`at`: where `p`'s operands start among them): a tangent known only at run time (a field of
+/// a struct's, which is zero where the caller built the struct from a constant) is checked
+/// there, the run failing with ChainRules' `NotImplementedException` where it is not zero.
+pub fn guard_underived(e: &mut Emit, p: Prim, at: usize, tangents: &[Option<Operand>]) {
+    let tangent = |i: usize| tangents.get(i + at).cloned().flatten();
+    let varying = |i: usize| tangent(i).is_some_and(|t| !super::is_zero_literal(&t));
+    let Some(message) = underived_message(p, at > 0, varying) else {
+        return;
+    };
+    let Some((operands, _, _)) = underived(p) else {
+        return;
+    };
+    for &i in operands {
+        if let Some(t) = tangent(i).filter(|t| !super::is_zero_literal(t)) {
+            let text: Operand = Const::Str(message.as_str().into()).into();
+            e.prim(RefuseTangent, vec![t, text], Type::Nothing);
+        }
+    }
 }
 
 /// The primitive a statement of `p` on `args` applies, and where that primitive's operands
@@ -173,6 +241,56 @@ const fn bessel_rule(
     }
 }
 
+/// Operand `i` of `s` as a Float64 (an Int parameter converted).
+fn float_operand(e: &mut Emit, k: &[Operand], s: &RevStmt, i: usize) -> Operand {
+    match s.arg_tys.get(i) {
+        Some(Type::Int64) => e.prim(Float, vec![k[i].clone()], F64),
+        _ => k[i].clone(),
+    }
+}
+
+/// `exp(-x) x^(a - 1) / gamma(a)`, the derivative of `P(a, x)` in `x` (ChainRules' `z` of
+/// `gamma_inc`).
+fn gamma_inc_slope(e: &mut Emit, k: &[Operand], s: &RevStmt) -> Operand {
+    let a = float_operand(e, k, s, 0);
+    let nx = e.prim(Neg, vec![k[1].clone()], F64);
+    let ex = e.prim(Exp, vec![nx], F64);
+    let am1 = e.prim(Sub, vec![a.clone(), f(1.0)], F64);
+    let pow = e.prim(Pow, vec![k[1].clone(), am1], F64);
+    let num = e.mul(ex, pow);
+    let g = e.prim(Gamma, vec![a], F64);
+    e.prim(Div, vec![num, g], F64)
+}
+
+/// `x^(a - 1) (1 - x)^(b - 1) / B(a, b)`, the density of the beta distribution: the
+/// derivative of `I_x(a, b)` in `x`.
+fn beta_inc_slope(e: &mut Emit, k: &[Operand], s: &RevStmt) -> Operand {
+    let a = float_operand(e, k, s, 0);
+    let b = float_operand(e, k, s, 1);
+    let am1 = e.prim(Sub, vec![a.clone(), f(1.0)], F64);
+    let bm1 = e.prim(Sub, vec![b.clone(), f(1.0)], F64);
+    let xa = e.prim(Pow, vec![k[2].clone(), am1], F64);
+    let y = e.prim(Sub, vec![f(1.0), k[2].clone()], F64);
+    let yb = e.prim(Pow, vec![y, bm1], F64);
+    let ab = e.add(a.clone(), b.clone());
+    let lab = e.prim(LogAbsGamma, vec![ab], F64);
+    let la = e.prim(LogAbsGamma, vec![a], F64);
+    let lb = e.prim(LogAbsGamma, vec![b], F64);
+    let l1 = e.prim(Sub, vec![lab, la], F64);
+    let l2 = e.prim(Sub, vec![l1, lb], F64);
+    let inv_beta = e.prim(Exp, vec![l2], F64);
+    let xy = e.mul(xa, yb);
+    e.mul(xy, inv_beta)
+}
+
+/// `a` and `x` of the incomplete gamma functions' tests (an Int `a` has no tangent).
+const INCOMPLETE: &[&[TestArg]] = &[
+    &[I(1), F(0.3)],
+    &[I(3), F(2.0)],
+    &[I(2), F(5.5)],
+    &[I(10), F(7.0)],
+];
+
 /// Every special function's rule.
 pub static RULES: &[ScalarRule] = &[
     ScalarRule {
@@ -243,7 +361,7 @@ pub static RULES: &[ScalarRule] = &[
             Special {
                 at: &[F(0.0)],
                 y: 0.0,
-                grad: &[&[1.1283791670955126]],
+                grad: &[&[std::f64::consts::FRAC_2_SQRT_PI]],
             },
             Special {
                 at: &[F(f64::INFINITY)],
@@ -265,7 +383,7 @@ pub static RULES: &[ScalarRule] = &[
         special: &[Special {
             at: &[F(0.0)],
             y: 1.0,
-            grad: &[&[-1.1283791670955126]],
+            grad: &[&[-std::f64::consts::FRAC_2_SQRT_PI]],
         }],
     },
     ScalarRule {
@@ -326,7 +444,7 @@ pub static RULES: &[ScalarRule] = &[
         special: &[Special {
             at: &[F(0.0)],
             y: 1.0,
-            grad: &[&[-1.1283791670955126]],
+            grad: &[&[-std::f64::consts::FRAC_2_SQRT_PI]],
         }],
     },
     ScalarRule {
@@ -502,6 +620,94 @@ pub static RULES: &[ScalarRule] = &[
         }),
         forward: Partials,
         points: &[&[F(-2.0)], &[F(-0.3)], &[F(0.4)], &[F(0.9)]],
+        special: &[],
+    },
+    ScalarRule {
+        prim: GammaIncP,
+        keeps: &[Arg(0), Arg(1)],
+        // ChainRules: (@not_implemented, exp(-x) x^(a - 1) / gamma(a)).
+        reverse: Terms(|e, k, dy, s| {
+            let d = gamma_inc_slope(e, k, s);
+            vec![None, Some(e.mul(dy, d))]
+        }),
+        forward: Partials,
+        points: INCOMPLETE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: GammaIncQ,
+        keeps: &[Arg(0), Arg(1)],
+        // ChainRules: (@not_implemented, -exp(-x) x^(a - 1) / gamma(a)).
+        reverse: Terms(|e, k, dy, s| {
+            let d = gamma_inc_slope(e, k, s);
+            let nd = e.prim(Neg, vec![d], F64);
+            vec![None, Some(e.mul(dy, nd))]
+        }),
+        forward: Partials,
+        points: INCOMPLETE,
+        special: &[],
+    },
+    ScalarRule {
+        prim: LogUpperGamma,
+        keeps: &[Arg(0), Arg(1), Result],
+        // ChainRules' of `loggamma(a, x)`: (@not_implemented, -exp(-(x + Ω)) x^(a - 1)).
+        reverse: Terms(|e, k, dy, s| {
+            let a = float_operand(e, k, s, 0);
+            let xo = e.add(k[1].clone(), k[2].clone());
+            let nxo = e.prim(Neg, vec![xo], F64);
+            let ex = e.prim(Exp, vec![nxo], F64);
+            let am1 = e.prim(Sub, vec![a, f(1.0)], F64);
+            let pow = e.prim(Pow, vec![k[1].clone(), am1], F64);
+            let d = e.mul(ex, pow);
+            let nd = e.prim(Neg, vec![d], F64);
+            vec![None, Some(e.mul(dy, nd))]
+        }),
+        forward: Partials,
+        points: &[
+            &[I(1), F(0.3)],
+            &[I(0), F(0.7)],
+            &[I(-2), F(0.4)],
+            &[I(3), F(2.0)],
+            &[I(2), F(45.0)],
+        ],
+        special: &[],
+    },
+    ScalarRule {
+        prim: BetaInc,
+        keeps: &[Arg(0), Arg(1), Arg(2)],
+        // The density x^(a - 1) (1 - x)^(b - 1) / B(a, b); none in a and b.
+        reverse: Terms(|e, k, dy, s| {
+            let d = beta_inc_slope(e, k, s);
+            vec![None, None, Some(e.mul(dy, d))]
+        }),
+        forward: Partials,
+        points: &[
+            &[I(1), I(3), F(0.2)],
+            &[I(2), I(2), F(0.9)],
+            &[I(3), I(5), F(0.3)],
+            &[I(4), I(2), F(0.7)],
+        ],
+        special: &[],
+    },
+    ScalarRule {
+        prim: Zeta,
+        keeps: &[Arg(0), Arg(1)],
+        // DiffRules' of `zeta(s, z)`: (NaN, -s zeta(s + 1, z)); none in s.
+        reverse: Terms(|e, k, dy, s| {
+            let sf = float_operand(e, k, s, 0);
+            let up = e.add(sf.clone(), f(1.0));
+            let z = e.prim(Zeta, vec![up, k[1].clone()], F64);
+            let sz = e.mul(sf, z);
+            let d = e.prim(Neg, vec![sz], F64);
+            vec![None, Some(e.mul(dy, d))]
+        }),
+        forward: Partials,
+        points: &[
+            &[I(2), F(0.5)],
+            &[I(3), F(1.7)],
+            &[I(4), F(2.25)],
+            &[I(2), F(12.0)],
+        ],
         special: &[],
     },
     bessel_rule(Besselj, &[Arg(0), Arg(1)], ORDERS_SIGNED),

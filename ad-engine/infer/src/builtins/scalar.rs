@@ -235,6 +235,27 @@ pub(crate) fn bessel(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Va
     Ok(apply(b, p, vec![&nu, &x], Type::Float64))
 }
 
+/// `_gamma_inc_p(a, x)`, the other incomplete gamma and beta functions and `_zeta(s, z)`: an
+/// Int parameter kept (it has no gradient), any other number and `x` converted to Float64;
+/// Float64 out.
+pub(crate) fn incomplete(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
+    let arity = if name == "_beta_inc" { 3 } else { 2 };
+    let Some(p) = Prim::from_julia_name(name) else {
+        return Err(no_method(name, &types(args)));
+    };
+    if args.len() != arity || !args.iter().all(|a| a.ty.is_number()) {
+        return Err(no_method(name, &types(args)));
+    }
+    let mut ops = Vec::with_capacity(arity);
+    for (i, a) in args.iter().enumerate() {
+        ops.push(match a.ty {
+            Type::Int64 if i + 1 < arity => a.clone(),
+            _ => convert(b, a.clone(), &Type::Float64)?,
+        });
+    }
+    Ok(apply(b, p, ops.iter().collect(), Type::Float64))
+}
+
 /// `abs sign floor ceil round`: keep the number type (identity on Bool).
 pub(crate) fn keep_type(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let (Some(p), [x]) = (Prim::from_julia_name(name), args) else {

@@ -121,6 +121,14 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [nu, x] = operands(p, args)?;
             scalar::bessel(p, nu, x)
         }
+        GammaIncP | GammaIncQ | LogUpperGamma | Zeta => {
+            let [a, x] = operands(p, args)?;
+            scalar::incomplete(p, &[a, x])
+        }
+        BetaInc => {
+            let [a, b, x] = operands(p, args)?;
+            scalar::incomplete(p, &[a, b, x])
+        }
         Lt | Le | Gt | Ge | Eq | Ne => {
             let [a, b] = operands(p, args)?;
             compare(p, a, b)
@@ -245,6 +253,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 "expects a message, or an exception type and a message",
             )),
         },
+        RefuseTangent => match args {
+            [t, Value::Str(msg)] if zero_tangent(t) => Ok(Value::Nothing),
+            [_, Value::Str(msg)] => Err(format!("NotImplementedException: {msg}")),
+            _ => Err(internal(p, "expects a tangent and a message")),
+        },
         ExceptionIsa => match args {
             [Value::Exception(e), Value::Symbol(t)] => Ok(Value::Bool(e.isa(&[t]))),
             [Value::Exception(e), Value::Tuple(ts)] => {
@@ -344,6 +357,17 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
 }
 
 /// The operands as a fixed-size array, or an internal error naming the primitive.
+/// Is this tangent zero (a number, or every number of an array or tuple)?
+fn zero_tangent(t: &Value) -> bool {
+    match t {
+        Value::F64(x) => *x == 0.0,
+        Value::Nothing => true,
+        Value::Array(a) => a.borrow().data.to_f64().iter().all(|&x| x == 0.0),
+        Value::Tuple(xs) => xs.iter().all(zero_tangent),
+        _ => false,
+    }
+}
+
 fn operands<const N: usize>(p: Prim, args: &[Value]) -> Result<&[Value; N], String> {
     args.try_into()
         .map_err(|_| internal(p, &format!("expects {N} operands, got {}", args.len())))

@@ -497,6 +497,25 @@ pub fn bessel(p: Prim, nu: &Value, x: &Value) -> Result<Value, String> {
     }
 }
 
+/// An incomplete gamma or beta function or the zeta function of numbers (`_gamma_inc_p(a, x)`,
+/// `_zeta(s, z)`, ...): the kernel's value, the prelude having checked the domain.
+pub fn incomplete(p: Prim, args: &[&Value]) -> Result<Value, String> {
+    use zy_ir::specfun;
+    let xs: Option<Vec<f64>> = args.iter().map(|v| as_f64(v)).collect();
+    let y = match (p, xs.as_deref()) {
+        (Prim::GammaIncP, Some(&[a, x])) => specfun::gamma_inc_p(a, x),
+        (Prim::GammaIncQ, Some(&[a, x])) => specfun::gamma_inc_q(a, x),
+        (Prim::LogUpperGamma, Some(&[a, x])) => specfun::log_upper_gamma(a, x),
+        (Prim::BetaInc, Some(&[a, b, x])) => specfun::beta_inc(a, b, x),
+        (Prim::Zeta, Some(&[s, z])) => specfun::hurwitz_zeta(s, z),
+        _ => {
+            let vals: Vec<Value> = args.iter().map(|&v| v.clone()).collect();
+            return Err(method_error(p.julia_name(), &vals));
+        }
+    };
+    Ok(Value::F64(y))
+}
+
 /// `atan(y, x)`.
 pub fn atan2(y: &Value, x: &Value) -> Result<Value, String> {
     match (as_f64(y), as_f64(x)) {
