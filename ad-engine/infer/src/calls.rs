@@ -494,8 +494,10 @@ impl<'a> Cx<'a> {
                 "`new` without the struct's type parameters",
             ));
         };
-        let given: Vec<(Type, Option<Const>)> =
-            given.iter().map(|t| (t.ty.clone(), t.konst.clone())).collect();
+        let given: Vec<(Type, Option<Const>)> = given
+            .iter()
+            .map(|t| (t.ty.clone(), t.konst.clone()))
+            .collect();
         let params = self.given_params(def, &given, "new")?;
         if fields.len() > def.fields.len() {
             return Err(Fail::method(format!(
@@ -1202,6 +1204,10 @@ impl<'a> Cx<'a> {
             | Type::Adjoint(_)
             | Type::Tuple(_)
             | Type::Struct(_) => crate::type_values::value_name(t)?,
+            // `Union{Missing, Float64}` (an array's `eltype`).
+            Type::Union(_) if crate::absent::number_member(t).is_some() => {
+                crate::type_values::value_name(t)?
+            }
             _ => {
                 return Err(Fail::unsupported(format!(
                     "the type {t} of `where` variable `{var}` as a value"

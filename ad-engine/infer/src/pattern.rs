@@ -80,6 +80,8 @@ pub(crate) enum Pat {
 
 /// The prelude's complex numbers, `Complex{T}`.
 const COMPLEX: &str = "Base.Complex";
+/// The prelude's `Missing`, the type of `missing`.
+const MISSING: &str = "Base.Missing";
 
 /// An array annotation with parameters zy cannot read (`Vector{Float64, Int}`).
 fn array_annotation(expr: &TypeExpr) -> Fail {
@@ -148,6 +150,16 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
     };
     match &**name {
         "Any" => no_params(Pat::Any),
+        // `Missing` in a type value's name (`Union{Missing, Float64}`, what `eltype` of an
+        // array holding `missing` gives): the prelude's struct.
+        "Missing"
+            if !program.structs.contains_key(name) && program.structs.contains_key(MISSING) =>
+        {
+            no_params(Pat::Struct {
+                name: MISSING.into(),
+                params: Some(Vec::new()),
+            })
+        }
         // Julia's `Number` is `Real` and `Complex` (when the program has complex numbers).
         "Number" if params.is_empty() && program.structs.contains_key(COMPLEX) => {
             let union = TypeExpr::Named {
@@ -886,6 +898,11 @@ fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         Pat::Abstract { name, .. } => matches!(t, Type::Union(u) if u.name == *name),
         // `Vector{AbstractString}` holds exactly `AbstractString[...]`'s elements.
         Pat::AbstractString => matches!(t, Type::Union(u) if &*u.name == "AbstractString"),
+        // `Vector{Union{Missing, Float64}}` holds exactly the union of those types.
+        Pat::Union(ps) if ps.iter().all(is_exact) => {
+            matches!(t, Type::Union(u) if u.members.len() == ps.len()
+                && ps.iter().all(|p| u.members.iter().any(|m| matches(p, m, &mut b.clone()))))
+        }
         _ => is_exact(p) && matches(p, t, b),
     }
 }

@@ -371,6 +371,12 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base._round_digits", "Base._round_sigdigits"],
     },
+    // `missing` (its struct, which inference's patterns name), and `!` of the three-valued
+    // `==` of arrays that may hold it.
+    Hooks {
+        triggers: &["Base.Missing"],
+        hooks: &["Base.!"],
+    },
     // `==` and `!=` of two arrays.
     Hooks {
         triggers: &["==", "!=", "Base.==", "Base.!="],
