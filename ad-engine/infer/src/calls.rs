@@ -494,10 +494,8 @@ impl<'a> Cx<'a> {
                 "`new` without the struct's type parameters",
             ));
         };
-        let given: Vec<(Type, Option<Const>)> = given
-            .iter()
-            .map(|t| (t.ty.clone(), t.konst.clone()))
-            .collect();
+        let given: Vec<(Type, Option<Const>)> =
+            given.iter().map(|t| (t.ty.clone(), t.konst.clone())).collect();
         let params = self.given_params(def, &given, "new")?;
         if fields.len() > def.fields.len() {
             return Err(Fail::method(format!(

@@ -96,10 +96,7 @@ fn unions(types: &[Type]) -> Option<Type> {
             t => members.push(t.clone()),
         }
     }
-    if !members
-        .iter()
-        .all(|t| *t == Type::Nothing || joins_nothing(t))
-    {
+    if !members.iter().all(|t| *t == Type::Nothing || joins_nothing(t)) {
         return None;
     }
     members.sort();

@@ -613,6 +613,11 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
 pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     match (p, t) {
         (Pat::Any, _) => true,
+        // A number that may be absent (`Union{Missing, Float64}`, a `Vector{<:Union{Missing,
+        // Real}}`'s element): each of its members is one of the pattern's.
+        (Pat::Union(_), Type::Union(u)) if crate::absent::number_member(t).is_some() => {
+            u.members.iter().all(|m| matches(p, m, &mut b.clone()))
+        }
         // The first member that matches binds the variables.
         (Pat::Union(ps), _) => ps.iter().any(|p| {
             let mut tried = b.clone();

@@ -1939,6 +1939,14 @@ extrema(s::SkipMissing{<:AbstractArray}) = extrema(collect(s))
 count(f, s::SkipMissing{<:AbstractArray}) = count(f, collect(s))
 any(f, s::SkipMissing{<:AbstractArray}) = any(f, collect(s))
 all(f, s::SkipMissing{<:AbstractArray}) = all(f, collect(s))
+# Of another iterable (a tuple, a generator): those of the vector of its elements.
+collect(s::SkipMissing) = collect(SkipMissing(collect(s.x)))
+sum(s::SkipMissing) = sum(SkipMissing(collect(s.x)))
+sum(f, s::SkipMissing) = sum(f, SkipMissing(collect(s.x)))
+prod(s::SkipMissing) = prod(SkipMissing(collect(s.x)))
+maximum(s::SkipMissing) = maximum(SkipMissing(collect(s.x)))
+minimum(s::SkipMissing) = minimum(SkipMissing(collect(s.x)))
+count(f, s::SkipMissing) = count(f, SkipMissing(collect(s.x)))
 
 """
     findfirst(f, x), findlast(f, x), findnext(f, x, k), findprev(f, x, k), findfirst(m)
@@ -2319,6 +2327,19 @@ function _broadcast_vectors(xs...)
 end
 _extend_to(x::Vector, n::Int) = length(x) == n ? x : fill(x[1], n)
 _extend_to(x, n::Int) = x
+# A vector of numbers that may be absent, extended keeping its element type (`fill` of its
+# element would make a vector of the element's own type).
+_extend_to(x::Vector{Union{Missing, Float64}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Missing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Nothing, Float64}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Nothing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+function _refilled(x::Vector, n::Int)
+    y = _vector(x, n)
+    for k in 1:n
+        y[k] = x[1]
+    end
+    return y
+end
 
 # `f.(xs...)` of arrays by a Julia function, a matrix among them (inference calls this): Julia's
 # shapes (a vector is a column; a dimension of length 1 extends to the others' common length, a

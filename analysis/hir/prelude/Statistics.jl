@@ -49,6 +49,7 @@ mean(r::Union{Base.UnitRange{Int}, Base.StepRange{Int, Int}, Base.LinRange, Base
 # Of `skipmissing(x)`, Statistics' loop: the numbers added in order, over their count (of
 # none, `0.0 / 0`: `NaN`).
 mean(s::Base.SkipMissing{<:AbstractArray}) = sum(s) / length(collect(s))
+mean(s::Base.SkipMissing) = mean(Base.SkipMissing(collect(s.x)))
 # Of an array holding `missing`, `missing`.
 mean(x::AbstractArray{Union{Missing, Float64}}) = any(ismissing, x) ? missing : mean(skipmissing(x))
 mean(x::AbstractArray{Union{Missing, Int}}) = any(ismissing, x) ? missing : mean(skipmissing(x))

@@ -507,6 +507,11 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["===", "isnothing"],
         hooks: &["Base._notnothing"],
     },
+    // ... or against `missing` (`Base._nonmissing`).
+    Hooks {
+        triggers: &["===", "ismissing"],
+        hooks: &["Base._nonmissing"],
+    },
     // `sum`, `prod`, `maximum`, `minimum` of a container of an open abstract type
     // (`Any[x, 2]`, `Real[...]`): inference hands them to these folds.
     Hooks {
