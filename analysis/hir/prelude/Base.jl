@@ -1903,11 +1903,23 @@ collect(s::SkipMissing{<:AbstractArray}) = [_nonmissing(v) for v in s.x if !ismi
 """
     replace(x::AbstractArray, missing => d), replace(x::AbstractArray, nothing => d)
 
-A copy of `x` with `d` for every `missing` (`nothing`): an array of the numbers, whose
-element type no longer holds the absent value's.
+A copy of `x` with `d` for every `missing` (`nothing`): an array of the numbers, promoted
+with `d` (Julia drops the absent value's type from the element type).
 """
-replace(x::AbstractArray, p::Pair{Missing, <:Any}) = [ismissing(v) ? p.second : _nonmissing(v) for v in x]
-replace(x::AbstractArray, p::Pair{Nothing, <:Any}) = [something(v, p.second) for v in x]
+function replace(x::AbstractArray, p::Pair{Missing, <:Any})
+    z = _number_zero(x) + zero(p.second)
+    return [oftype(z, ismissing(v) ? p.second : _nonmissing(v)) for v in x]
+end
+function replace(x::AbstractArray, p::Pair{Nothing, <:Any})
+    z = _number_zero(x) + zero(p.second)
+    return [oftype(z, something(v, p.second)) for v in x]
+end
+# The zero of the numbers an array holds beside `missing` (`nothing`): what they promote with.
+_number_zero(x::AbstractArray) = zero(eltype(x))
+_number_zero(x::AbstractArray{Union{Missing, Float64}}) = 0.0
+_number_zero(x::AbstractArray{Union{Missing, Int}}) = 0
+_number_zero(x::AbstractArray{Union{Nothing, Float64}}) = 0.0
+_number_zero(x::AbstractArray{Union{Nothing, Int}}) = 0
 # Julia's reductions over it add (compare) the elements from the first, in order.
 function sum(s::SkipMissing{<:AbstractArray})
     y = collect(s)
