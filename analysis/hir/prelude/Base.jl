@@ -2106,6 +2106,24 @@ _uniform_matrix(J, dims::Tuple{Int, Int}) = _uniform_matrix(J, dims[1], dims[2])
 _vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int64}, x) = _vector_of(Int, x)
+# Of another element type zy's arrays hold (`Vector{Union{Missing, Float64}}(x)`, a vector
+# that may then hold `missing`): each element converted as it is stored.
+function _vector_of(T, x)
+    y = undef_objects(T, length(x))
+    for k in 1:length(x)
+        y[k] = x[k]
+    end
+    return y
+end
+# `Vector{Union{Missing, T}}(missing, n)`, `Vector{Union{Nothing, T}}(nothing, n)`: `n` times
+# the absent value.
+function _vector_of(T, v::Union{Missing, Nothing}, n::Int)
+    y = undef_objects(T, n)
+    for k in 1:n
+        y[k] = v
+    end
+    return y
+end
 # `Array{T}(x)` of one array: a copy of its shape, its elements converted to `T`.
 _array_of(T, x::AbstractVector) = _vector_of(T, x)
 _array_of(T, A::AbstractMatrix) = _matrix_of(T, A)

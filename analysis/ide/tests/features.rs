@@ -1179,7 +1179,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 66118..66122: abs2
-            <zy>/prelude/Base.jl (prelude) 325304..325308: abs2
+            <zy>/prelude/Base.jl (prelude) 325860..325864: abs2
         "#]],
     );
 }
