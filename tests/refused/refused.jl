@@ -140,7 +140,7 @@ v3(x) = (p = 1.0 => x; p[round(Int, x)])
 # zy: at v4(1.0)
 v4(x) = Any[x, "s"]
 # zy: at v5(1.0)
-v5(x) = [x, nothing]
+v5(x) = [x, missing, nothing]
 # zy: at v6(1.0)
 v6(x) = vcat()
 # zy: at v7([1.0])

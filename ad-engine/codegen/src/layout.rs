@@ -281,12 +281,20 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,
 /// caught exceptions, values of an abstract type one of whose structs is not storable, and
 /// elements of Julia's `Any`, `Real` or `Number` (numbers each of its own type, and their
-/// gradients, which compiled code would read as unset where a member has none).
+/// gradients, which compiled code would read as unset where a member has none), and numbers
+/// that may be absent (`Union{Missing, Float64}`, `Union{Nothing, Float64}`, and their
+/// gradients, `nothing` where the value is absent).
 fn interpreted(t: &Type) -> bool {
     matches!(t, Type::String | Type::SubString | Type::Exception)
         || t.is_any_symbol()
         || matches!(t, Type::Union(_)) && !stored_by_reference(t)
-        || matches!(t, Type::Union(u) if is_open(&u.name))
+        || matches!(t, Type::Union(u) if is_open(&u.name) || maybe_absent(&u.members))
+}
+
+/// Are these a union's members numbers beside `missing` or `nothing`?
+fn maybe_absent(members: &[Type]) -> bool {
+    let absent = |m: &Type| m.is_missing() || *m == Type::Nothing;
+    members.iter().any(absent) && members.iter().all(|m| m.is_number() || absent(m))
 }
 
 /// Is a union named `name` Julia's open abstract type held as numbers, or its tangent?

@@ -351,7 +351,8 @@ impl<'a> Typer<'a> {
             }
             if flows {
                 if let Terminator::Branch { cond, .. } = &data.term {
-                    flows = self.operand_ty(cond) == Type::Bool;
+                    let ct = self.operand_ty(cond);
+                    flows = ct == Type::Bool || may_be_missing_bool(&ct);
                 }
             }
             self.flows[blk.index()] = flows;
@@ -606,6 +607,32 @@ impl<'a> Typer<'a> {
                         throw(&mut out, nb, &msg, span);
                         continue;
                     }
+                    if may_be_missing_bool(&ct) {
+                        // `if x[i] > 0` of an element that may be `missing`: the Bool taken
+                        // out, Julia's `TypeError` when it is `missing`.
+                        let t = self.emit_call(&mut out, nb, then_to, &vmap, &bmap, span);
+                        let e = self.emit_call(&mut out, nb, else_to, &vmap, &bmap, span);
+                        let term = match (map_one(&vmap, cond), t, e) {
+                            (Some(c), Some(then_to), Some(else_to)) => {
+                                let stmt = Stmt {
+                                    op: Op::Prim(zy_ir::Prim::UnionConvert),
+                                    args: vec![c],
+                                };
+                                let c = out.push_stmt(nb, stmt, Type::Bool, span);
+                                Terminator::Branch {
+                                    cond: Operand::Value(c),
+                                    then_to,
+                                    else_to,
+                                }
+                            }
+                            _ => {
+                                throw(&mut out, nb, "unreachable: type error", span);
+                                continue;
+                            }
+                        };
+                        out.set_term(nb, term, span);
+                        continue;
+                    }
                     if ct != Type::Bool {
                         let msg = format!("TypeError: non-boolean ({ct}) used in boolean context");
                         if ct != Type::Any {
@@ -805,6 +832,13 @@ fn map_one(vmap: &[Option<Operand>], a: &Operand) -> Option<Operand> {
 
 fn map_all(vmap: &[Option<Operand>], args: &[Operand]) -> Option<Vec<Operand>> {
     args.iter().map(|a| map_one(vmap, a)).collect()
+}
+
+/// Is `t` the union of `Bool` and `missing` (a comparison of a value that may be
+/// `missing`), which a branch takes only as a `Bool`?
+fn may_be_missing_bool(t: &Type) -> bool {
+    matches!(t, Type::Union(u) if u.members.contains(&Type::Bool)
+        && u.members.iter().all(|m| *m == Type::Bool || m.is_missing()))
 }
 
 /// Convert `op` (of type `from`) for a join of type `to`, emitting the conversion in `block`.

@@ -1202,6 +1202,10 @@ impl<'a> Cx<'a> {
             | Type::Adjoint(_)
             | Type::Tuple(_)
             | Type::Struct(_) => crate::type_values::value_name(t)?,
+            // `Union{Missing, Float64}` (an array's `eltype`).
+            Type::Union(_) if crate::absent::number_member(t).is_some() => {
+                crate::type_values::value_name(t)?
+            }
             _ => {
                 return Err(Fail::unsupported(format!(
                     "the type {t} of `where` variable `{var}` as a value"

@@ -729,6 +729,13 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
         )),
         // A `Symbol` held in a value's type (`Pair{Symbol, Float64}`) is one known at run time.
         Pat::Symbol => Some(Type::any_symbol()),
+        // `Union{Missing, Float64}`, `Union{Nothing, Int}`: Julia's union of a number type
+        // and an absent value (an array's element, a field).
+        Pat::Union(ps) => crate::absent::union_of(
+            &ps.iter()
+                .map(|p| concrete_within(program, p, depth + 1))
+                .collect::<Option<Vec<_>>>()?,
+        ),
         _ => concrete(p, &Bindings::new()),
     }
 }

@@ -19,8 +19,39 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
-        _ => unions(&[a.clone(), b.clone()]).or_else(|| numbers_or_arrays(a, b)),
+        _ => unions(&[a.clone(), b.clone()])
+            .or_else(|| numbers_or_arrays(a, b))
+            .or_else(|| missing_or(&[a.clone(), b.clone()])),
     }
+}
+
+/// Julia's `Union{Missing, T}` of `missing` and numbers (`[1.0, missing]`, `x > 0 ? x :
+/// missing`, a comparison of an element of such an array: `Union{Missing, Bool}`), or of two
+/// such unions. `None` unless `missing` is among them and every other member is a number.
+pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
+    let mut members = Vec::new();
+    for t in types {
+        match t {
+            Type::Union(u) if u.name.starts_with("Union{") => members.extend(u.members.clone()),
+            t => members.push(t.clone()),
+        }
+    }
+    if !members.iter().any(Type::is_missing)
+        || !members.iter().all(|t| t.is_missing() || t.is_number())
+    {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    let mut names: Vec<String> = members
+        .iter()
+        .filter(|t| !t.is_missing())
+        .map(ToString::to_string)
+        .collect();
+    names.sort();
+    names.insert(0, "Missing".into());
+    let name = format!("Union{{{}}}", names.join(", "));
+    Some(Type::union(name.as_str().into(), members))
 }
 
 /// Julia's union of a number and an array of numbers (`rho = n > 2 ? sum(x) : x`, a

@@ -23,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+mod absent;
 mod body;
 mod builtins;
 mod calls;

@@ -80,6 +80,8 @@ pub(crate) enum Pat {
 
 /// The prelude's complex numbers, `Complex{T}`.
 const COMPLEX: &str = "Base.Complex";
+/// The prelude's `Missing`, the type of `missing`.
+const MISSING: &str = "Base.Missing";
 
 /// An array annotation with parameters zy cannot read (`Vector{Float64, Int}`).
 fn array_annotation(expr: &TypeExpr) -> Fail {
@@ -148,6 +150,16 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
     };
     match &**name {
         "Any" => no_params(Pat::Any),
+        // `Missing` in a type value's name (`Union{Missing, Float64}`, what `eltype` of an
+        // array holding `missing` gives): the prelude's struct.
+        "Missing"
+            if !program.structs.contains_key(name) && program.structs.contains_key(MISSING) =>
+        {
+            no_params(Pat::Struct {
+                name: MISSING.into(),
+                params: Some(Vec::new()),
+            })
+        }
         // Julia's `Number` is `Real` and `Complex` (when the program has complex numbers).
         "Number" if params.is_empty() && program.structs.contains_key(COMPLEX) => {
             let union = TypeExpr::Named {
@@ -607,6 +619,11 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
 pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
     match (p, t) {
         (Pat::Any, _) => true,
+        // A number that may be absent (`Union{Missing, Float64}`, a `Vector{<:Union{Missing,
+        // Real}}`'s element): each of its members is one of the pattern's.
+        (Pat::Union(_), Type::Union(u)) if crate::absent::number_member(t).is_some() => {
+            u.members.iter().all(|m| matches(p, m, &mut b.clone()))
+        }
         // The first member that matches binds the variables.
         (Pat::Union(ps), _) => ps.iter().any(|p| {
             let mut tried = b.clone();
@@ -892,6 +909,11 @@ fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         Pat::Abstract { name, .. } => matches!(t, Type::Union(u) if u.name == *name),
         // `Vector{AbstractString}` holds exactly `AbstractString[...]`'s elements.
         Pat::AbstractString => matches!(t, Type::Union(u) if &*u.name == "AbstractString"),
+        // `Vector{Union{Missing, Float64}}` holds exactly the union of those types.
+        Pat::Union(ps) if ps.iter().all(is_exact) => {
+            matches!(t, Type::Union(u) if u.members.len() == ps.len()
+                && ps.iter().all(|p| u.members.iter().any(|m| matches(p, m, &mut b.clone()))))
+        }
         _ => is_exact(p) && matches(p, t, b),
     }
 }

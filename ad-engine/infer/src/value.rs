@@ -109,6 +109,12 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
             to.clone(),
         ));
     }
+    if let Some(n) = crate::absent::number_member(to).filter(|n| v.ty.is_number() && v.ty != *n) {
+        // A number stored where `Union{Missing, T}` is held: a `T` first
+        // (`Union{Missing, Float64}[1, missing]`).
+        let v = convert(b, v, &n)?;
+        return convert(b, v, to);
+    }
     let prim = match (&v.ty, to) {
         (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,
         // A struct stored where its abstract type is declared (`Vector{Shape}`, a field).

@@ -1,5 +1,5 @@
 //! The JSON encoding of values fixed by SPEC: numbers as numbers (non-finite floats as the
-//! strings `"NaN"`, `"Inf"`, `"-Inf"`), `nothing` as `null`, tuples and vectors as arrays, a
+//! strings `"NaN"`, `"Inf"`, `"-Inf"`), `nothing` and `missing` as `null`, tuples and vectors as arrays, a
 //! matrix as an array of rows, a view or a range as the array it stands for, structs, named tuples and closures as objects keyed by field, a
 //! `Ref` as `{"x": ...}`, a character as its string.
 
@@ -21,6 +21,8 @@ pub fn to_json(v: &Value) -> Json {
             [Value::Bool(true), i] => to_json(i),
             _ => Json::Null,
         },
+        // `missing`, as JSON writers encode it.
+        Value::Struct(t, _) if &*t.name == "Base.Missing" => Json::Null,
         // A character: the string of it.
         Value::Struct(t, _) if &*t.name == "Base.Char" => match crate::show::char_of(v) {
             Some(c) => Json::String(c.to_string()),

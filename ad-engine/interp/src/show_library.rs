@@ -3,7 +3,7 @@
 //! `Diagonal`, the triangular wrappers, `Symmetric` and `transpose(x)` as the arrays they stand
 //! for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`,
 //! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `1//2`, `'a'`, `Val{3}()`, `findfirst`'s
-//! `Union{Nothing, Int64}` as `nothing` or the index, `pairs(x)` (a method's `kw...`) as Julia
+//! `Union{Nothing, Int64}` as `nothing` or the index, `missing`, `skipmissing(x)`, `pairs(x)` (a method's `kw...`) as Julia
 //! shows a dictionary (`Base.Pairs(:a => 1.0, :b => 2.0)`).
 
 use std::fmt::{self, Write};
@@ -43,6 +43,10 @@ enum Form {
     Enumerate,
     Zip,
     NothingOrInt,
+    /// `missing`.
+    Missing,
+    /// `skipmissing(x)`.
+    SkipMissing,
     CartesianIndex,
     Complex,
     Rational,
@@ -81,6 +85,8 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.Enumerate" => Form::Enumerate,
         "Base.Zip" => Form::Zip,
         "Base.NothingOrInt" => Form::NothingOrInt,
+        "Base.Missing" => Form::Missing,
+        "Base.SkipMissing" => Form::SkipMissing,
         "Base.CartesianIndex" => Form::CartesianIndex,
         "Base.Complex" => Form::Complex,
         "Base.Rational" => Form::Rational,
@@ -420,6 +426,15 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             }
             f.write_char(')')?;
         }
+        Form::Missing => f.write_str("missing")?,
+        Form::SkipMissing => match field("x") {
+            Some(x) => {
+                f.write_str("skipmissing(")?;
+                show(f, x)?;
+                f.write_char(')')?;
+            }
+            None => return Ok(false),
+        },
         Form::Val => match t.params.as_slice() {
             [p] => write!(f, "Val{{{p}}}()")?,
             _ => return Ok(false),

@@ -230,11 +230,28 @@ pub struct Objects {
 pub const UNDEF_SLOT: &str = "#undef";
 
 impl Objects {
-    /// `n` unset slots of element type `elem`.
+    /// `n` unset slots of element type `elem`; of `Union{Missing, T}` (`Union{Nothing, T}`)
+    /// of a number type `T`, `n` times `missing` (`nothing`), as Julia fills them.
     pub fn unset(elem: Type, n: usize) -> Objects {
+        let absent = match &elem {
+            Type::Union(u)
+                if u.members
+                    .iter()
+                    .all(|m| m.is_number() || m.is_missing() || *m == Type::Nothing) =>
+            {
+                u.members.iter().find_map(|m| match m {
+                    Type::Nothing => Some(Value::Nothing),
+                    Type::Struct(s) if m.is_missing() => {
+                        Some(Value::Struct(s.clone(), Rc::from([])))
+                    }
+                    _ => None,
+                })
+            }
+            _ => None,
+        };
         Objects {
             elem,
-            items: vec![Value::Undef(UNDEF_SLOT.into()); n],
+            items: vec![absent.unwrap_or_else(|| Value::Undef(UNDEF_SLOT.into())); n],
         }
     }
 }

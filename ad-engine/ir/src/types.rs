@@ -274,6 +274,11 @@ impl Type {
         matches!(self, Type::Float64 | Type::Int64 | Type::Bool)
     }
 
+    /// Is this Julia's `Missing`, the type of `missing` (the prelude's `Base.Missing`)?
+    pub fn is_missing(&self) -> bool {
+        matches!(self, Type::Struct(s) if &*s.name == "Base.Missing")
+    }
+
     /// Is this a real number's type: a number, or Julia's union of numbers
     /// (`Union{Float64, Int64}`, a value that is an `Int` on one path and a `Float64` on
     /// another)?
@@ -586,6 +591,10 @@ impl fmt::Display for StructType {
             // The prelude's stand-in for `findfirst`'s union.
             StructKind::User if &*self.name == "Base.NothingOrInt" => {
                 return f.write_str("Union{Nothing, Int64}")
+            }
+            // Julia's `Missing` (the IR text keeps the prelude's name, which reads back).
+            StructKind::User if &*self.name == "Base.Missing" && !f.alternate() => {
+                return f.write_str("Missing")
             }
             // Julia's wrappers name their element type first (`Transpose{Float64,
             // Vector{Float64}}`); zy's prelude structs keep only the wrapped array's type.

@@ -1768,6 +1768,246 @@ something(x) = x
 something(::Nothing) = throw(ArgumentError("No value arguments present"))
 
 """
+    missing, Missing
+
+Julia's missing datum: `missing` is the one value of the type `Missing`. Arithmetic,
+comparisons and elementary functions of it are `missing` again (three-valued logic:
+`missing + 1`, `missing == 1`, `missing < 1`, `sin(missing)`), `isequal(missing, missing)`
+is `true` and `isless` sorts it last; `ismissing(x)` tests for it, `coalesce(x, d...)`
+replaces it and `skipmissing(xs)` skips it. An array literal holding it beside numbers is
+Julia's `Vector{Union{Missing, T}}`.
+"""
+struct Missing end
+const missing = Missing()
+
+"""
+    ismissing(x)
+
+Whether `x` is `missing`.
+"""
+ismissing(x) = false
+ismissing(::Missing) = true
+
+"""
+    coalesce(x, y...)
+
+The first of its arguments that is not `missing`, or `missing` when all are.
+"""
+coalesce() = missing
+coalesce(x::Missing, y...) = coalesce(y...)
+coalesce(x, y...) = x
+
+==(::Missing, ::Missing) = missing
+==(::Missing, ::Any) = missing
+==(::Any, ::Missing) = missing
+!=(::Missing, ::Missing) = missing
+!=(::Missing, ::Any) = missing
+!=(::Any, ::Missing) = missing
+<(::Missing, ::Missing) = missing
+<(::Missing, ::Any) = missing
+<(::Any, ::Missing) = missing
+<=(::Missing, ::Missing) = missing
+<=(::Missing, ::Any) = missing
+<=(::Any, ::Missing) = missing
+>(::Missing, ::Missing) = missing
+>(::Missing, ::Any) = missing
+>(::Any, ::Missing) = missing
+>=(::Missing, ::Missing) = missing
+>=(::Missing, ::Any) = missing
+>=(::Any, ::Missing) = missing
+isequal(::Missing, ::Missing) = true
+isequal(::Missing, ::Any) = false
+isequal(::Any, ::Missing) = false
+isless(::Missing, ::Missing) = false
+isless(::Missing, ::Any) = false
+isless(::Any, ::Missing) = true
+isapprox(::Missing, ::Missing) = missing
+isapprox(::Missing, ::Number) = missing
+isapprox(::Number, ::Missing) = missing
+
+# Unary operators and elementary functions of `missing` (Julia's list in base/missing.jl).
+!(::Missing) = missing
++(::Missing) = missing
+-(::Missing) = missing
+identity(::Missing) = missing
+zero(::Missing) = missing
+one(::Missing) = missing
+abs(::Missing) = missing
+abs2(::Missing) = missing
+sign(::Missing) = missing
+acos(::Missing) = missing
+acosh(::Missing) = missing
+asin(::Missing) = missing
+asinh(::Missing) = missing
+atan(::Missing) = missing
+atanh(::Missing) = missing
+sin(::Missing) = missing
+sinh(::Missing) = missing
+cos(::Missing) = missing
+cosh(::Missing) = missing
+tan(::Missing) = missing
+tanh(::Missing) = missing
+exp(::Missing) = missing
+exp2(::Missing) = missing
+expm1(::Missing) = missing
+log(::Missing) = missing
+log10(::Missing) = missing
+log1p(::Missing) = missing
+log2(::Missing) = missing
+sqrt(::Missing) = missing
+cbrt(::Missing) = missing
+iseven(::Missing) = missing
+isodd(::Missing) = missing
+isfinite(::Missing) = missing
+isinf(::Missing) = missing
+isinteger(::Missing) = missing
+isnan(::Missing) = missing
+iszero(::Missing) = missing
+float(::Missing) = missing
+round(::Missing) = missing
+floor(::Missing) = missing
+ceil(::Missing) = missing
+trunc(::Missing) = missing
+
+# Binary arithmetic with `missing` on either side.
++(::Missing, ::Missing) = missing
++(::Missing, ::Number) = missing
++(::Number, ::Missing) = missing
+-(::Missing, ::Missing) = missing
+-(::Missing, ::Number) = missing
+-(::Number, ::Missing) = missing
+*(::Missing, ::Missing) = missing
+*(::Missing, ::Number) = missing
+*(::Number, ::Missing) = missing
+/(::Missing, ::Missing) = missing
+/(::Missing, ::Number) = missing
+/(::Number, ::Missing) = missing
+^(::Missing, ::Missing) = missing
+^(::Missing, ::Number) = missing
+^(::Number, ::Missing) = missing
+div(::Missing, ::Missing) = missing
+div(::Missing, ::Number) = missing
+div(::Number, ::Missing) = missing
+mod(::Missing, ::Missing) = missing
+mod(::Missing, ::Number) = missing
+mod(::Number, ::Missing) = missing
+fld(::Missing, ::Missing) = missing
+fld(::Missing, ::Number) = missing
+fld(::Number, ::Missing) = missing
+rem(::Missing, ::Missing) = missing
+rem(::Missing, ::Number) = missing
+rem(::Number, ::Missing) = missing
+min(::Missing, ::Missing) = missing
+min(::Missing, ::Any) = missing
+min(::Any, ::Missing) = missing
+max(::Missing, ::Missing) = missing
+max(::Missing, ::Any) = missing
+max(::Any, ::Missing) = missing
+
+# Three-valued logic: `false & missing` is `false`, `true | missing` is `true`.
+(&)(::Missing, ::Missing) = missing
+(&)(a::Missing, b::Bool) = b ? missing : false
+(&)(b::Bool, a::Missing) = b ? missing : false
+(|)(::Missing, ::Missing) = missing
+(|)(a::Missing, b::Bool) = b ? true : missing
+(|)(b::Bool, a::Missing) = b ? true : missing
+xor(::Missing, ::Missing) = missing
+xor(a::Missing, b::Bool) = missing
+xor(b::Bool, a::Missing) = missing
+
+"""
+    skipmissing(xs)
+
+An iterator over the elements of the array `xs` that are not `missing`: `sum`, `mean`,
+`maximum`, `collect`, `count` and `for` loops over it see the numbers only. Its size is
+unknown to Julia, so `length` of it is a `MethodError` (`count(!ismissing, xs)` counts).
+"""
+skipmissing(xs) = SkipMissing(xs)
+
+"""
+    SkipMissing{T}
+
+What `skipmissing(xs)` returns: `xs`, iterated without its `missing` elements.
+"""
+struct SkipMissing{T}
+    x::T
+end
+
+# The element of an array of `Union{Missing, T}` known not to be `missing`, as a `T`.
+_nonmissing(x) = x
+_nonmissing(::Missing) = error("unreachable: `missing` where it was skipped")
+
+function iterate(s::SkipMissing, i::Int = 1)
+    x = s.x
+    while i <= length(x)
+        ismissing(x[i]) || return (_nonmissing(x[i]), i + 1)
+        i += 1
+    end
+    return nothing
+end
+collect(s::SkipMissing{<:AbstractArray}) = [_nonmissing(v) for v in s.x if !ismissing(v)]
+
+"""
+    replace(x::AbstractArray, missing => d), replace(x::AbstractArray, nothing => d)
+
+A copy of `x` with `d` for every `missing` (`nothing`): an array of the numbers, promoted
+with `d` (Julia drops the absent value's type from the element type).
+"""
+function replace(x::AbstractArray, p::Pair{Missing, <:Any})
+    z = _number_zero(x) + zero(p.second)
+    return [oftype(z, ismissing(v) ? p.second : _nonmissing(v)) for v in x]
+end
+function replace(x::AbstractArray, p::Pair{Nothing, <:Any})
+    z = _number_zero(x) + zero(p.second)
+    return [oftype(z, something(v, p.second)) for v in x]
+end
+# The zero of the numbers an array holds beside `missing` (`nothing`): what they promote with.
+_number_zero(x::AbstractArray) = zero(eltype(x))
+_number_zero(x::AbstractArray{Union{Missing, Float64}}) = 0.0
+_number_zero(x::AbstractArray{Union{Missing, Int}}) = 0
+_number_zero(x::AbstractArray{Union{Nothing, Float64}}) = 0.0
+_number_zero(x::AbstractArray{Union{Nothing, Int}}) = 0
+# Julia's reductions over it add (compare) the elements from the first, in order.
+function sum(s::SkipMissing{<:AbstractArray})
+    y = collect(s)
+    isempty(y) && return sum(y)
+    t = y[1]
+    for k in 2:length(y)
+        t += y[k]
+    end
+    return t
+end
+sum(f, s::SkipMissing{<:AbstractArray}) = sum(f, collect(s))
+
+# Reductions of an array that may hold `missing`: `missing` where it does (`+`, `*`, `max` and
+# `min` of `missing` are `missing`), else those of its numbers.
+sum(x::AbstractArray{Union{Missing, Float64}}) = any(ismissing, x) ? missing : sum(skipmissing(x))
+sum(x::AbstractArray{Union{Missing, Int}}) = any(ismissing, x) ? missing : sum(skipmissing(x))
+prod(x::AbstractArray{Union{Missing, Float64}}) = any(ismissing, x) ? missing : prod(skipmissing(x))
+prod(x::AbstractArray{Union{Missing, Int}}) = any(ismissing, x) ? missing : prod(skipmissing(x))
+maximum(x::AbstractArray{Union{Missing, Float64}}) = any(ismissing, x) ? missing : maximum(skipmissing(x))
+maximum(x::AbstractArray{Union{Missing, Int}}) = any(ismissing, x) ? missing : maximum(skipmissing(x))
+minimum(x::AbstractArray{Union{Missing, Float64}}) = any(ismissing, x) ? missing : minimum(skipmissing(x))
+minimum(x::AbstractArray{Union{Missing, Int}}) = any(ismissing, x) ? missing : minimum(skipmissing(x))
+prod(s::SkipMissing{<:AbstractArray}) = prod(collect(s))
+maximum(s::SkipMissing{<:AbstractArray}) = maximum(collect(s))
+minimum(s::SkipMissing{<:AbstractArray}) = minimum(collect(s))
+maximum(f, s::SkipMissing{<:AbstractArray}) = maximum(f, collect(s))
+minimum(f, s::SkipMissing{<:AbstractArray}) = minimum(f, collect(s))
+extrema(s::SkipMissing{<:AbstractArray}) = extrema(collect(s))
+count(f, s::SkipMissing{<:AbstractArray}) = count(f, collect(s))
+any(f, s::SkipMissing{<:AbstractArray}) = any(f, collect(s))
+all(f, s::SkipMissing{<:AbstractArray}) = all(f, collect(s))
+# Of another iterable (a tuple, a generator): those of the vector of its elements.
+collect(s::SkipMissing) = collect(SkipMissing(collect(s.x)))
+sum(s::SkipMissing) = sum(SkipMissing(collect(s.x)))
+sum(f, s::SkipMissing) = sum(f, SkipMissing(collect(s.x)))
+prod(s::SkipMissing) = prod(SkipMissing(collect(s.x)))
+maximum(s::SkipMissing) = maximum(SkipMissing(collect(s.x)))
+minimum(s::SkipMissing) = minimum(SkipMissing(collect(s.x)))
+count(f, s::SkipMissing) = count(f, SkipMissing(collect(s.x)))
+
+"""
     findfirst(f, x), findlast(f, x), findnext(f, x, k), findprev(f, x, k), findfirst(m)
 
 The first (last) index `j` of the vector `x` where `f(x[j])` holds (of `m` where `m[j]`), from
@@ -1913,6 +2153,24 @@ _uniform_matrix(J, dims::Tuple{Int, Int}) = _uniform_matrix(J, dims[1], dims[2])
 _vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int}, x) = _typed_cat(T, collect(x))
 _vector_of(T::Type{Int64}, x) = _vector_of(Int, x)
+# Of another element type zy's arrays hold (`Vector{Union{Missing, Float64}}(x)`, a vector
+# that may then hold `missing`): each element converted as it is stored.
+function _vector_of(T, x)
+    y = undef_objects(T, length(x))
+    for k in 1:length(x)
+        y[k] = x[k]
+    end
+    return y
+end
+# `Vector{Union{Missing, T}}(missing, n)`, `Vector{Union{Nothing, T}}(nothing, n)`: `n` times
+# the absent value.
+function _vector_of(T, v::Union{Missing, Nothing}, n::Int)
+    y = undef_objects(T, n)
+    for k in 1:n
+        y[k] = v
+    end
+    return y
+end
 # `Array{T}(x)` of one array: a copy of its shape, its elements converted to `T`.
 _array_of(T, x::AbstractVector) = _vector_of(T, x)
 _array_of(T, A::AbstractMatrix) = _matrix_of(T, A)
@@ -2147,6 +2405,19 @@ function _broadcast_vectors(xs...)
 end
 _extend_to(x::Vector, n::Int) = length(x) == n ? x : fill(x[1], n)
 _extend_to(x, n::Int) = x
+# A vector of numbers that may be absent, extended keeping its element type (`fill` of its
+# element would make a vector of the element's own type).
+_extend_to(x::Vector{Union{Missing, Float64}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Missing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Nothing, Float64}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Nothing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+function _refilled(x::Vector, n::Int)
+    y = _vector(x, n)
+    for k in 1:n
+        y[k] = x[1]
+    end
+    return y
+end
 
 # `f.(xs...)` of arrays by a Julia function, a matrix among them (inference calls this): Julia's
 # shapes (a vector is a column; a dimension of length 1 extends to the others' common length, a
@@ -2442,6 +2713,28 @@ function _array_equal(x::AbstractArray{S, N}, y::AbstractArray{T, N}) where {S, 
 end
 
 _array_equal(x::AbstractArray, y::AbstractArray) = false
+
+# Of arrays that may hold `missing`: `false` at the first elements that differ, else `missing`
+# where a pair of elements compares as `missing`, else `true` (Julia's three-valued `==`).
+_array_equal(x::AbstractArray{Union{Missing, Float64}, N}, y::AbstractArray{T, N}) where {T, N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{S, N}, y::AbstractArray{Union{Missing, Float64}, N}) where {S, N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{Union{Missing, Float64}, N}, y::AbstractArray{Union{Missing, Float64}, N}) where {N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{Union{Missing, Int}, N}, y::AbstractArray{T, N}) where {T, N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{S, N}, y::AbstractArray{Union{Missing, Int}, N}) where {S, N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{Union{Missing, Int}, N}, y::AbstractArray{Union{Missing, Int}, N}) where {N} = _equal_or_missing(x, y)
+function _equal_or_missing(x::AbstractArray, y::AbstractArray)
+    size(x) == size(y) || return false
+    anymissing = false
+    for k in 1:length(x)
+        eq = x[k] == y[k]
+        if ismissing(eq)
+            anymissing = true
+        elseif !_nonmissing(eq)
+            return false
+        end
+    end
+    return anymissing ? missing : true
+end
 
 _default_rtol(atol) = atol > 0 ? 0.0 : sqrt(eps(Float64))
 

@@ -46,6 +46,13 @@ one Julia's `ArgumentError`.
 # Of a range, Statistics' `(first(r) + last(r)) / 2` (`NaN` of an empty one).
 mean(r::Union{Base.UnitRange{Int}, Base.StepRange{Int, Int}, Base.LinRange, Base.StepRangeLen}) =
     isempty(r) ? NaN : (first(r) + last(r)) / 2
+# Of `skipmissing(x)`, Statistics' loop: the numbers added in order, over their count (of
+# none, `0.0 / 0`: `NaN`).
+mean(s::Base.SkipMissing{<:AbstractArray}) = sum(s) / length(collect(s))
+mean(s::Base.SkipMissing) = mean(Base.SkipMissing(collect(s.x)))
+# Of an array holding `missing`, `missing`.
+mean(x::AbstractArray{Union{Missing, Float64}}) = any(ismissing, x) ? missing : mean(skipmissing(x))
+mean(x::AbstractArray{Union{Missing, Int}}) = any(ismissing, x) ? missing : mean(skipmissing(x))
 mean(itr) = mean(identity, itr)
 mean(f, itr) = _mean_nonempty(map(f, collect(itr)))
 mean(s::Union{Base.RowSlices, Base.ColumnSlices, Base.Slices}) = _mean_nonempty(s)

@@ -374,6 +374,12 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base._round_digits", "Base._round_sigdigits"],
     },
+    // `missing` (its struct, which inference's patterns name), and `!` of the three-valued
+    // `==` of arrays that may hold it.
+    Hooks {
+        triggers: &["Base.Missing"],
+        hooks: &["Base.!"],
+    },
     // `==` and `!=` of two arrays.
     Hooks {
         triggers: &["==", "!=", "Base.==", "Base.!="],
@@ -503,6 +509,11 @@ pub const HOOKS: &[Hooks] = &[
     Hooks {
         triggers: &["===", "isnothing"],
         hooks: &["Base._notnothing"],
+    },
+    // ... or against `missing` (`Base._nonmissing`).
+    Hooks {
+        triggers: &["===", "ismissing"],
+        hooks: &["Base._nonmissing"],
     },
     // `sum`, `prod`, `maximum`, `minimum` of a container of an open abstract type
     // (`Any[x, 2]`, `Real[...]`): inference hands them to these folds.

@@ -1,38 +1,44 @@
 //! Narrowing of a variable by a test, as Julia's inference narrows a union: against `nothing`
-//! (`===`, `!==`, `==`, `!=`, `isnothing`) where a branch runs only when `v` is not `nothing`
-//! (`if v !== nothing`, the other way of `v === nothing ? a : b`, `isnothing(v) || b`, the
-//! statements after `if v === nothing; return ...; end`), and by `v isa T` (`isa(v, T)`) in
-//! the branch where it holds and in the one where it fails. There `v` is rebound to its value
-//! seen so ([`ExprKind::Narrow`]: `Base._notnothing(v)`, `#narrow_isa(v, T)` or
-//! `#narrow_notisa(v, T)` there, what it was after). For any `v` but `findfirst`'s
-//! result that is `v` itself. A branch that assigns `v`, or holds a `break` or `continue`
-//! (which would leave it with `v` rebound), is left alone; the body of `while v !== nothing`
-//! is narrowed up to the statement that assigns `v`.
+//! (`===`, `!==`, `==`, `!=`, `isnothing`) or `missing` (`=== missing`, `ismissing`) where a
+//! branch runs only when `v` is not `nothing` (`missing`): `if v !== nothing`, the other way of
+//! `v === nothing ? a : b`, `isnothing(v) || b`, the statements after `if v === nothing;
+//! return ...; end`; and by `v isa T` (`isa(v, T)`) in the branch where it holds and in the
+//! one where it fails. There `v` is rebound to its value seen so ([`ExprKind::Narrow`]:
+//! `Base._notnothing(v)`, `Base._nonmissing(v)`, `#narrow_isa(v, T)` or `#narrow_notisa(v, T)`
+//! there, what it was after). For any `v` but `findfirst`'s result that is `v` itself. A
+//! branch that assigns `v`, or holds a `break` or `continue` (which would leave it with `v`
+//! rebound), is left alone; the body of `while v !== nothing` is narrowed up to the statement
+//! that assigns `v`.
 
 use crate::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::cx::{span, Cx};
 use crate::kind::Kind;
 use crate::tree::SyntaxNode;
 
-/// A condition that tells what a variable holds: `var === nothing` or `var isa T`, or its
-/// negation.
+/// A condition that tells what a variable holds: `var === nothing`, `var === missing` or
+/// `var isa T`, or its negation.
 pub(crate) struct Test {
     /// The variable tested (an identifier).
     pub var: Expr,
-    /// `T` of `var isa T`; `None` for a test against `nothing`.
+    /// `T` of `var isa T`; `None` for a test against `nothing` or `missing`.
     isa: Option<Expr>,
+    /// Whether the test is against `missing` (`ismissing(var)`, `var === missing`).
+    missing: bool,
     /// Whether the condition is the test's negation (`!==`, `!=`, `!(v isa T)`).
     negated: bool,
 }
 
 impl Test {
     /// What `var` is rebound to where the condition holds (`holds`) or fails, if it is
-    /// narrowed there: not where it is `nothing`.
+    /// narrowed there: not where it is `nothing` (`missing`).
     pub(crate) fn value(&self, holds: bool) -> Option<Expr> {
         let positive = holds != self.negated;
         let r = self.var.range;
         match (&self.isa, positive) {
             (None, true) => None,
+            (None, false) if self.missing => {
+                Some(Expr::call("Base._nonmissing", vec![self.var.clone()], r))
+            }
             (None, false) => Some(Expr::call("Base._notnothing", vec![self.var.clone()], r)),
             (Some(t), true) => Some(Expr::call(
                 "#narrow_isa",
@@ -52,9 +58,25 @@ impl Test {
 pub(crate) fn test(cond: &Expr) -> Option<Test> {
     let ident = |e: &Expr| matches!(e.kind, ExprKind::Ident(_)).then(|| e.clone());
     let is_nothing = |e: &Expr| matches!(e.kind, ExprKind::Nothing);
-    let of = |var: Expr, isa: Option<Expr>, negated: bool| Test { var, isa, negated };
+    let is_missing = |e: &Expr| matches!(&e.kind, ExprKind::Ident(m) if m == "missing");
+    let of = |var: Expr, isa: Option<Expr>, negated: bool| Test {
+        var,
+        isa,
+        missing: false,
+        negated,
+    };
+    let of_missing = |var: Expr| Test {
+        var,
+        isa: None,
+        missing: true,
+        negated: false,
+    };
     match &cond.kind {
         ExprKind::Call { callee, args } => match (&callee.kind, args.as_slice()) {
+            (ExprKind::Ident(f), [a, b]) if f == "===" && (is_missing(a) || is_missing(b)) => {
+                ident(if is_missing(b) { a } else { b }).map(of_missing)
+            }
+            (ExprKind::Ident(f), [a]) if f == "ismissing" => ident(a).map(of_missing),
             (ExprKind::Ident(f), [a, b]) if f == "===" => {
                 if is_nothing(b) {
                     ident(a).map(|v| of(v, None, false))

@@ -680,6 +680,8 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
             t
         } else if t == e.ty {
             t
+        } else if let Some(u) = crate::absent::literal_elem(&t, &e.ty) {
+            u
         } else if let (Type::Struct(a), Type::Struct(b)) = (&t, &e.ty) {
             if is_library(&a.name) || is_library(&b.name) {
                 return Err(Fail::unsupported(format!(

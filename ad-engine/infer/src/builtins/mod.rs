@@ -1168,6 +1168,10 @@ fn prelude_equality(
     if op == "==" {
         return Ok(eq);
     }
+    if eq.ty != Type::Bool {
+        // `missing` of arrays that may hold it: `!missing` is `missing`.
+        return cx.call_named(b, &"Base.!".into(), &[eq]);
+    }
     let not = b.prim(zy_ir::Prim::Not, vec![eq.arg], Type::Bool);
     Ok(Val::of(not, Type::Bool))
 }

@@ -280,6 +280,11 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [v] if matches!(ret, Type::Union(_) | Type::Any) || of_type(v, ret) => Ok(v.clone()),
             // A union's gradient that nothing reached: the member's zero.
             [Value::Nothing] => tangent::zero_tangent(&[], ret),
+            // A branch on a comparison of a value that may be `missing`.
+            [v] if *ret == Type::Bool => Err(format!(
+                "TypeError: non-boolean ({}) used in boolean context",
+                v.julia_type()
+            )),
             [v] => Err(format!(
                 "TypeError: in typeassert, expected {ret}, got a value of type {}",
                 v.julia_type()
