@@ -7235,6 +7235,14 @@ Base.mapreduce(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, 
 # a lazy iterator (inference hands them to `_mapfoldl`): those of its elements collected.
 Base._mapfoldl(f, op, init, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}) =
     Base._mapfoldl(f, op, init, collect(it))
+# `foldl(op, zip(a, b); init)`, `reduce` and `mapfoldl` of a lazy iterator: its elements
+# collected, folded from the left as Julia's fold of the iterator visits them.
+Base.foldl(op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}; init = Base._InitialValue()) =
+    Base._mapfoldl(identity, op, init, collect(it))
+Base.reduce(op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}; init = Base._InitialValue()) =
+    Base._mapfoldl(identity, op, init, collect(it))
+Base.mapfoldl(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}; init = Base._InitialValue()) =
+    Base._mapfoldl(f, op, init, collect(it))
 
 end # module Iterators
 
