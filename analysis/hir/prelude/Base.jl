@@ -567,6 +567,9 @@ view(A::Matrix, i::Int, J::Colon) = SubArray(A, _row(A, i, _steps(A, 2, J)))
 view(A::Matrix, I::UnitRange{Int}, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
 view(A::Matrix, I::StepRange{Int, Int}, j::Int) = SubArray(A, _column(A, I, j))
 view(A::Matrix, I::Colon, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
+# A range viewed by a range of indices is the range `getindex` computes, as in Julia (its
+# parts in `Iterators.partition(1:n, k)` are ranges).
+view(r::AbstractRange, s::OrdinalRange{<:Integer}) = r[s]
 
 # The target of `x[I] .= v` (lowering): a view of the indexed elements.
 dotview(x, i) = view(x, i)
