@@ -425,6 +425,7 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra._uniform_plus",
             "LinearAlgebra._uniform_minus",
             "LinearAlgebra._uniform_times",
+            "LinearAlgebra._uniform_block",
             "Base._uniform_matrix",
         ],
     },
