@@ -9849,6 +9849,10 @@ setdiff(a::AbstractVector, b::AbstractVector) = unique(filter(x -> !(x in b), a)
 union(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = union(collect(r), b)
 intersect(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = intersect(collect(r), b)
 setdiff(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = setdiff(collect(r), b)
+# A number is the collection of itself, as in Julia (`setdiff(1:n, i)`, leave one out).
+union(a::Union{AbstractVector, UnitRange{Int}, StepRange{Int, Int}}, x::Number) = union(collect(a), [x])
+intersect(a::Union{AbstractVector, UnitRange{Int}, StepRange{Int, Int}}, x::Number) = intersect(collect(a), [x])
+setdiff(a::Union{AbstractVector, UnitRange{Int}, StepRange{Int, Int}}, x::Number) = setdiff(collect(a), [x])
 issubset(a::AbstractVector, b::Union{AbstractVector, Set}) = all(x -> x in b, a)
 
 """
