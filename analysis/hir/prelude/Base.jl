@@ -840,6 +840,9 @@ The iterator over the pairs of elements of `a` and `b` (`Iterators.product`).
 product(a, b) = ProductIterator(a, b)
 
 length(g::Generator) = length(g.iter)
+# Element `k` of a generator a `for` loop (or `join`, or any function iterating its argument)
+# walks: `f` of the source's element `k`, called once per element in order, as Julia's.
+_gen_elem(g::Generator, k::Int) = g.f(_gen_elem(g.iter, k))
 length(p::ProductIterator) = length(p.a) * length(p.b)
 size(p::ProductIterator) = (length(p.a), length(p.b))
 
@@ -4513,6 +4516,9 @@ function join(xs, delim, last)
     end
     return s
 end
+# Of a generator (a filtered one too): its values, each computed once, in order.
+join(g::Generator, delim = "") = join(collect(g), delim)
+join(g::Generator, delim, last) = join(collect(g), delim, last)
 
 """
     summary(x)

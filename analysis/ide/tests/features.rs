@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 315557..315561: abs2
+            <zy>/prelude/Base.jl (prelude) 316001..316005: abs2
         "#]],
     );
 }
