@@ -357,7 +357,7 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base._reduce_dims", "Base._mapfoldl", "Base.identity"],
     },
-    // `round(x; digits)`, `trunc(x; sigdigits)`, ...
+    // `round(x; digits)`, `trunc(x; sigdigits)`, `round(x, RoundDown; digits)`, ...
     Hooks {
         triggers: &[
             "round",
@@ -368,6 +368,10 @@ pub const HOOKS: &[Hooks] = &[
             "Base.floor",
             "ceil",
             "Base.ceil",
+            "Base._RoundNearest",
+            "Base._RoundDown",
+            "Base._RoundUp",
+            "Base._RoundToZero",
         ],
         hooks: &["Base._round_digits", "Base._round_sigdigits"],
     },
