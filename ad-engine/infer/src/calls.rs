@@ -1201,6 +1201,7 @@ impl<'a> Cx<'a> {
             | Type::Array(..)
             | Type::Adjoint(_)
             | Type::Tuple(_)
+            | Type::NamedTuple(_)
             | Type::Struct(_) => crate::type_values::value_name(t)?,
             // `Union{Missing, Float64}` (an array's `eltype`).
             Type::Union(_) if crate::absent::number_member(t).is_some() => {

@@ -354,10 +354,16 @@ impl Cx<'_> {
         passed: &[(Name, Val)],
         positional: &[Val],
     ) -> Result<Option<Val>, Fail> {
-        let [x] = positional else {
-            return Ok(None);
-        };
         let bare = name.strip_prefix("Base.").unwrap_or(name);
+        let (x, bare) = match positional {
+            [x] => (x, bare),
+            // `round(x, RoundDown; digits)`: the mode's rounding function.
+            [x, mode] if bare == "round" => match rounding_function(&mode.ty) {
+                Some(f) => (x, f),
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
         if !matches!(bare, "round" | "trunc" | "floor" | "ceil") || x.ty != Type::Float64 {
             return Ok(None);
         }
@@ -436,5 +442,18 @@ impl Cx<'_> {
             }
         }
         Ok(passed)
+    }
+}
+
+/// The rounding function of one of Julia's rounding modes (`RoundDown` rounds as `floor`),
+/// `None` for another type.
+fn rounding_function(mode: &Type) -> Option<&'static str> {
+    let Type::Struct(s) = mode else { return None };
+    match &*s.name {
+        "Base._RoundNearest" => Some("round"),
+        "Base._RoundDown" => Some("floor"),
+        "Base._RoundUp" => Some("ceil"),
+        "Base._RoundToZero" => Some("trunc"),
+        _ => None,
     }
 }

@@ -15,6 +15,9 @@ use crate::pattern::{self, Pat};
 /// The name of `Tuple{}` (as the syntax names the empty tuple's type).
 const EMPTY_TUPLE: &str = "Tuple{}";
 
+/// How Julia prints a named tuple type, `@NamedTuple{a::Float64, b::Int64}`, up to its fields.
+const NAMED_TUPLE: &str = "@NamedTuple{";
+
 /// Is `name` the text of a type with parameters (as opposed to a plain name)?
 pub(crate) fn is_type_text(name: &str) -> bool {
     name.contains('{')
@@ -35,6 +38,14 @@ pub(crate) fn same_name(f: &str, g: &str) -> bool {
 /// The pattern the type named `name` stands for; each `<:B` parameter is a variable bounded
 /// by `B` (`AbstractVector{<:Real}`).
 pub(crate) fn pattern_of(name: &str, program: &Program) -> Result<Pat, Fail> {
+    if let Some(fields) = name
+        .strip_prefix(NAMED_TUPLE)
+        .and_then(|rest| rest.strip_suffix('}'))
+    {
+        return named_tuple_of(fields, program)
+            .map(Pat::Leaf)
+            .ok_or_else(|| Fail::unsupported(format!("the type `{name}` as a value")));
+    }
     let mut bounds = Vec::new();
     let expr = Parser { text: name, at: 0 }
         .whole(&mut bounds)
@@ -134,9 +145,47 @@ pub(crate) fn struct_value_name(p: &Pat) -> Option<Name> {
     Some(format!("{name}{{{}}}", params.join(", ")).into())
 }
 
+/// The concrete named tuple type whose fields `a::Float64, b::Int64` (Julia's printed form
+/// inside `@NamedTuple{...}`) give, each field's type a concrete type's name.
+fn named_tuple_of(fields: &str, program: &Program) -> Option<Type> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in fields.char_indices() {
+        match c {
+            '{' | '(' => depth += 1,
+            '}' | ')' => depth = depth.checked_sub(1)?,
+            ',' if depth == 0 => {
+                parts.push(&fields[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !fields.trim().is_empty() {
+        parts.push(&fields[start..]);
+    }
+    let typed = parts
+        .into_iter()
+        .map(|part| {
+            let (field, ty) = part.split_once("::")?;
+            let p = pattern_of_name(ty.trim(), program).ok()?;
+            let t = crate::dispatch::concrete_type(program, &p)?;
+            Some((Name::from(field.trim()), t))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Type::NamedTuple(typed.into()))
+}
+
 /// The name of the type `t` as a value (`typeof(x)`, `eltype(x)`): its printed form, for the
 /// types whose printed form reads back as themselves.
 pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
+    if let Type::NamedTuple(fs) = t {
+        let fields = fs
+            .iter()
+            .map(|(n, f)| Ok(format!("{n}::{}", value_name(f)?)))
+            .collect::<Result<Vec<_>, Fail>>()?;
+        return Ok(format!("{NAMED_TUPLE}{}}}", fields.join(", ")).into());
+    }
     let reads_back = |t: &Type| -> bool {
         fn ok(t: &Type) -> bool {
             match t {
@@ -262,6 +311,13 @@ mod tests {
             Type::matrix_f64(),
             Type::Tuple(Arc::from([Type::Float64, Type::Int64])),
             Type::Adjoint(Arc::new(Type::Float64)),
+            Type::NamedTuple(Arc::from([
+                (Name::from("name"), Type::String),
+                (
+                    Name::from("at"),
+                    Type::Tuple(Arc::from([Type::Int64, Type::Bool])),
+                ),
+            ])),
         ] {
             let name = match value_name(&t) {
                 Ok(n) => n,
@@ -276,5 +332,15 @@ mod tests {
         );
         assert!(concrete_of("AbstractVector{<:Real}", &program).is_none());
         assert!(pattern_of("Vector{", &program).is_err());
+        assert_eq!(
+            value_name(&Type::NamedTuple(Arc::from([(
+                Name::from("a"),
+                Type::Float64
+            )])))
+            .ok()
+            .as_deref(),
+            Some("@NamedTuple{a::Float64}")
+        );
+        assert!(pattern_of("@NamedTuple{a}", &program).is_err());
     }
 }

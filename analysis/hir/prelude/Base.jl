@@ -566,6 +566,9 @@ view(A::Matrix, i::Int, J::Colon) = SubArray(A, _row(A, i, _steps(A, 2, J)))
 view(A::Matrix, I::UnitRange{Int}, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
 view(A::Matrix, I::StepRange{Int, Int}, j::Int) = SubArray(A, _column(A, I, j))
 view(A::Matrix, I::Colon, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
+# A range viewed by a range of indices is the range `getindex` computes, as in Julia (its
+# parts in `Iterators.partition(1:n, k)` are ranges).
+view(r::AbstractRange, s::OrdinalRange{<:Integer}) = r[s]
 
 # The target of `x[I] .= v` (lowering): a view of the indexed elements.
 dotview(x, i) = view(x, i)
@@ -4940,6 +4943,9 @@ function join(xs, delim, last)
     end
     return s
 end
+# Of a generator (a filtered one too): its values, each computed once, in order.
+join(g::Generator, delim = "") = join(collect(g), delim)
+join(g::Generator, delim, last) = join(collect(g), delim, last)
 
 """
     summary(x)
@@ -7945,6 +7951,14 @@ Base.mapreduce(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, 
 # `sum(itr; init)`, `prod(f, itr; init)` and the other reductions with `init` of a generator or
 # a lazy iterator (inference hands them to `_mapfoldl`): those of its elements collected.
 Base._mapfoldl(f, op, init, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}) =
+    Base._mapfoldl(f, op, init, collect(it))
+# `foldl(op, zip(a, b); init)`, `reduce` and `mapfoldl` of a lazy iterator: its elements
+# collected, folded from the left as Julia's fold of the iterator visits them.
+Base.foldl(op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}; init = Base._InitialValue()) =
+    Base._mapfoldl(identity, op, init, collect(it))
+Base.reduce(op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}; init = Base._InitialValue()) =
+    Base._mapfoldl(identity, op, init, collect(it))
+Base.mapfoldl(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}; init = Base._InitialValue()) =
     Base._mapfoldl(f, op, init, collect(it))
 
 end # module Iterators
@@ -11019,6 +11033,10 @@ setdiff(a::AbstractVector, b::AbstractVector) = unique(filter(x -> !(x in b), a)
 union(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = union(collect(r), b)
 intersect(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = intersect(collect(r), b)
 setdiff(r::Union{UnitRange{Int}, StepRange{Int, Int}}, b::AbstractVector) = setdiff(collect(r), b)
+# A number is the collection of itself, as in Julia (`setdiff(1:n, i)`, leave one out).
+union(a::Union{AbstractVector, UnitRange{Int}, StepRange{Int, Int}}, x::Number) = union(collect(a), [x])
+intersect(a::Union{AbstractVector, UnitRange{Int}, StepRange{Int, Int}}, x::Number) = intersect(collect(a), [x])
+setdiff(a::Union{AbstractVector, UnitRange{Int}, StepRange{Int, Int}}, x::Number) = setdiff(collect(a), [x])
 issubset(a::AbstractVector, b::Union{AbstractVector, Set}) = all(x -> x in b, a)
 
 """

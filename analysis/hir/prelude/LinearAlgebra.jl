@@ -410,6 +410,10 @@ function _uniform_plus(A::AbstractMatrix, J::UniformScaling)
     return B
 end
 _uniform_plus(J::UniformScaling, A::AbstractMatrix) = _uniform_plus(A, J)
+# `I` among the blocks of a concatenation (`[A I; 0I A']`, `hcat(A, I)`; inference sends it
+# here with an array `A` beside it): the square matrix Julia makes of it, as tall as `A`
+# (`d = 1`) or as wide (`d = 2`).
+_uniform_block(J::UniformScaling, A::AbstractArray, d::Int) = Base._uniform_matrix(J, size(A, d), size(A, d))
 _uniform_plus(J::UniformScaling, K::UniformScaling) = UniformScaling(J.λ + K.λ)
 _uniform_minus(A::AbstractMatrix, J::UniformScaling) = _uniform_plus(A, UniformScaling(-J.λ))
 _uniform_minus(J::UniformScaling, A::AbstractMatrix) = _uniform_plus(-A, J)

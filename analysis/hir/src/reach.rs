@@ -360,7 +360,7 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base._reduce_dims", "Base._mapfoldl", "Base.identity"],
     },
-    // `round(x; digits)`, `trunc(x; sigdigits)`, ...
+    // `round(x; digits)`, `trunc(x; sigdigits)`, `round(x, RoundDown; digits)`, ...
     Hooks {
         triggers: &[
             "round",
@@ -371,6 +371,10 @@ pub const HOOKS: &[Hooks] = &[
             "Base.floor",
             "ceil",
             "Base.ceil",
+            "Base._RoundNearest",
+            "Base._RoundDown",
+            "Base._RoundUp",
+            "Base._RoundToZero",
         ],
         hooks: &["Base._round_digits", "Base._round_sigdigits"],
     },
@@ -434,6 +438,7 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra._uniform_plus",
             "LinearAlgebra._uniform_minus",
             "LinearAlgebra._uniform_times",
+            "LinearAlgebra._uniform_block",
             "Base._uniform_matrix",
         ],
     },

@@ -171,6 +171,13 @@ pub(crate) fn resolve_type_text(text: &str, bound: &[&str], name: &impl Fn(&str)
         word.clear();
     };
     for c in text.chars() {
+        // A field's name in `@NamedTuple{a::Float64}`: a name only where it is followed by `:`.
+        if c == ':' && !word.is_empty() {
+            out.push_str(&word);
+            word.clear();
+            out.push(c);
+            continue;
+        }
         if matches!(c, '{' | '}' | ',' | ' ' | '<' | ':' | '(' | ')') {
             flush(&mut word, &mut out);
             out.push(c);

@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 69429..69433: abs2
-            <zy>/prelude/Base.jl (prelude) 350789..350793: abs2
+            <zy>/prelude/Base.jl (prelude) 69631..69635: abs2
+            <zy>/prelude/Base.jl (prelude) 352021..352025: abs2
         "#]],
     );
 }

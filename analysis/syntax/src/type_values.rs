@@ -24,6 +24,11 @@ fn value_text(cx: &mut Cx, node: &SyntaxNode) -> Option<String> {
         return Some(value);
     }
     match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Curly, [base, names, types])
+            if base.leaf && cx.text(base) == "NamedTuple" && names.kind == Kind::Tuple =>
+        {
+            named_tuple_text(cx, node, names, types)
+        }
         (false, Kind::Curly, [base, params @ ..]) if !params.is_empty() => {
             let base = type_expr(cx, base)?;
             let mut parts = Vec::new();
@@ -33,6 +38,41 @@ fn value_text(cx: &mut Cx, node: &SyntaxNode) -> Option<String> {
             Some(format!("{}{{{}}}", base.value_text(), parts.join(", ")))
         }
         _ => type_expr(cx, node).map(|t| t.value_text()),
+    }
+}
+
+/// `NamedTuple{(:a, :b), Tuple{A, B}}`: the text `@NamedTuple{a::A, b::B}`, as Julia prints
+/// the type; `None` once a part is reported.
+fn named_tuple_text(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    names: &SyntaxNode,
+    types: &SyntaxNode,
+) -> Option<String> {
+    let names: Option<Vec<String>> = names
+        .children
+        .iter()
+        .map(|n| value_param(cx, n).and_then(|v| v.strip_prefix(':').map(str::to_string)))
+        .collect();
+    let types = match (types.leaf, types.kind, types.children.as_slice()) {
+        (false, Kind::Curly, [base, ts @ ..]) if base.leaf && cx.text(base) == "Tuple" => ts,
+        _ => &[],
+    };
+    match names {
+        Some(names) if names.len() == types.len() => {
+            let mut fields = Vec::new();
+            for (name, t) in names.iter().zip(types) {
+                fields.push(format!("{name}::{}", value_text(cx, t)?));
+            }
+            Some(format!("@NamedTuple{{{}}}", fields.join(", ")))
+        }
+        _ => {
+            cx.unsupported(
+                node,
+                "`NamedTuple{names, types}` other than `NamedTuple{(:a, :b), Tuple{A, B}}`",
+            );
+            None
+        }
     }
 }
 

@@ -35,6 +35,13 @@ pub(crate) fn call(
         return call(cx, b, name, &parts);
     }
     let is_array = |v: &Val| matches!(v.ty, Type::Array(..) | Type::Adjoint(_));
+    if matches!(name, "vcat" | "hcat") && args.iter().any(super::is_uniform) {
+        let d = if name == "vcat" { 2 } else { 1 };
+        return Some(sized_uniforms(cx, b, args, d).and_then(|xs| match name {
+            "vcat" => vcat(cx, b, &xs),
+            _ => hcat(cx, b, &xs),
+        }));
+    }
     Some(match (name, args) {
         ("vcat", []) | ("hcat", []) => Err(Fail::unsupported(format!(
             "`{name}()` (its element type would be Any); write `Float64[]` instead"
@@ -100,6 +107,32 @@ fn is_collected(v: &Val) -> bool {
                 | "TransposeMatrix"
         )
     )
+}
+
+/// The parts with each `UniformScaling` made the square matrix Julia's concatenation makes of
+/// it, as tall as the first array among the parts (`d = 1`: a row of blocks, `hcat`) or as
+/// wide (`d = 2`: `vcat`), by the prelude's `LinearAlgebra._uniform_block`.
+fn sized_uniforms(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val], d: i64) -> Result<Vec<Val>, Fail> {
+    if !xs.iter().any(super::is_uniform) {
+        return Ok(xs.to_vec());
+    }
+    let Some(beside) = xs.iter().find(|x| matches!(x.ty, Type::Array(..))) else {
+        return Err(Fail::unsupported(
+            "concatenating `I` with no array beside it to give its size (Julia takes it from \
+             the other block rows); write `Matrix(I, n, n)`",
+        ));
+    };
+    let beside = beside.clone();
+    xs.iter()
+        .map(|x| match super::is_uniform(x) {
+            true => cx.call_named(
+                b,
+                &"LinearAlgebra._uniform_block".into(),
+                &[x.clone(), beside.clone(), Val::lit(zy_ir::Const::Int(d))],
+            ),
+            false => Ok(x.clone()),
+        })
+        .collect()
 }
 
 /// Are the parts Vectors of one element type that is not a number (vectors of vectors, of
@@ -199,10 +232,11 @@ fn hvcat(
             xs.len()
         )));
     }
-    check_parts(xs)?;
     let mut block_rows = Vec::new();
     for row in xs.chunks(c) {
-        block_rows.push(hcat(cx, b, row)?);
+        let row = sized_uniforms(cx, b, row, 1)?;
+        check_parts(&row)?;
+        block_rows.push(hcat(cx, b, &row)?);
     }
     match block_rows.as_slice() {
         [single] => Ok(single.clone()),
