@@ -19,12 +19,7 @@ pub const UNKNOWN_BINDING: &str = "is changed by top-level code that zy does not
 
 /// `item` (written in `module`) with its definitions qualified and its free names resolved.
 pub fn resolve_item(item: &LoweredItem, module: &str, names: &ScopeNames) -> LoweredItem {
-    resolve_owned(item.clone(), module, names)
-}
-
-/// [`resolve_item`] of an item made for it (a library method's stub, [`crate::stub`]), which
-/// needs no copy.
-pub(crate) fn resolve_owned(mut out: LoweredItem, module: &str, names: &ScopeNames) -> LoweredItem {
+    let mut out = item.clone();
     let name = |n: &str| names.resolve(module, n);
     for (generic, method) in &mut out.methods {
         *generic = names.definition(module, generic);
@@ -35,11 +30,8 @@ pub(crate) fn resolve_owned(mut out: LoweredItem, module: &str, names: &ScopeNam
         for (_, t) in &mut method.where_bounds {
             resolve_type(t, &bound, &name);
         }
-        // A `where` variable in the body is the type it binds, not a global. A stub's body
-        // names nothing.
-        if !crate::stub::is_stub(&method.body) {
-            method.body = Arc::new(resolve_body(&method.body, module, names, &bound));
-        }
+        // A `where` variable in the body is the type it binds, not a global.
+        method.body = Arc::new(resolve_body(&method.body, module, names, &bound));
     }
     for s in &mut out.structs {
         s.name = names.definition(module, &s.name);
