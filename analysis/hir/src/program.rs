@@ -24,12 +24,12 @@ use zy_lower::LowerError;
 
 use crate::call::CallFunctions;
 use crate::input::SourceFile;
-use crate::item::{bundled_method, item_signature, item_tree, ItemId, ItemKind};
+use crate::item::{bundled_lowering, bundled_method, item_signature, item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
 use crate::reach::{
     hooks_of, item_names, makes_matrix, Mention, MATRIX, MATRIX_MAKERS, MATRIX_TYPES,
 };
-use crate::resolve::resolve_item;
+use crate::resolve::{resolve_item, resolve_owned};
 use crate::scope::{
     is_prelude, item_module, loaded_items, root_scope_names, scope_files, scope_root, FileModules,
     ScopeNames,
@@ -118,11 +118,13 @@ pub(crate) fn resolved_in_root(
     item: ItemId,
 ) -> Arc<zy_lower::LoweredItem> {
     let module = item_module(db, root, item);
-    Arc::new(resolve_item(
-        ssa(db, item),
-        &module,
-        root_scope_names(db, root),
-    ))
+    let names = root_scope_names(db, root);
+    // A bundled library item is read back for itself, so that its bodies are resolved without
+    // a copy (the unresolved lowering is kept by `ssa` only for items lowered from text).
+    Arc::new(match bundled_lowering(db, item) {
+        Some(owned) => resolve_owned(owned, &module, names),
+        None => resolve_item(ssa(db, item), &module, names),
+    })
 }
 
 /// An item as the program index holds it: lowered and resolved in the scope of a root, or, for
