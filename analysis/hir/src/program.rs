@@ -24,14 +24,14 @@ use zy_lower::LowerError;
 
 use crate::call::CallFunctions;
 use crate::input::SourceFile;
-use crate::item::{bundled_method, item_signature, item_tree, ItemId, ItemKind};
+use crate::item::{bundled_lowering, bundled_method, item_signature, item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
 use crate::reach::{
     hooks_of, item_names, makes_matrix, Mention, MATRIX, MATRIX_MAKERS, MATRIX_TYPES,
 };
 use crate::resolve::{resolve_item, resolve_owned};
 use crate::scope::{
-    is_prelude, item_module, loaded_items, scope_files, scope_names, scope_root, FileModules,
+    is_prelude, item_module, loaded_items, root_scope_names, scope_files, scope_root, FileModules,
     ScopeNames,
 };
 use crate::signature::Signature;
@@ -118,7 +118,13 @@ pub(crate) fn resolved_in_root(
     item: ItemId,
 ) -> Arc<zy_lower::LoweredItem> {
     let module = item_module(db, root, item);
-    Arc::new(resolve_item(ssa(db, item), &module, scope_names(db, root)))
+    let names = root_scope_names(db, root);
+    // A bundled library item is read back for itself, so that its bodies are resolved without
+    // a copy (the unresolved lowering is kept by `ssa` only for items lowered from text).
+    Arc::new(match bundled_lowering(db, item) {
+        Some(owned) => resolve_owned(owned, &module, names),
+        None => resolve_item(ssa(db, item), &module, names),
+    })
 }
 
 /// An item as the program index holds it: lowered and resolved in the scope of a root, or, for
@@ -141,11 +147,11 @@ pub(crate) fn indexed_in_root(db: &dyn salsa::Database, root: SourceFile, item: 
         };
     };
     let module = item_module(db, root, item);
-    let names = scope_names(db, root);
+    let names = root_scope_names(db, root);
     let mut body_names = Vec::new();
     method.body_names(&module, names, &mut |n| body_names.push(n));
     Indexed {
-        item: Arc::new(resolve_owned(method.stub(item.span_file()), &module, names)),
+        item: Arc::new(method.resolved_stub(item.span_file(), &module, names)),
         body_names: Some(body_names),
     }
 }
@@ -277,7 +283,7 @@ pub fn needed_names(
 /// where its function is called).
 #[salsa::tracked(returns(ref))]
 fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> FxHashMap<Name, Vec<ItemId>> {
-    let names = scope_names(db, root);
+    let names = root_scope_names(db, root);
     let mut out: FxHashMap<Name, Vec<ItemId>> = FxHashMap::default();
     for (item, module) in loaded_items(db, root, |f| is_prelude(db, f)) {
         if matches!(
@@ -396,7 +402,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
     let root = key.root(db);
     let mut reach = Reach {
         keyed: prelude_items(db, root),
-        names: scope_names(db, root),
+        names: root_scope_names(db, root),
         modules: FileModules::of_root(db, root),
         concrete: FxHashMap::default(),
         items: FxHashSet::default(),
@@ -405,6 +411,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
         values: FxHashSet::default(),
         types: FxHashSet::default(),
         queue: Vec::new(),
+        callable: String::new(),
     };
     for n in hooks_of("")
         .map(Name::from)
@@ -489,6 +496,8 @@ struct Reach<'db> {
     values: FxHashSet<Name>,
     types: FxHashSet<Name>,
     queue: Vec<(Name, Mention)>,
+    /// The callable name of the name being visited (a buffer, not a new string per name).
+    callable: String,
 }
 
 impl Reach<'_> {
@@ -506,8 +515,12 @@ impl Reach<'_> {
                 for item in self.waiting.remove(&name).unwrap_or_default() {
                     self.follow(db, root, item);
                 }
-                let callable = zy_ir::callable_name(&name);
-                [&name, &callable]
+                // `zy_ir::callable_name`, written into a buffer kept across visits.
+                self.callable.clear();
+                self.callable.push_str("(::");
+                self.callable.push_str(&name);
+                self.callable.push(')');
+                [&*name, self.callable.as_str()]
                     .into_iter()
                     .filter_map(|k| keyed.get(k))
                     .flatten()
@@ -579,36 +592,35 @@ impl Reach<'_> {
         sig: &Signature,
         module: &str,
     ) -> Option<Name> {
-        let resolve = |names: &[&str]| -> Vec<Name> {
-            names
-                .iter()
-                .map(|n| self.names.resolve(module, n))
-                .collect()
+        let kind = item.kind(db);
+        let (guards, type_values): (&[&str], &[&str]) = match kind {
+            ItemKind::Function => (&sig.guards, &sig.type_values),
+            _ => (&[], &[]),
         };
-        let (guards, type_values) = match item.kind(db) {
-            ItemKind::Struct => (
-                vec![self.names.definition(module, item.name(db))],
-                Vec::new(),
-            ),
-            ItemKind::Function => (resolve(&sig.guards), resolve(&sig.type_values)),
-            _ => (Vec::new(), Vec::new()),
-        };
+        // The first guard without values, and whether a guard is a type only matrices have.
+        let mut unmet = None;
+        let mut on_matrix = false;
+        let names = self.names;
+        let own = (kind == ItemKind::Struct).then(|| names.definition(module, item.name(db)));
+        let resolved = guards.iter().map(|g| names.resolve(module, g));
+        for g in own.into_iter().chain(resolved) {
+            on_matrix |= is_matrix_type(&g);
+            if unmet.is_none() && !self.values.contains(&g) && self.is_concrete_struct(db, &g) {
+                unmet = Some(g);
+            }
+        }
         // A method on matrices, or on arrays of three or more dimensions (every maker of
         // those is a maker of matrices), waits until the program can make one.
-        let matrix = ((sig.high_rank || guards.iter().any(is_matrix_type))
-            && !self.values.contains(MATRIX))
-        .then(|| Name::from(MATRIX));
+        let matrix = ((sig.high_rank || on_matrix) && !self.values.contains(MATRIX))
+            .then(|| Name::from(MATRIX));
         // A library name taken as `::Type{F}` (`zeros(::Type{ComplexF64}, n)`) is passed only
         // by code that names it as a value.
-        guards
-            .into_iter()
-            .find(|g| !self.values.contains(g) && self.is_concrete_struct(db, g))
-            .or(matrix)
-            .or_else(|| {
-                type_values
-                    .into_iter()
-                    .find(|g| self.keyed.contains_key(g) && !self.values.contains(g))
-            })
+        unmet.or(matrix).or_else(|| {
+            type_values
+                .iter()
+                .map(|g| names.resolve(module, g))
+                .find(|g| self.keyed.contains_key(g) && !self.values.contains(g))
+        })
     }
 
     /// Whether `name` is a library struct with values: an abstract type has none of its own,
@@ -673,7 +685,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             .structs
             .extend(own.structs.iter().map(|(n, s)| (n.clone(), s.clone())));
     }
-    index.program.refused = scope_names(db, root).refused().clone();
+    index.program.refused = root_scope_names(db, root).refused().clone();
     index.reached = match reached {
         Some(r) => {
             for name in r.waiting {

@@ -22,8 +22,9 @@ pub fn resolve_item(item: &LoweredItem, module: &str, names: &ScopeNames) -> Low
     resolve_owned(item.clone(), module, names)
 }
 
-/// [`resolve_item`] of an item made for it (a library method's stub, [`crate::stub`]), which
-/// needs no copy.
+/// [`resolve_item`] of an item of its own (a library item just read back from the build's
+/// packing, [`crate::unpack`]): bodies that nothing else holds are resolved in place, not
+/// copied first.
 pub(crate) fn resolve_owned(mut out: LoweredItem, module: &str, names: &ScopeNames) -> LoweredItem {
     let name = |n: &str| names.resolve(module, n);
     for (generic, method) in &mut out.methods {
@@ -35,11 +36,8 @@ pub(crate) fn resolve_owned(mut out: LoweredItem, module: &str, names: &ScopeNam
         for (_, t) in &mut method.where_bounds {
             resolve_type(t, &bound, &name);
         }
-        // A `where` variable in the body is the type it binds, not a global. A stub's body
-        // names nothing.
-        if !crate::stub::is_stub(&method.body) {
-            method.body = Arc::new(resolve_body(&method.body, module, names, &bound));
-        }
+        // A `where` variable in the body is the type it binds, not a global.
+        resolve_body(Arc::make_mut(&mut method.body), module, names, &bound);
     }
     for s in &mut out.structs {
         s.name = names.definition(module, &s.name);
@@ -56,7 +54,7 @@ pub(crate) fn resolve_owned(mut out: LoweredItem, module: &str, names: &ScopeNam
     }
     for g in &mut out.globals {
         g.name = names.definition(module, &g.name);
-        g.body = Arc::new(resolve_body(&g.body, module, names, &[]));
+        resolve_body(Arc::make_mut(&mut g.body), module, names, &[]);
     }
     out
 }
@@ -76,8 +74,8 @@ fn resolve_type(t: &mut TypeExpr, bound: &[&str], name: &impl Fn(&str) -> Name) 
     }
 }
 
-fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&str]) -> Function {
-    let mut f = f.clone();
+/// `f`'s free names resolved, in place.
+fn resolve_body(f: &mut Function, module: &str, names: &ScopeNames, type_vars: &[&str]) {
     let resolve = |n: &str| -> Name {
         if n.contains('{') {
             resolve_type_text(n, type_vars, &|t| names.resolve(module, t))
@@ -143,15 +141,16 @@ fn resolve_body(f: &Function, module: &str, names: &ScopeNames, type_vars: &[&st
         s.args.iter_mut().for_each(operand);
     }
     // A module is not a value: its loads that served only `M.f` go.
-    let used = used_values(&f);
-    for b in &mut f.blocks {
-        b.stmts
-            .retain(|v| !module_loads.contains(v) || used.contains(v));
+    if !module_loads.is_empty() {
+        let used = used_values(f);
+        for b in &mut f.blocks {
+            b.stmts
+                .retain(|v| !module_loads.contains(v) || used.contains(v));
+        }
     }
     for b in &mut f.blocks {
         b.term.operands_mut().into_iter().for_each(operand);
     }
-    f
 }
 
 /// A type written as a value (`Rational{Int64}`, `Vector{Complex{Float64}}`: the syntax's text

@@ -756,6 +756,12 @@ pub fn scope_names(db: &dyn salsa::Database, file: SourceFile) -> &ScopeNames {
     root_names(db, scope_root(db, file))
 }
 
+/// [`scope_names`] of a file known to be its program's root ([`scope_root`]), without looking
+/// the root up again (a first gradient asks this once per library item it reaches).
+pub(crate) fn root_scope_names(db: &dyn salsa::Database, root: SourceFile) -> &ScopeNames {
+    root_names(db, root)
+}
+
 /// The modules a program knows by an absolute name: the prelude's and Main.
 fn absolute_module(names: &ScopeNames, first: &str) -> Option<Name> {
     match first {

@@ -20,13 +20,19 @@ pub(crate) enum StaticType {
 }
 
 impl StaticType {
-    fn to_expr(&self) -> TypeExpr {
+    /// The type with its names resolved by `name`, except the type variables `bound` (as
+    /// `crate::resolve` resolves a lowered signature's types).
+    fn resolved(&self, bound: &[&str], name: &impl Fn(&str) -> Name) -> TypeExpr {
         match self {
-            StaticType::Named(name, params) => TypeExpr::Named {
-                name: (*name).into(),
-                params: params.iter().map(StaticType::to_expr).collect(),
+            StaticType::Named(n, params) => TypeExpr::Named {
+                name: if bound.contains(n) {
+                    (*n).into()
+                } else {
+                    name(n)
+                },
+                params: params.iter().map(|p| p.resolved(bound, name)).collect(),
             },
-            StaticType::Typeof(name) => TypeExpr::Typeof((*name).into()),
+            StaticType::Typeof(n) => TypeExpr::Typeof(name(n)),
         }
     }
 }
@@ -57,9 +63,12 @@ pub(crate) struct BundledMethod {
 }
 
 impl BundledMethod {
-    /// The item as lowering makes it, but with a body that has no blocks (which inference
-    /// refuses as malformed, so a stub never runs): the item whose spans carry `span_file`.
-    pub fn stub(&self, span_file: u32) -> LoweredItem {
+    /// The item as lowering makes it and `crate::resolve` resolves it in `module`, but with a
+    /// body that has no blocks (which inference refuses as malformed, so a stub never runs):
+    /// the item whose spans carry `span_file`. Its names are resolved as they are made, not
+    /// made as written first (a first gradient makes ~1,300 stubs).
+    pub fn resolved_stub(&self, span_file: u32, module: &str, names: &ScopeNames) -> LoweredItem {
+        let name = |n: &str| names.resolve(module, n);
         let span = Span::new(span_file, self.span.0, self.span.1);
         let body = Function {
             name: self.generic.into(),
@@ -70,24 +79,25 @@ impl BundledMethod {
             values: Vec::new(),
             span,
         };
+        let bound = self.where_params;
         let method = Method {
             sig: self
                 .sig
                 .iter()
-                .map(|t| t.as_ref().map(StaticType::to_expr))
+                .map(|t| t.as_ref().map(|t| t.resolved(bound, &name)))
                 .collect(),
-            where_params: self.where_params.iter().map(|&p| p.into()).collect(),
+            where_params: bound.iter().map(|&p| p.into()).collect(),
             where_bounds: self
                 .where_bounds
                 .iter()
-                .map(|(p, t)| ((*p).into(), t.to_expr()))
+                .map(|(p, t)| ((*p).into(), t.resolved(bound, &name)))
                 .collect(),
             body: Arc::new(body),
             span,
             keywords: None,
         };
         LoweredItem {
-            methods: vec![(self.generic.into(), method)],
+            methods: vec![(names.definition(module, self.generic), method)],
             ..LoweredItem::default()
         }
     }
