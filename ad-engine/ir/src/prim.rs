@@ -1095,7 +1095,7 @@ impl Prim {
         let name = self.julia_name();
         self.info().arity == Arity::Exactly(2)
             && matches!(self.info().kind, Kind::Scalar)
-            && !name.starts_with(|c: char| c.is_alphabetic())
+            && !name.starts_with(|c: char| c.is_alphabetic() || c == '_')
     }
 
     /// The differentiation primitives (`gradient`, `pullback`, `pushforward`, ...): they
@@ -1204,6 +1204,7 @@ mod tests {
                 "call_pullback",
                 "check_field",
                 "error",
+                "_refuse_tangent",
                 "the_exception",
                 "rethrow",
                 "throw_value",

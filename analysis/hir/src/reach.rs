@@ -267,7 +267,7 @@ pub const HOOKS: &[Hooks] = &[
     // A range is an AbstractVector for a user's annotation (inference's `abstract_array`):
     // only code naming the range makes one.
     Hooks {
-        triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange"],
+        triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange", "Base.OneTo"],
         hooks: &[],
     },
     // `Symmetric(A)`, `Hermitian(A)`, `Diagonal(v)`, the triangular wrappers, `transpose(x)`
