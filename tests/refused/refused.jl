@@ -39,7 +39,7 @@ Base.:+(a::Int, b::Float64) = a
 # (`a ⊕ b = a` is accepted now: a method of an operator for the program's types)
 
 # Literals and types.
-l1(x) = 0x1f
+l1(x) = 0x0001_0000_0000_0000_0000
 # (l2: `0x1p3` is accepted now: a hexadecimal Float64 literal, 8.0)
 l3(x) = 1.5f0
 l4(x) = {x}

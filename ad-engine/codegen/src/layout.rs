@@ -219,6 +219,7 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
+            Type::Int(k) => return Err(JitError::interpreted(sized_int(*k))),
             // A value whose concrete type is known only at run time (an element of a
             // `Vector{Shape}`): its tag, then every member's slots (see [`Layout::member`]).
             Type::Union(u) => {
@@ -285,13 +286,20 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
     }
 }
 
+/// Why a fixed-width integer other than `Int64` is left to the interpreter.
+fn sized_int(k: zy_ir::IntKind) -> String {
+    format!("a {k} (the JIT compiles the integers Int64 and Bool only)")
+}
+
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,
 /// caught exceptions, values of an abstract type one of whose structs is not storable, and
 /// elements of Julia's `Any`, `Real` or `Number` (numbers each of its own type, and their
 /// gradients, which compiled code would read as unset where a member has none).
 fn interpreted(t: &Type) -> bool {
-    matches!(t, Type::String | Type::SubString | Type::Exception)
-        || t.is_any_symbol()
+    matches!(
+        t,
+        Type::String | Type::SubString | Type::Exception | Type::Int(_)
+    ) || t.is_any_symbol()
         || matches!(t, Type::Union(_)) && !stored_by_reference(t)
         || matches!(t, Type::Union(u) if is_open(&u.name))
 }

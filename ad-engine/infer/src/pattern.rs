@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use zy_ir::{Name, ParamValue, Program, Type, TypeExpr};
+use zy_ir::{IntKind, Name, ParamValue, Program, Type, TypeExpr};
 
 use crate::error::Fail;
 
@@ -24,6 +24,7 @@ pub(crate) enum NumClass {
     AbstractFloat,
     Integer,
     Signed,
+    Unsigned,
 }
 
 /// An annotation resolved against the program's names.
@@ -146,6 +147,9 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             ndims_var,
         })
     };
+    if let Some(k) = IntKind::from_name(name) {
+        return no_params(Pat::Leaf(Type::Int(k)));
+    }
     match &**name {
         "Any" => no_params(Pat::Any),
         // Julia's `Number` is `Real` and `Complex` (when the program has complex numbers).
@@ -189,6 +193,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             program,
         )),
         "Signed" => no_params(with_user_numbers(Pat::Num(NumClass::Signed), name, program)),
+        "Unsigned" => no_params(Pat::Num(NumClass::Unsigned)),
         "Float64" => no_params(Pat::Leaf(Type::Float64)),
         "Int" | "Int64" => no_params(Pat::Leaf(Type::Int64)),
         "Bool" => no_params(Pat::Leaf(Type::Bool)),
@@ -932,7 +937,7 @@ fn named_leaf(name: &str) -> Option<Type> {
         "Int" | "Int64" => Some(Type::Int64),
         "Bool" => Some(Type::Bool),
         "Nothing" => Some(Type::Nothing),
-        _ => None,
+        n => IntKind::from_name(n).map(Type::Int),
     }
 }
 
@@ -951,10 +956,11 @@ fn bind(v: &Name, t: &Type, b: &mut Bindings) -> bool {
 
 fn in_class(c: NumClass, t: &Type) -> bool {
     match c {
-        NumClass::Real => t.is_number(),
+        NumClass::Real => t.is_number() || matches!(t, Type::Int(_)),
         NumClass::AbstractFloat => *t == Type::Float64,
-        NumClass::Integer => matches!(t, Type::Int64 | Type::Bool),
-        NumClass::Signed => *t == Type::Int64,
+        NumClass::Integer => matches!(t, Type::Int64 | Type::Bool | Type::Int(_)),
+        NumClass::Signed => *t == Type::Int64 || matches!(t, Type::Int(k) if k.signed()),
+        NumClass::Unsigned => matches!(t, Type::Int(k) if !k.signed()),
     }
 }
 
@@ -1088,6 +1094,7 @@ fn class_within(x: NumClass, y: NumClass) -> bool {
             | (AbstractFloat, AbstractFloat)
             | (Integer, Integer)
             | (Signed, Integer | Signed)
+            | (Unsigned, Integer | Unsigned)
     )
 }
 

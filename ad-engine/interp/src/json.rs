@@ -12,6 +12,8 @@ pub fn to_json(v: &Value) -> Json {
     match v {
         Value::F64(x) => float(*x),
         Value::Int(i) => Json::from(*i),
+        Value::Sized(zy_ir::IntKind::UInt64, i) => Json::from(*i as u64),
+        Value::Sized(_, i) => Json::from(*i),
         Value::Bool(b) => Json::Bool(*b),
         Value::Nothing | Value::Undef(_) | Value::Pullback(_) => Json::Null,
         Value::Tuple(vs) => Json::Array(vs.iter().map(to_json).collect()),

@@ -20,6 +20,7 @@
 pub mod builder;
 pub mod cfg;
 pub mod func;
+pub mod int_kind;
 pub mod ops;
 pub mod parse;
 pub mod prim;
@@ -35,6 +36,7 @@ pub use func::{
     Block, BlockCall, BlockData, Const, Function, Operand, Span, Stmt, Terminator, Value,
     ValueData, ValueKind,
 };
+pub use int_kind::{promote_ints, show_int, IntKind};
 pub use ops::{Instance, Op, Prim, StructRef, GLOBAL_METHOD, SYNTH_METHOD};
 pub use parse::{parse_function, parse_module, Module, ParseError};
 pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};

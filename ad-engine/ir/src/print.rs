@@ -315,6 +315,7 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
         | Type::Bottom
         | Type::Float64
         | Type::Int64
+        | Type::Int(_)
         | Type::Bool
         | Type::Nothing
         | Type::Function(_)

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::int_kind::IntKind;
+
 /// The most dimensions an `Array{T, N}` may have in zy (Julia has no limit; more are refused
 /// by name).
 pub const MAX_DIMS: u8 = 6;
@@ -23,6 +25,9 @@ pub enum Type {
     Bottom,
     Float64,
     Int64,
+    /// A fixed-width integer other than `Int64` (`UInt8`, `Int32`, ...): a value, never
+    /// differentiated. The JIT declines programs that hold one.
+    Int(IntKind),
     Bool,
     Nothing,
     /// `Tuple{A, B, ...}`.
@@ -298,7 +303,7 @@ impl Type {
     /// in line): a field of it is always defined, an unset one holding an arbitrary value.
     pub fn is_bits(&self) -> bool {
         match self {
-            Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
+            Type::Float64 | Type::Int64 | Type::Int(_) | Type::Bool | Type::Nothing => true,
             Type::Tuple(ts) => ts.iter().all(Type::is_bits),
             Type::NamedTuple(fs) => fs.iter().all(|(_, t)| t.is_bits()),
             Type::Struct(s) => !s.mutable && s.fields.iter().all(|(_, t)| t.is_bits()),
@@ -417,6 +422,7 @@ pub fn tangent_type(t: &Type) -> Type {
         Type::Any => Type::Any,
         Type::Bottom => Type::Bottom,
         Type::Int64
+        | Type::Int(_)
         | Type::Bool
         | Type::Nothing
         | Type::Function(_)
@@ -464,6 +470,7 @@ pub fn tangent_type(t: &Type) -> Type {
 pub fn packed_size(t: &Type) -> u64 {
     match t {
         Type::Float64 | Type::Int64 => 8,
+        Type::Int(k) => u64::from(k.bits() / 8),
         Type::Bool => 1,
         Type::Any
         | Type::Bottom
@@ -506,6 +513,7 @@ impl fmt::Display for Type {
             Type::Bottom => write!(f, "Union{{}}"),
             Type::Float64 => write!(f, "Float64"),
             Type::Int64 => write!(f, "Int64"),
+            Type::Int(k) => write!(f, "{k}"),
             Type::Bool => write!(f, "Bool"),
             Type::Nothing => write!(f, "Nothing"),
             Type::Tuple(ts) => {

@@ -141,6 +141,24 @@ typemax(::Type{Int64}) = 9223372036854775807
 typemin(::Type{Int64}) = -9223372036854775807 - 1
 typemax(::Type{Int}) = typemax(Int64)
 typemin(::Type{Int}) = typemin(Int64)
+typemax(::Type{Int8}) = Int8(127)
+typemin(::Type{Int8}) = Int8(-128)
+typemax(::Type{Int16}) = Int16(32767)
+typemin(::Type{Int16}) = Int16(-32768)
+typemax(::Type{Int32}) = Int32(2147483647)
+typemin(::Type{Int32}) = Int32(-2147483648)
+typemax(::Type{UInt8}) = 0xff
+typemin(::Type{UInt8}) = 0x00
+typemax(::Type{UInt16}) = 0xffff
+typemin(::Type{UInt16}) = 0x0000
+typemax(::Type{UInt32}) = 0xffffffff
+typemin(::Type{UInt32}) = 0x00000000
+typemax(::Type{UInt64}) = 0xffffffffffffffff
+typemin(::Type{UInt64}) = 0x0000000000000000
+typemax(::Type{UInt}) = typemax(UInt64)
+typemin(::Type{UInt}) = typemin(UInt64)
+typemax(x::Integer) = typemax(typeof(x))
+typemin(x::Integer) = typemin(typeof(x))
 
 """
     promote_type(S, T, ...)
@@ -2880,9 +2898,38 @@ two's complement.
 (&)(a::Int, b::Int) = and_int(a, b)
 (|)(a::Int, b::Int) = or_int(a, b)
 xor(a::Int, b::Int) = xor_int(a, b)
-(&)(a::Integer, b::Integer) = Int(a) & Int(b)
-(|)(a::Integer, b::Integer) = Int(a) | Int(b)
-xor(a::Integer, b::Integer) = xor(Int(a), Int(b))
+(&)(a::Integer, b::Integer) = and_int(a % _int_promoted(a, b), b % _int_promoted(a, b))
+(|)(a::Integer, b::Integer) = or_int(a % _int_promoted(a, b), b % _int_promoted(a, b))
+xor(a::Integer, b::Integer) = xor_int(a % _int_promoted(a, b), b % _int_promoted(a, b))
+
+# The type Julia promotes two integers to (`UInt8` and `Int64`: `Int64`).
+_int_promoted(a, b) = typeof(zero(a) + zero(b))
+
+"""
+    ~x, x << n, x >> n, x >>> n of the fixed-width integers
+
+Bitwise not and shifts in the type's own width (`0x80 << 1 == 0x00`, `Int8(-128) >> 1 ==
+-64`, `Int8(-128) >>> 1 == 64`), computed on the Int64 of the same low bits.
+"""
+(~)(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) = ~(x % Int) % typeof(x)
+(<<)(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}, n::Int) =
+    n < 0 ? x >> -n : ((x % Int) << n) % typeof(x)
+(>>)(x::Union{Int8, Int16, Int32}, n::Int) = ((x % Int) >> n) % typeof(x)
+(>>)(x::Unsigned, n::Int) = n < 0 ? x << -n : ((x % Int) >>> n) % typeof(x)
+(>>>)(x::Unsigned, n::Int) = x >> n
+(>>>)(x::Union{Int8, Int16, Int32}, n::Int) = n < 0 ? x << -n : (_zext(x) >>> n) % typeof(x)
+
+# The bits of a fixed-width integer as a nonnegative Int (a UInt64's as its Int64).
+_zext(x::Unsigned) = x % Int
+_zext(x::Int8) = x % UInt8 % Int
+_zext(x::Int16) = x % UInt16 % Int
+_zext(x::Int32) = x % UInt32 % Int
+
+# The width in bits of a fixed-width integer.
+_nbits(::Union{Int8, UInt8}) = 8
+_nbits(::Union{Int16, UInt16}) = 16
+_nbits(::Union{Int32, UInt32}) = 32
+_nbits(::UInt64) = 64
 
 """
     x << n, x >> n
@@ -4583,6 +4630,13 @@ function count_ones(x::Int)
     return n
 end
 count_zeros(x::Int) = 64 - count_ones(x)
+count_ones(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) = count_ones(_zext(x))
+count_zeros(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) =
+    _nbits(x) - count_ones(x)
+leading_zeros(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) =
+    leading_zeros(_zext(x)) - (64 - _nbits(x))
+trailing_zeros(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) =
+    min(trailing_zeros(_zext(x)), _nbits(x))
 function leading_zeros(x::Int)
     n = 64
     while x != 0

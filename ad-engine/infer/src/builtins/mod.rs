@@ -8,6 +8,7 @@ pub(crate) use data::empty_box;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
 mod exceptions;
+pub(crate) mod fixed;
 mod higher;
 mod named;
 pub(crate) use named::is_keyword_pairs;
@@ -91,6 +92,14 @@ pub const BUILTINS: &[&str] = &[
     "Float64",
     "Int",
     "Int64",
+    "Int8",
+    "Int16",
+    "Int32",
+    "UInt8",
+    "UInt16",
+    "UInt32",
+    "UInt64",
+    "UInt",
     "Bool",
     "zero",
     "one",
@@ -499,6 +508,9 @@ pub(crate) fn call(
         });
     }
     if let Some(r) = enum_conversion(cx, b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = fixed::call(b, name, args) {
         return Some(r);
     }
     if let Some(r) = rational_literal(cx, b, name, args) {

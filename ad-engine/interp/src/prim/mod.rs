@@ -10,6 +10,7 @@ mod parse;
 mod printf;
 mod reduce;
 mod scalar;
+mod sized;
 pub mod strings;
 mod tangent;
 pub use tangent::is_tangent_of;
@@ -83,6 +84,14 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             scalar::unary(p, a)
         }
 
+        ConvertInt => {
+            let [a] = operands(p, args)?;
+            sized::convert(sized::target(ret)?, a)
+        }
+        TruncInt => {
+            let [a] = operands(p, args)?;
+            sized::truncate(sized::target(ret)?, a)
+        }
         Float | Zero | One => {
             let [a] = operands(p, args)?;
             if a.is_number() {
@@ -101,6 +110,12 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         }
         AndInt | OrInt | XorInt | ShlInt | AshrInt | LshrInt => match args {
             [Value::Int(a), Value::Int(b)] => Ok(Value::Int(scalar::int_bits(p, *a, *b))),
+            // And, or and xor keep a sign- or zero-extended value so.
+            [Value::Sized(k, a), Value::Sized(l, b)]
+                if k == l && matches!(p, AndInt | OrInt | XorInt) =>
+            {
+                Ok(Value::Sized(*k, scalar::int_bits(p, *a, *b)))
+            }
             _ => Err(method_error(p.julia_name(), args)),
         },
         HashInt | HashFloat => match args {
