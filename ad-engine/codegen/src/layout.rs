@@ -220,6 +220,11 @@ impl Layout {
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
             Type::Int(k) => return Err(JitError::interpreted(sized_int(*k))),
+            Type::Float32 => {
+                return Err(JitError::interpreted(
+                    "a Float32 (the JIT compiles the float Float64 only)",
+                ))
+            }
             // A value whose concrete type is known only at run time (an element of a
             // `Vector{Shape}`): its tag, then every member's slots (see [`Layout::member`]).
             Type::Union(u) => {
@@ -298,7 +303,7 @@ fn sized_int(k: zy_ir::IntKind) -> String {
 fn interpreted(t: &Type) -> bool {
     matches!(
         t,
-        Type::String | Type::SubString | Type::Exception | Type::Int(_)
+        Type::String | Type::SubString | Type::Exception | Type::Int(_) | Type::Float32
     ) || t.is_any_symbol()
         || matches!(t, Type::Union(_)) && !stored_by_reference(t)
         || matches!(t, Type::Union(u) if is_open(&u.name))

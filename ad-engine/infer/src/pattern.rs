@@ -195,6 +195,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "Signed" => no_params(with_user_numbers(Pat::Num(NumClass::Signed), name, program)),
         "Unsigned" => no_params(Pat::Num(NumClass::Unsigned)),
         "Float64" => no_params(Pat::Leaf(Type::Float64)),
+        "Float32" => no_params(Pat::Leaf(Type::Float32)),
         "Int" | "Int64" => no_params(Pat::Leaf(Type::Int64)),
         "Bool" => no_params(Pat::Leaf(Type::Bool)),
         "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
@@ -934,6 +935,7 @@ pub(crate) fn dims_of(t: &Type) -> Option<u8> {
 fn named_leaf(name: &str) -> Option<Type> {
     match name {
         "Float64" => Some(Type::Float64),
+        "Float32" => Some(Type::Float32),
         "Int" | "Int64" => Some(Type::Int64),
         "Bool" => Some(Type::Bool),
         "Nothing" => Some(Type::Nothing),
@@ -956,8 +958,8 @@ fn bind(v: &Name, t: &Type, b: &mut Bindings) -> bool {
 
 fn in_class(c: NumClass, t: &Type) -> bool {
     match c {
-        NumClass::Real => t.is_number() || matches!(t, Type::Int(_)),
-        NumClass::AbstractFloat => *t == Type::Float64,
+        NumClass::Real => t.is_number() || matches!(t, Type::Int(_) | Type::Float32),
+        NumClass::AbstractFloat => matches!(t, Type::Float64 | Type::Float32),
         NumClass::Integer => matches!(t, Type::Int64 | Type::Bool | Type::Int(_)),
         NumClass::Signed => *t == Type::Int64 || matches!(t, Type::Int(k) if k.signed()),
         NumClass::Unsigned => matches!(t, Type::Int(k) if !k.signed()),

@@ -11,6 +11,7 @@ use crate::value::{ArrayData, Shape, Value};
 pub fn to_json(v: &Value) -> Json {
     match v {
         Value::F64(x) => float(*x),
+        Value::F32(x) => float(f64::from(*x)),
         Value::Int(i) => Json::from(*i),
         Value::Sized(zy_ir::IntKind::UInt64, i) => Json::from(*i as u64),
         Value::Sized(_, i) => Json::from(*i),

@@ -16,6 +16,8 @@ pub type ArrayRef = Rc<RefCell<Array>>;
 pub enum Value {
     /// `Float64`.
     F64(f64),
+    /// `Float32`.
+    F32(f32),
     /// `Int64`.
     Int(i64),
     /// A fixed-width integer of another type (`UInt8`, `Int32`, ...), held as
@@ -506,6 +508,7 @@ impl Value {
     pub fn julia_type(&self) -> Type {
         match self {
             Value::F64(_) => Type::Float64,
+            Value::F32(_) => Type::Float32,
             Value::Int(_) => Type::Int64,
             Value::Sized(k, _) => Type::Int(*k),
             Value::Bool(_) => Type::Bool,
@@ -545,7 +548,7 @@ impl Value {
     pub fn is_number(&self) -> bool {
         matches!(
             self,
-            Value::F64(_) | Value::Int(_) | Value::Sized(..) | Value::Bool(_)
+            Value::F64(_) | Value::F32(_) | Value::Int(_) | Value::Sized(..) | Value::Bool(_)
         )
     }
 
@@ -566,6 +569,7 @@ impl Value {
             (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Sized(k, a), Value::Sized(l, b)) => k == l && a == b,
+            (Value::F32(a), Value::F32(b)) => a.to_bits() == b.to_bits(),
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Nothing, Value::Nothing) => true,
             (Value::Tuple(a), Value::Tuple(b)) => all_egal(a, b),

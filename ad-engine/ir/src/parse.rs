@@ -854,6 +854,7 @@ impl<'a> Cursor<'a> {
         match word {
             "Any" => return Ok(Type::Any),
             "Float64" => return Ok(Type::Float64),
+            "Float32" => return Ok(Type::Float32),
             "Int64" => return Ok(Type::Int64),
             "Bool" => return Ok(Type::Bool),
 

@@ -128,6 +128,7 @@ end
 The distance from 1.0 to the next larger Float64.
 """
 eps(::Type{Float64}) = 2.220446049250313e-16
+eps(::Type{Float32}) = 1.1920929f-7
 eps() = eps(Float64)
 
 """
@@ -137,6 +138,8 @@ The largest and smallest values of `Float64` (±Inf) and `Int64`.
 """
 typemax(::Type{Float64}) = Inf
 typemin(::Type{Float64}) = -Inf
+typemax(::Type{Float32}) = Float32(Inf)
+typemin(::Type{Float32}) = Float32(-Inf)
 typemax(::Type{Int64}) = 9223372036854775807
 typemin(::Type{Int64}) = -9223372036854775807 - 1
 typemax(::Type{Int}) = typemax(Int64)
@@ -190,6 +193,8 @@ The largest finite and the smallest normal positive Float64 (also of a value's t
 """
 floatmax(::Type{Float64}) = 1.7976931348623157e308
 floatmin(::Type{Float64}) = 2.2250738585072014e-308
+floatmax(::Type{Float32}) = 3.4028235f38
+floatmin(::Type{Float32}) = 1.1754944f-38
 floatmax(::Float64) = floatmax(Float64)
 floatmin(::Float64) = floatmin(Float64)
 floatmax() = floatmax(Float64)

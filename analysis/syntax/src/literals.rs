@@ -1,6 +1,7 @@
 //! Numeric and string literals, with Julia's rules: `1_000` is an `Int64`, `-2` a signed
-//! literal, a decimal integer that does not fit is an error, `1f0` is a `Float32` (outside
-//! the subset), `0x10` an unsigned integer (`UInt8`); `'a'` a character.
+//! literal, a decimal integer that does not fit is an error, `1f0` is a `Float32` (the call
+//! `Float32(x)` of the Float64 equal to it), `0x10` an unsigned integer (`UInt8`); `'a'` a
+//! character.
 
 use crate::ast::{Expr, ExprKind};
 use crate::cx::Cx;
@@ -72,6 +73,34 @@ pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let held = Expr::new(ExprKind::Int(value as i64), range);
     let ty = Expr::new(ExprKind::Ident(ty.into()), range);
     Expr::call("%", vec![held, ty], range)
+}
+
+/// A `Float32` token (`1f0`, `0.1f0`, `1.5f-3`, possibly signed): the decimal rounded once to
+/// the nearest Float32, as the call `Float32(x)` of the Float64 equal to that Float32 (which
+/// converts exactly).
+pub(crate) fn float32(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let text = cx.text(node);
+    let digits: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .map(|c| match c {
+            '−' => '-',
+            'f' => 'e',
+            c => c,
+        })
+        .collect();
+    match digits.parse::<f32>() {
+        Ok(value) if value.is_finite() => {
+            let range = node.range;
+            let wide = Expr::new(ExprKind::Float(f64::from(value)), range);
+            Expr::call("Float32", vec![wide], range)
+        }
+        Ok(_) => cx.syntax(node, "float literal too large"),
+        Err(_) => cx.syntax(
+            node,
+            &format!("syntax error: invalid float literal `{text}`"),
+        ),
+    }
 }
 
 /// A `Float` token (possibly signed, possibly hexadecimal).

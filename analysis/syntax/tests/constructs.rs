@@ -561,15 +561,15 @@ fn names_are_read_as_julia_normalises_them() {
 #[test]
 fn numeric_literal_forms() {
     // Julia's hexadecimal floats are Float64s (`0x1.8p1` is 1.5 × 2¹); an unsigned literal is
-    // its value truncated to its type (`0x10 % UInt8`); Float32 literals are refused by name.
+    // its value truncated to its type (`0x10 % UInt8`); a Float32 literal is `Float32(x)` of
+    // the Float64 equal to the nearest Float32.
     check(
         "f() = (0x1p3, 0x1.8p1, 0x.8p0, 0xAp-2, -0x1p-2, 1_000.5, 1E3, 1.0e+2, 0.1e-1)\ng() = (0x10, 0b101, 0o17, 1.5f0)",
         expect![[r#"
             (function f ()
               (tuple 8.0 3.0 0.5 2.5 -0.25 1000.5 1000.0 100.0 0.01))
             (function g ()
-              (tuple (call % 16 UInt8) (call % 5 UInt8) (call % 15 UInt8) (error)))
-            error 104..109: unsupported: Float32 literal `1.5f0`; write a Float64 literal instead [unsupported]
+              (tuple (call % 16 UInt8) (call % 5 UInt8) (call % 15 UInt8) (call Float32 1.5)))
         "#]],
     );
 }

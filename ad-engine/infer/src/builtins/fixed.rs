@@ -35,8 +35,10 @@ fn is_integer(v: &Val) -> bool {
     matches!(v.ty, Type::Int64 | Type::Bool | Type::Int(_))
 }
 
+/// A number: an integer or a float (a Float32 only as a constructor's argument: arithmetic
+/// with one is `single`'s).
 fn is_numeric(v: &Val) -> bool {
-    is_integer(v) || v.ty == Type::Float64
+    is_integer(v) || matches!(v.ty, Type::Float64 | Type::Float32)
 }
 
 /// Julia's `promote_type` of two integer types, one of them fixed-width.
@@ -78,6 +80,37 @@ fn to_float(b: &mut PlanBuilder, v: &Val) -> Result<Val, Fail> {
     }
 }
 
+/// The binary operations on numbers typed here.
+pub(crate) const BINARY: &[&str] = &[
+    "+",
+    "-",
+    "*",
+    "/",
+    "÷",
+    "%",
+    "^",
+    "literal_pow",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "==",
+    "!=",
+    "max",
+    "min",
+];
+
+/// The calls that make an array of their arguments.
+pub(crate) const ARRAY_MAKERS: &[&str] = &["vect", "hcat", "vcat", "hvcat", "fill"];
+
+/// The refusal of an array of `elem`s, a number type zy's arrays do not hold.
+pub(crate) fn array_refusal(elem: &Type) -> Fail {
+    Fail::unsupported(format!(
+        "an array of {elem} values (zy's arrays hold Float64, Int64, Bool and objects); convert \
+         the elements (`Int(x)`, `Float64(x)`) first"
+    ))
+}
+
 /// Type a call on fixed-width integers; `None` if no operand or type argument is one, or no
 /// method here applies.
 pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Result<Val, Fail>> {
@@ -93,6 +126,12 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             ("%", [x, t]) if is_integer(x) => {
                 let to = integer_type_value(t)?;
                 Some(Ok(truncated(b, x, &to)))
+            }
+            ("zeros" | "ones" | "fill" | "Array" | "Vector" | "Matrix", [t, ..]) => {
+                let elem @ Type::Int(_) = integer_type_value(t)? else {
+                    return None;
+                };
+                Some(Err(array_refusal(&elem)))
             }
             ("zero" | "one", [t]) => {
                 let Type::Int(k) = integer_type_value(t)? else {
@@ -141,7 +180,13 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 None => fail(),
             }
         }
-        (_, [x, y]) if is_numeric(x) && is_numeric(y) => binary(b, name, x, y),
+        (op, [x, y]) if BINARY.contains(&op) && is_numeric(x) && is_numeric(y) => {
+            binary(b, name, x, y)
+        }
+        (maker, _) if ARRAY_MAKERS.contains(&maker) => {
+            let elem = args.iter().find(|a| is_fixed(a)).map(|a| a.ty.clone());
+            Err(array_refusal(&elem.unwrap_or(Type::Int64)))
+        }
         // The generic methods (`0x01 == nothing`), or no method.
         _ => return None,
     })

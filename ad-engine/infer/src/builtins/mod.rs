@@ -13,6 +13,7 @@ mod higher;
 mod named;
 pub(crate) use named::is_keyword_pairs;
 mod scalar;
+mod single;
 pub(crate) mod strings;
 
 use zy_ir::{Const, Name, Prim, Type};
@@ -90,6 +91,7 @@ pub const BUILTINS: &[&str] = &[
     "isnothing",
     "float",
     "Float64",
+    "Float32",
     "Int",
     "Int64",
     "Int8",
@@ -510,6 +512,9 @@ pub(crate) fn call(
     if let Some(r) = enum_conversion(cx, b, name, args) {
         return Some(r);
     }
+    if let Some(r) = single::call(b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = fixed::call(b, name, args) {
         return Some(r);
     }
@@ -834,7 +839,7 @@ mod tests {
             let mut b = PlanBuilder::default();
             assert!(call(&mut cx, &mut b, name, &[]).is_some(), "{name}");
         }
-        for name in ["frobnicate", "push!", "Float32"] {
+        for name in ["frobnicate", "push!", "Float16"] {
             let mut b = PlanBuilder::default();
             assert!(call(&mut cx, &mut b, name, &[]).is_none(), "{name}");
         }

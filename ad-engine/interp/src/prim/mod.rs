@@ -10,6 +10,7 @@ mod parse;
 mod printf;
 mod reduce;
 mod scalar;
+mod single;
 mod sized;
 pub mod strings;
 mod tangent;
@@ -79,7 +80,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 scalar::unary(p, a)
             }
         },
-        Neg | Not | Abs | Floor | Ceil | Round | Sign | ToInt => {
+        Neg | Not | Abs | Floor | Ceil | Round | Sign | ToInt | ToFloat32 => {
             let [a] = operands(p, args)?;
             scalar::unary(p, a)
         }

@@ -121,7 +121,12 @@ pub(super) fn convert(to: Option<IntKind>, a: &Value) -> Result<Value, String> {
     let (lo, hi) = to.map_or((i128::from(i64::MIN), i128::from(i64::MAX)), |k| {
         (k.min(), k.max())
     });
-    if let Value::F64(x) = a {
+    let float = match a {
+        Value::F64(x) => Some(*x),
+        Value::F32(x) => Some(f64::from(*x)),
+        _ => None,
+    };
+    if let Some(x) = &float {
         let fits = x.fract() == 0.0 && *x >= lo as f64 && *x <= hi as f64 && (*x as i128) <= hi;
         return if fits {
             Ok(make(to, *x as i128))
@@ -129,7 +134,7 @@ pub(super) fn convert(to: Option<IntKind>, a: &Value) -> Result<Value, String> {
             Err(format!(
                 "InexactError: {}({})",
                 name(to),
-                zy_ir::julia_float(*x)
+                crate::show::show(a)
             ))
         };
     }
