@@ -140,6 +140,14 @@ typemax(::Type{Float64}) = Inf
 typemin(::Type{Float64}) = -Inf
 typemax(::Type{Float32}) = Float32(Inf)
 typemin(::Type{Float32}) = Float32(-Inf)
+
+"""
+    Inf32, NaN32
+
+The Float32 infinity and not-a-number.
+"""
+const Inf32 = Float32(Inf)
+const NaN32 = Float32(NaN)
 typemax(::Type{Int64}) = 9223372036854775807
 typemin(::Type{Int64}) = -9223372036854775807 - 1
 typemax(::Type{Int}) = typemax(Int64)
@@ -2352,10 +2360,13 @@ end
 Whether `x` is not a number, an infinity, or neither (integers are always finite).
 """
 isnan(x::Float64) = x != x
+isnan(x::Float32) = x != x
 isnan(x::Integer) = false
 isinf(x::Float64) = abs(x) == Inf
+isinf(x::Float32) = abs(x) == Inf
 isinf(x::Integer) = false
 isfinite(x::Float64) = x - x == 0.0
+isfinite(x::Float32) = x - x == 0
 isfinite(x::Integer) = true
 
 """
@@ -2833,6 +2844,8 @@ trunc(x::Bool) = x
 Whether the sign bit of `x` is set (`-0.0` and a negative NaN included).
 """
 signbit(x::Float64) = copysign(1.0, x) < 0.0
+signbit(x::Float32) = signbit(Float64(x))
+signbit(x::Integer) = x < 0
 signbit(x::Int) = x < 0
 signbit(x::Bool) = false
 
@@ -2874,8 +2887,10 @@ isone(x::Real) = x == one(x)
 Whether `x` is a whole number.
 """
 isinteger(x::Float64) = x - trunc(x) == 0.0
+isinteger(x::Float32) = isinteger(Float64(x))
 isinteger(x::Int) = true
 isinteger(x::Bool) = true
+isinteger(x::Integer) = true
 
 """
     xor(a, b)

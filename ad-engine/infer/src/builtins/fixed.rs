@@ -8,6 +8,7 @@
 use zy_ir::{promote_ints, Const, IntKind, Prim, Type};
 
 use super::is_math;
+use crate::calls::Cx;
 use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::{apply, convert, types, Val};
@@ -109,6 +110,35 @@ pub(crate) fn array_refusal(elem: &Type) -> Fail {
         "an array of {elem} values (zy's arrays hold Float64, Int64, Bool and objects); convert \
          the elements (`Int(x)`, `Float64(x)`) first"
     ))
+}
+
+/// `x[i]` and `x[i] = v` of an array or a tuple with fixed-width integer indices: each index
+/// as an Int, as Julia's `to_index` converts it (exactly: an index out of Int's range is an
+/// `InexactError` before it is a `BoundsError`).
+pub(crate) fn indices(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let first = match name {
+        "getindex" => 1,
+        "setindex!" => 2,
+        _ => return None,
+    };
+    let container = matches!(args.first()?.ty, Type::Array(..) | Type::Tuple(_));
+    if !container || !args.get(first..)?.iter().any(is_fixed) {
+        return None;
+    }
+    let as_ints: Vec<Val> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| match i >= first && is_fixed(a) {
+            true => converted(b, a, &Type::Int64),
+            false => a.clone(),
+        })
+        .collect();
+    Some(cx.call_named(b, &name.into(), &as_ints))
 }
 
 /// Type a call on fixed-width integers; `None` if no operand or type argument is one, or no

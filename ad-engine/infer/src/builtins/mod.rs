@@ -518,6 +518,9 @@ pub(crate) fn call(
     if let Some(r) = fixed::call(b, name, args) {
         return Some(r);
     }
+    if let Some(r) = fixed::indices(cx, b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = rational_literal(cx, b, name, args) {
         return Some(r);
     }
