@@ -2447,6 +2447,7 @@ function hypot(x::Real, y::Real)
 end
 
 hypot(x::Real, y::Real, z::Real) = hypot(hypot(x, y), z)
+hypot(x::Float32, y::Float32) = Float32(hypot(Float64(x), Float64(y)))
 
 """
     fourthroot(x), ∜x
@@ -2762,6 +2763,12 @@ function fld(x::Int, y::Int)
     return (d * y != x && ((x < 0) != (y < 0))) ? d - 1 : d
 end
 fld(x::Float64, y::Float64) = round((x - mod(x, y)) / y)
+fld(x::Float32, y::Float32) = round((x - mod(x, y)) / y)
+# Of integers of other types: in their promoted type (`÷` converts exactly).
+function fld(x::Integer, y::Integer)
+    d = x ÷ y
+    return (d * y != x && ((x < 0) != (y < 0))) ? d - one(d) : d
+end
 fld(x::Real, y::Real) = fld(float(x), float(y))
 
 """
@@ -2774,6 +2781,11 @@ function cld(x::Int, y::Int)
     return (d * y != x && ((x > 0) == (y > 0))) ? d + 1 : d
 end
 cld(x::Float64, y::Float64) = -fld(-x, y)
+cld(x::Float32, y::Float32) = -fld(-x, y)
+function cld(x::Integer, y::Integer)
+    d = x ÷ y
+    return (d * y != x && ((x > 0) == (y > 0))) ? d + one(d) : d
+end
 cld(x::Real, y::Real) = cld(float(x), float(y))
 
 """
@@ -2794,6 +2806,21 @@ function mod(x::Float64, y::Float64)
     else
         return r
     end
+end
+function mod(x::Float32, y::Float32)
+    r = x % y
+    if r == 0
+        return signbit(y) ? -abs(r) : abs(r)
+    elseif (r > 0) != (y > 0)
+        return r + y
+    else
+        return r
+    end
+end
+# Of integers of other types: in their promoted type (`%` converts exactly).
+function mod(x::Integer, y::Integer)
+    r = x % y
+    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r
 end
 mod(x::Real, y::Real) = mod(float(x), float(y))
 
