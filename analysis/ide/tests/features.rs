@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 317586..317590: abs2
+            <zy>/prelude/Base.jl (prelude) 318463..318467: abs2
         "#]],
     );
 }
