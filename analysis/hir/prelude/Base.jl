@@ -2822,6 +2822,13 @@ function mod(x::Integer, y::Integer)
     r = x % y
     return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r
 end
+# A Float32 with another number: in their promoted type (a Float64's, or the Float32's).
+mod(x::Float32, y::Real) = mod(promote(x, y)...)
+mod(x::Real, y::Float32) = mod(promote(x, y)...)
+fld(x::Float32, y::Real) = fld(promote(x, y)...)
+fld(x::Real, y::Float32) = fld(promote(x, y)...)
+cld(x::Float32, y::Real) = cld(promote(x, y)...)
+cld(x::Real, y::Float32) = cld(promote(x, y)...)
 mod(x::Real, y::Real) = mod(float(x), float(y))
 
 """

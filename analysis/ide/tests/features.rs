@@ -1178,7 +1178,7 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 318463..318467: abs2
+            <zy>/prelude/Base.jl (prelude) 318846..318850: abs2
         "#]],
     );
 }
