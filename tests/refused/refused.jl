@@ -39,9 +39,9 @@ Base.:+(a::Int, b::Float64) = a
 # (`a ⊕ b = a` is accepted now: a method of an operator for the program's types)
 
 # Literals and types.
-l1(x) = 0x1f
+l1(x) = 0x0001_0000_0000_0000_0000
 # (l2: `0x1p3` is accepted now: a hexadecimal Float64 literal, 8.0)
-l3(x) = 1.5f0
+# (l3: `1.5f0` is accepted now: a Float32 literal)
 l4(x) = {x}
 # (l5: `x::Float64` is accepted now: Julia's typeassert)
 # (l6: `Array{Float64, 3}` as a value is accepted now: type values)
@@ -174,7 +174,7 @@ e6(x) = add2.(x', 1.0)
 # zy: at e7([1.0])
 e7(x) = map(+, (1.0, 2), x)
 # zy: at e8(1.0)
-e8(x) = Float32(x) * 2
+e8(x) = Float16(x) * 2
 # zy: at e9(1.0)
 e9(x) = ComplexF32(x, 0.0)
 # zy: at n1([1.0], 1)

@@ -15,22 +15,18 @@ use zy_ide::{AnalysisHost, EvalLimits};
 
 /// `(body, Julia's value)`.
 const CASES: &[(&str, &str)] = &[
-    (
-        r#"0x1f"#,
-        r#"error: unsupported: unsigned integer literal `0x1f`"#,
-    ),
-    (
-        r#"0b101"#,
-        r#"error: unsupported: unsigned integer literal `0b101`"#,
-    ),
-    (
-        r#"0o17"#,
-        r#"error: unsupported: unsigned integer literal `0o17`"#,
-    ),
-    (
-        r#"0x1ff"#,
-        r#"error: unsupported: unsigned integer literal `0x1ff`"#,
-    ),
+    (r#"0x1f"#, r#"0x1f"#),
+    (r#"0b101"#, r#"0x05"#),
+    (r#"0o17"#, r#"0x0f"#),
+    (r#"0x1ff"#, r#"0x01ff"#),
+    (r#"0x0000_0001"#, r#"0x00000001"#),
+    (r#"0b000000001"#, r#"0x0001"#),
+    (r#"0o777"#, r#"0x01ff"#),
+    (r#"-0x01"#, r#"0xff"#),
+    (r#"1f0"#, r#"1.0f0"#),
+    (r#"0.1f0"#, r#"0.1f0"#),
+    (r#"1.5f-3"#, r#"0.0015f0"#),
+    (r#"1f0 / 3"#, r#"0.33333334f0"#),
     (r#"1e3"#, r#"1000.0"#),
     (r#"1E3"#, r#"1000.0"#),
     (r#"1.5e+2"#, r#"150.0"#),
@@ -590,7 +586,10 @@ b =# 5"#,
     (r#"(2 in [1, 2]) == true"#, r#"true"#),
     (r#"1 === 1 === 1.0"#, r#"false"#),
     (r#"1 isa Int == true"#, r#"false"#),
-    (r#"1 < 2 ∈ (2, 3) ∌ 1"#, r#"error: unsupported: operator `∌`"#),
+    (
+        r#"1 < 2 ∈ (2, 3) ∌ 1"#,
+        r#"error: unsupported: operator `∌`"#,
+    ),
     (r#"x = 1; let x = 2 end; x"#, r#"1"#),
     (r#"x = 1; let; x = 2 end; x"#, r#"2"#),
     (r#"x = 1; for i in 1:2; x = i end; x"#, r#"2"#),

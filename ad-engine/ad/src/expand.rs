@@ -386,6 +386,9 @@ fn differentiate(
     let callee_ty = ins.func.operand_ty(callee);
     let xtys: Vec<Type> = xs.iter().map(|x| ins.func.operand_ty(x)).collect();
     let (inst, lead) = callee_instance(prog, callee, &callee_ty, &xtys, span)?;
+    if let Some(why) = crate::tangent::float32_reached(prog, &inst) {
+        return Err(why);
+    }
     let skip = lead.len();
     let mut call: Vec<Operand> = lead;
     call.extend(xs.iter().cloned());

@@ -32,6 +32,9 @@ pub fn forward_gradient_program(
     inst: &Arc<Instance>,
     refusal: AdError,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
+    if let Some(why) = crate::tangent::float32_reached(prog, inst) {
+        return Err(why);
+    }
     let mut out = prog.clone();
     add_forward_driver(source, &mut out, inst, refusal)?;
     Ok((crate::names::driver_instance(inst), out))

@@ -257,6 +257,71 @@ pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     ))
 }
 
+/// Why the AD refuses `func`, if it holds a Float32: zy's Float32 values have no tangent yet,
+/// and a gradient through one must not read as `nothing`.
+pub fn float32_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
+    let v = func.values.iter().find(|v| holds_float32(&v.ty))?;
+    let span = if v.span == zy_ir::Span::default() {
+        func.span
+    } else {
+        v.span
+    };
+    Some(crate::AdError::new(
+        span,
+        format!(
+            "unsupported: differentiating through a Float32 value (of type {}): zy computes \
+             with Float32 but does not differentiate it yet; convert with `Float64(x)` before \
+             differentiating",
+            v.ty
+        ),
+    ))
+}
+
+/// [`float32_refusal`] of the first function `inst` reaches in `prog` (itself included) that
+/// holds a Float32: checked before a driver is built, since a Float32 cuts the gradient
+/// where activity would otherwise skip the functions behind it.
+pub fn float32_reached(
+    prog: &zy_ir::TypedProgram,
+    inst: &Arc<zy_ir::Instance>,
+) -> Option<crate::AdError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![inst.clone()];
+    while let Some(i) = todo.pop() {
+        if !seen.insert(i.clone()) {
+            continue;
+        }
+        let Some(f) = prog.functions.get(&i) else {
+            continue;
+        };
+        if let Some(why) = float32_refusal(f) {
+            return Some(why);
+        }
+        for v in &f.values {
+            if let zy_ir::ValueKind::Stmt(zy_ir::Stmt {
+                op: zy_ir::Op::Invoke(callee),
+                ..
+            }) = &v.kind
+            {
+                todo.push(callee.clone());
+            }
+        }
+    }
+    None
+}
+
+/// Does a value of type `t` hold a Float32?
+fn holds_float32(t: &Type) -> bool {
+    match t {
+        Type::Float32 => true,
+        Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().any(holds_float32),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_float32(t)),
+        Type::Struct(s) => s.fields.iter().any(|(_, t)| holds_float32(t)),
+        Type::Union(u) => u.members.iter().any(holds_float32),
+        Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => holds_float32(t),
+        _ => false,
+    }
+}
+
 /// A recursive struct in `t` whose gradient is neither all shadow nor all returned: a mutable
 /// one (a box per node) or one holding both arrays and numbers. The gradient with respect to
 /// an argument holding one is read out of its shadow and rdata node by node at run time (the

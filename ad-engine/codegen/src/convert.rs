@@ -590,7 +590,8 @@ impl FromNative {
                 };
                 Value::Pullback(Rc::new(Pullback { instance, tape }))
             }
-            Type::Any | Type::Param(_) | Type::Recur(..) => {
+            // Declined at compile time (`layout`): no compiled code holds one.
+            Type::Any | Type::Param(_) | Type::Recur(..) | Type::Int(_) | Type::Float32 => {
                 return Err(format!("internal error: JIT value of type {ty}"))
             }
             Type::String | Type::SubString | Type::Exception => {

@@ -213,6 +213,12 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
+            Type::Int(k) => return Err(JitError::interpreted(sized_int(*k))),
+            Type::Float32 => {
+                return Err(JitError::interpreted(
+                    "a Float32 (the JIT compiles the float Float64 only)",
+                ))
+            }
             // A value whose concrete type is known only at run time (an element of a
             // `Vector{Shape}`): its tag, then every member's slots (see [`Layout::member`]).
             Type::Union(u) => {
@@ -278,6 +284,11 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
     }
 }
 
+/// Why a fixed-width integer other than `Int64` is left to the interpreter.
+fn sized_int(k: zy_ir::IntKind) -> String {
+    format!("a {k} (the JIT compiles the integers Int64 and Bool only)")
+}
+
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,
 /// caught exceptions, values of an abstract type one of whose structs is not storable, and
 /// elements of Julia's `Any`, `Real` or `Number` (numbers each of its own type, and their
@@ -285,8 +296,10 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
 /// that may be absent (`Union{Missing, Float64}`, `Union{Nothing, Float64}`, and their
 /// gradients, `nothing` where the value is absent).
 fn interpreted(t: &Type) -> bool {
-    matches!(t, Type::String | Type::SubString | Type::Exception)
-        || t.is_any_symbol()
+    matches!(
+        t,
+        Type::String | Type::SubString | Type::Exception | Type::Int(_) | Type::Float32
+    ) || t.is_any_symbol()
         || matches!(t, Type::Union(_)) && !stored_by_reference(t)
         || matches!(t, Type::Union(u) if is_open(&u.name) || maybe_absent(&u.members))
 }

@@ -53,10 +53,9 @@ impl Fail {
             "IdDict" | "WeakKeyDict" | "BitSet" => Fail::unsupported(format!(
                 "{name} (zy's dictionaries are `Dict`s and its sets `Set`s; dictionaries by identity and bit sets are outside its subset of Julia); use a `Dict` or a `Set` instead"
             )),
-            "big" | "Float32" | "Float16" | "BigFloat" | "Int8" | "Int16" | "Int32" | "Int128"
-            | "BigInt" | "UInt" | "UInt8" | "UInt16" | "UInt32" | "UInt64" | "UInt128" => {
+            "big" | "Float16" | "BigFloat" | "Int128" | "BigInt" | "UInt128" => {
                 Fail::unsupported(format!(
-                    "{name}: zy computes with Float64, Int64 and Bool only; write `Float64(x)` or `Int(x)` instead"
+                    "{name}: zy computes with Float64, Float32, Int64, Bool and the integers Int8 to Int32 and UInt8 to UInt64 only; write `Float64(x)` or `Int(x)` instead"
                 ))
             }
             "hash" | "objectid" => Fail::unsupported(format!(

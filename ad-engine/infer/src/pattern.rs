@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use zy_ir::{Name, ParamValue, Program, Type, TypeExpr};
+use zy_ir::{IntKind, Name, ParamValue, Program, Type, TypeExpr};
 
 use crate::error::Fail;
 
@@ -24,6 +24,7 @@ pub(crate) enum NumClass {
     AbstractFloat,
     Integer,
     Signed,
+    Unsigned,
 }
 
 /// An annotation resolved against the program's names.
@@ -148,6 +149,9 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             ndims_var,
         })
     };
+    if let Some(k) = IntKind::from_name(name) {
+        return no_params(Pat::Leaf(Type::Int(k)));
+    }
     match &**name {
         "Any" => no_params(Pat::Any),
         // `Missing` in a type value's name (`Union{Missing, Float64}`, what `eltype` of an
@@ -201,7 +205,9 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             program,
         )),
         "Signed" => no_params(with_user_numbers(Pat::Num(NumClass::Signed), name, program)),
+        "Unsigned" => no_params(Pat::Num(NumClass::Unsigned)),
         "Float64" => no_params(Pat::Leaf(Type::Float64)),
+        "Float32" => no_params(Pat::Leaf(Type::Float32)),
         "Int" | "Int64" => no_params(Pat::Leaf(Type::Int64)),
         "Bool" => no_params(Pat::Leaf(Type::Bool)),
         "Nothing" => no_params(Pat::Leaf(Type::Nothing)),
@@ -957,10 +963,11 @@ pub(crate) fn dims_of(t: &Type) -> Option<u8> {
 fn named_leaf(name: &str) -> Option<Type> {
     match name {
         "Float64" => Some(Type::Float64),
+        "Float32" => Some(Type::Float32),
         "Int" | "Int64" => Some(Type::Int64),
         "Bool" => Some(Type::Bool),
         "Nothing" => Some(Type::Nothing),
-        _ => None,
+        n => IntKind::from_name(n).map(Type::Int),
     }
 }
 
@@ -979,10 +986,11 @@ fn bind(v: &Name, t: &Type, b: &mut Bindings) -> bool {
 
 fn in_class(c: NumClass, t: &Type) -> bool {
     match c {
-        NumClass::Real => t.is_number(),
-        NumClass::AbstractFloat => *t == Type::Float64,
-        NumClass::Integer => matches!(t, Type::Int64 | Type::Bool),
-        NumClass::Signed => *t == Type::Int64,
+        NumClass::Real => t.is_number() || matches!(t, Type::Int(_) | Type::Float32),
+        NumClass::AbstractFloat => matches!(t, Type::Float64 | Type::Float32),
+        NumClass::Integer => matches!(t, Type::Int64 | Type::Bool | Type::Int(_)),
+        NumClass::Signed => *t == Type::Int64 || matches!(t, Type::Int(k) if k.signed()),
+        NumClass::Unsigned => matches!(t, Type::Int(k) if !k.signed()),
     }
 }
 
@@ -1116,6 +1124,7 @@ fn class_within(x: NumClass, y: NumClass) -> bool {
             | (AbstractFloat, AbstractFloat)
             | (Integer, Integer)
             | (Signed, Integer | Signed)
+            | (Unsigned, Integer | Unsigned)
     )
 }
 

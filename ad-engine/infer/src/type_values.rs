@@ -85,9 +85,10 @@ pub(crate) fn concrete_of(name: &str, program: &Program) -> Option<Type> {
         return match name {
             "Float64" => Some(Type::Float64),
             "Int" | "Int64" => Some(Type::Int64),
+            "Float32" => Some(Type::Float32),
             "Bool" => Some(Type::Bool),
             "Nothing" => Some(Type::Nothing),
-            _ => None,
+            n => zy_ir::IntKind::from_name(n).map(Type::Int),
         };
     }
     let p = pattern_of(name, program).ok()?;
@@ -189,7 +190,8 @@ pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
     let reads_back = |t: &Type| -> bool {
         fn ok(t: &Type) -> bool {
             match t {
-                Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
+                Type::Float64 | Type::Float32 | Type::Int64 | Type::Int(_) => true,
+                Type::Bool | Type::Nothing => true,
                 Type::String | Type::SubString => true,
                 Type::Array(e, _) | Type::Adjoint(e) => ok(e),
                 Type::Tuple(ts) => ts.iter().all(ok),

@@ -116,7 +116,12 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
         return convert(b, v, to);
     }
     let prim = match (&v.ty, to) {
-        (Type::Int64 | Type::Bool, Type::Float64) => Prim::Float,
+        (Type::Int64 | Type::Bool | Type::Int(_) | Type::Float32, Type::Float64) => Prim::Float,
+        (Type::Int(_) | Type::Float32, Type::Int64) => Prim::ToInt,
+        (Type::Int64 | Type::Bool | Type::Float64 | Type::Float32 | Type::Int(_), Type::Int(_)) => {
+            Prim::ConvertInt
+        }
+        (Type::Int64 | Type::Bool | Type::Float64 | Type::Int(_), Type::Float32) => Prim::ToFloat32,
         // A struct stored where its abstract type is declared (`Vector{Shape}`, a field).
         (t, Type::Union(u)) if u.members.contains(t) => Prim::UnionConvert,
         // Part of a union where it is held, a struct of a fixed shape where its recursive

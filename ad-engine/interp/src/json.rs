@@ -11,7 +11,10 @@ use crate::value::{ArrayData, Shape, Value};
 pub fn to_json(v: &Value) -> Json {
     match v {
         Value::F64(x) => float(*x),
+        Value::F32(x) => float(f64::from(*x)),
         Value::Int(i) => Json::from(*i),
+        Value::Sized(zy_ir::IntKind::UInt64, i) => Json::from(*i as u64),
+        Value::Sized(_, i) => Json::from(*i),
         Value::Bool(b) => Json::Bool(*b),
         Value::Nothing | Value::Undef(_) | Value::Pullback(_) => Json::Null,
         Value::Tuple(vs) => Json::Array(vs.iter().map(to_json).collect()),

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use zy_ir::{Const, Instance, Name, StructRef, Type};
+use zy_ir::{Const, Instance, IntKind, Name, StructRef, Type};
 
 /// A shared, mutable array.
 pub type ArrayRef = Rc<RefCell<Array>>;
@@ -16,8 +16,13 @@ pub type ArrayRef = Rc<RefCell<Array>>;
 pub enum Value {
     /// `Float64`.
     F64(f64),
+    /// `Float32`.
+    F32(f32),
     /// `Int64`.
     Int(i64),
+    /// A fixed-width integer of another type (`UInt8`, `Int32`, ...), held as
+    /// [`zy_ir::int_kind`] says: sign- or zero-extended, a `UInt64` as its bits.
+    Sized(IntKind, i64),
     /// `Bool`.
     Bool(bool),
     /// `nothing`.
@@ -520,7 +525,9 @@ impl Value {
     pub fn julia_type(&self) -> Type {
         match self {
             Value::F64(_) => Type::Float64,
+            Value::F32(_) => Type::Float32,
             Value::Int(_) => Type::Int64,
+            Value::Sized(k, _) => Type::Int(*k),
             Value::Bool(_) => Type::Bool,
             Value::Nothing => Type::Nothing,
             Value::Tuple(vs) => Type::Tuple(vs.iter().map(Value::julia_type).collect()),
@@ -554,9 +561,12 @@ impl Value {
         }
     }
 
-    /// Is this a number (`Float64`, `Int64`, `Bool`)?
+    /// Is this a number (`Float64`, `Int64`, `Bool`, a fixed-width integer)?
     pub fn is_number(&self) -> bool {
-        matches!(self, Value::F64(_) | Value::Int(_) | Value::Bool(_))
+        matches!(
+            self,
+            Value::F64(_) | Value::F32(_) | Value::Int(_) | Value::Sized(..) | Value::Bool(_)
+        )
     }
 
     /// The element type of a number value.
@@ -575,6 +585,8 @@ impl Value {
         match (self, other) {
             (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
             (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Sized(k, a), Value::Sized(l, b)) => k == l && a == b,
+            (Value::F32(a), Value::F32(b)) => a.to_bits() == b.to_bits(),
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Nothing, Value::Nothing) => true,
             (Value::Tuple(a), Value::Tuple(b)) => all_egal(a, b),

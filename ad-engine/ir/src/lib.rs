@@ -20,6 +20,7 @@
 pub mod builder;
 pub mod cfg;
 pub mod func;
+pub mod int_kind;
 pub mod ops;
 pub mod parse;
 pub mod prim;
@@ -35,10 +36,14 @@ pub use func::{
     Block, BlockCall, BlockData, Const, Function, Operand, Span, Stmt, Terminator, Value,
     ValueData, ValueKind,
 };
+pub use int_kind::{promote_ints, show_int, IntKind};
 pub use ops::{Instance, Op, Prim, StructRef, GLOBAL_METHOD, SYNTH_METHOD};
 pub use parse::{parse_function, parse_module, Module, ParseError};
 pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};
-pub use print::{julia_float, print_function, print_struct, print_structs, write_julia_float};
+pub use print::{
+    julia_float, julia_float32, print_float32, print_function, print_struct, print_structs,
+    write_julia_float,
+};
 pub use program::{
     callable_name, GenericFunction, Global, Keywords, Method, Program, StructDef, TypeExpr,
     TypedProgram, NEW, SET_GLOBAL, TYPED, VARARG,

@@ -848,11 +848,16 @@ impl<'a> Cursor<'a> {
                 )),
             }
         };
+        if let Some(k) = crate::IntKind::ALL.into_iter().find(|k| k.name() == word) {
+            return Ok(Type::Int(k));
+        }
         match word {
             "Any" => return Ok(Type::Any),
             "Float64" => return Ok(Type::Float64),
+            "Float32" => return Ok(Type::Float32),
             "Int64" => return Ok(Type::Int64),
             "Bool" => return Ok(Type::Bool),
+
             "Nothing" => return Ok(Type::Nothing),
             "String" => return Ok(Type::String),
             "SubString" => {

@@ -570,6 +570,18 @@ prims! {
         kind: Scalar, diff: Diff::No, effects: Effects::throws("a Float64 that is not an integer"),
         interpreted_for: Some("Float64 operands"),
     }
+    /// `Float32(x)` of a number: rounded to the nearest Float32 (the AD refuses a function
+    /// holding a Float32 before any rule is asked).
+    ToFloat32 => "Float32" { kind: Scalar, diff: Diff::No, jit: Jit::Interpreted }
+    /// `T(x)` of a number `x` and a fixed-width integer type `T` (the result's; `Int64` from
+    /// one of them): exact, Julia's InexactError otherwise.
+    ConvertInt => "convert_int" {
+        kind: Scalar, diff: Diff::No, jit: Jit::Interpreted,
+        effects: Effects::throws("a value the type does not hold"),
+    }
+    /// `x % T` of an integer `x` and an integer type `T` (the result's): the low bits of `x`
+    /// in two's complement (Julia's `trunc_int` and sign or zero extension).
+    TruncInt => "trunc_int" { kind: Scalar, diff: Diff::No, jit: Jit::Interpreted }
     // Tuples, named tuples, structs.
     /// `(a, b, ...)`.
     Tuple => "tuple" { arity: AtLeast(0) }

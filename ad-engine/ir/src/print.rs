@@ -32,6 +32,27 @@ pub fn julia_float(x: f64) -> String {
     s
 }
 
+/// Julia's `show` of a `Float32` (`1.0f0`, `0.1f0`, `1.0f6`, `NaN32`, `-Inf32`).
+pub fn julia_float32(x: f32) -> String {
+    if !x.is_finite() {
+        return format!("{}32", julia_float(f64::from(x)));
+    }
+    let printed = print_float32(x);
+    match printed.split_once('e') {
+        Some((mantissa, exp)) => format!("{mantissa}f{exp}"),
+        None => format!("{printed}f0"),
+    }
+}
+
+/// Julia's `print` of a `Float32`: the shortest digits that read back as it, laid out as a
+/// Float64's (`0.1`, `1.0e6`).
+pub fn print_float32(x: f32) -> String {
+    // The Float64 nearest the Float32's shortest digits has those same digits as its own
+    // shortest (it is far closer to them than to any shorter decimal).
+    let digits = format!("{x:e}");
+    julia_float(digits.parse::<f64>().unwrap_or(f64::from(x)))
+}
+
 /// [`julia_float`] written to `out`, without allocating.
 pub fn write_julia_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result {
     if x.is_nan() {
@@ -314,7 +335,9 @@ fn collect_structs(t: &Type, out: &mut Vec<Arc<StructType>>) {
         Type::Any
         | Type::Bottom
         | Type::Float64
+        | Type::Float32
         | Type::Int64
+        | Type::Int(_)
         | Type::Bool
         | Type::Nothing
         | Type::Function(_)

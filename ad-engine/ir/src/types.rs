@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::int_kind::IntKind;
+
 /// The most dimensions an `Array{T, N}` may have in zy (Julia has no limit; more are refused
 /// by name).
 pub const MAX_DIMS: u8 = 6;
@@ -22,7 +24,13 @@ pub enum Type {
     /// `Union{}`: the type of an expression that never returns (it throws).
     Bottom,
     Float64,
+    /// `Float32`: a value; the AD refuses to differentiate through one by name, and the JIT
+    /// declines programs that hold one.
+    Float32,
     Int64,
+    /// A fixed-width integer other than `Int64` (`UInt8`, `Int32`, ...): a value, never
+    /// differentiated. The JIT declines programs that hold one.
+    Int(IntKind),
     Bool,
     Nothing,
     /// `Tuple{A, B, ...}`.
@@ -303,7 +311,12 @@ impl Type {
     /// in line): a field of it is always defined, an unset one holding an arbitrary value.
     pub fn is_bits(&self) -> bool {
         match self {
-            Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing => true,
+            Type::Float64
+            | Type::Float32
+            | Type::Int64
+            | Type::Int(_)
+            | Type::Bool
+            | Type::Nothing => true,
             Type::Tuple(ts) => ts.iter().all(Type::is_bits),
             Type::NamedTuple(fs) => fs.iter().all(|(_, t)| t.is_bits()),
             Type::Struct(s) => !s.mutable && s.fields.iter().all(|(_, t)| t.is_bits()),
@@ -421,7 +434,10 @@ pub fn tangent_type(t: &Type) -> Type {
         Type::Float64 => Type::Float64,
         Type::Any => Type::Any,
         Type::Bottom => Type::Bottom,
-        Type::Int64
+        // A Float32 has no tangent in zy yet: the AD refuses the functions holding one.
+        Type::Float32
+        | Type::Int64
+        | Type::Int(_)
         | Type::Bool
         | Type::Nothing
         | Type::Function(_)
@@ -469,6 +485,8 @@ pub fn tangent_type(t: &Type) -> Type {
 pub fn packed_size(t: &Type) -> u64 {
     match t {
         Type::Float64 | Type::Int64 => 8,
+        Type::Int(k) => u64::from(k.bits() / 8),
+        Type::Float32 => 4,
         Type::Bool => 1,
         Type::Any
         | Type::Bottom
@@ -510,7 +528,9 @@ impl fmt::Display for Type {
             Type::Any => write!(f, "Any"),
             Type::Bottom => write!(f, "Union{{}}"),
             Type::Float64 => write!(f, "Float64"),
+            Type::Float32 => write!(f, "Float32"),
             Type::Int64 => write!(f, "Int64"),
+            Type::Int(k) => write!(f, "{k}"),
             Type::Bool => write!(f, "Bool"),
             Type::Nothing => write!(f, "Nothing"),
             Type::Tuple(ts) => {

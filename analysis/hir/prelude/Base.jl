@@ -128,6 +128,7 @@ end
 The distance from 1.0 to the next larger Float64.
 """
 eps(::Type{Float64}) = 2.220446049250313e-16
+eps(::Type{Float32}) = 1.1920929f-7
 eps() = eps(Float64)
 
 """
@@ -137,10 +138,38 @@ The largest and smallest values of `Float64` (±Inf) and `Int64`.
 """
 typemax(::Type{Float64}) = Inf
 typemin(::Type{Float64}) = -Inf
+typemax(::Type{Float32}) = Float32(Inf)
+typemin(::Type{Float32}) = Float32(-Inf)
+
+"""
+    Inf32, NaN32
+
+The Float32 infinity and not-a-number.
+"""
+const Inf32 = Float32(Inf)
+const NaN32 = Float32(NaN)
 typemax(::Type{Int64}) = 9223372036854775807
 typemin(::Type{Int64}) = -9223372036854775807 - 1
 typemax(::Type{Int}) = typemax(Int64)
 typemin(::Type{Int}) = typemin(Int64)
+typemax(::Type{Int8}) = Int8(127)
+typemin(::Type{Int8}) = Int8(-128)
+typemax(::Type{Int16}) = Int16(32767)
+typemin(::Type{Int16}) = Int16(-32768)
+typemax(::Type{Int32}) = Int32(2147483647)
+typemin(::Type{Int32}) = Int32(-2147483648)
+typemax(::Type{UInt8}) = 0xff
+typemin(::Type{UInt8}) = 0x00
+typemax(::Type{UInt16}) = 0xffff
+typemin(::Type{UInt16}) = 0x0000
+typemax(::Type{UInt32}) = 0xffffffff
+typemin(::Type{UInt32}) = 0x00000000
+typemax(::Type{UInt64}) = 0xffffffffffffffff
+typemin(::Type{UInt64}) = 0x0000000000000000
+typemax(::Type{UInt}) = typemax(UInt64)
+typemin(::Type{UInt}) = typemin(UInt64)
+typemax(x::Integer) = typemax(typeof(x))
+typemin(x::Integer) = typemin(typeof(x))
 
 """
     promote_type(S, T, ...)
@@ -172,6 +201,8 @@ The largest finite and the smallest normal positive Float64 (also of a value's t
 """
 floatmax(::Type{Float64}) = 1.7976931348623157e308
 floatmin(::Type{Float64}) = 2.2250738585072014e-308
+floatmax(::Type{Float32}) = 3.4028235f38
+floatmin(::Type{Float32}) = 1.1754944f-38
 floatmax(::Float64) = floatmax(Float64)
 floatmin(::Float64) = floatmin(Float64)
 floatmax() = floatmax(Float64)
@@ -2665,10 +2696,13 @@ end
 Whether `x` is not a number, an infinity, or neither (integers are always finite).
 """
 isnan(x::Float64) = x != x
+isnan(x::Float32) = x != x
 isnan(x::Integer) = false
 isinf(x::Float64) = abs(x) == Inf
+isinf(x::Float32) = abs(x) == Inf
 isinf(x::Integer) = false
 isfinite(x::Float64) = x - x == 0.0
+isfinite(x::Float32) = x - x == 0
 isfinite(x::Integer) = true
 
 """
@@ -2762,7 +2796,7 @@ print(xs...) = nothing
 infinite, even with a NaN), correctly rounded as Julia's is on hardware with a fused
 multiply-add (base/math.jl); of more numbers, Julia's `maxabs * sqrt(sum(abs2(x / maxabs)))`.
 """
-hypot(x::Real, y::Real) = _hypot2(float(x), float(y))
+hypot(x::Real, y::Real) = _hypot2(promote(float(x), float(y))...)
 
 function _hypot2(x::Float64, y::Float64)
     if isinf(x) || isinf(y)
@@ -2837,6 +2871,7 @@ function frule(Δ, ::typeof(hypot), x::Float64, y::Float64, z::Float64)
     h = hypot(x, y, z)
     return h, (x * Δ[2] + y * Δ[3] + z * Δ[4]) / _hypot_norm(h)
 end
+hypot(x::Float32, y::Float32) = Float32(hypot(Float64(x), Float64(y)))
 
 """
     fourthroot(x), ∜x
@@ -3152,6 +3187,12 @@ function fld(x::Int, y::Int)
     return (d * y != x && ((x < 0) != (y < 0))) ? d - 1 : d
 end
 fld(x::Float64, y::Float64) = round((x - mod(x, y)) / y)
+fld(x::Float32, y::Float32) = round((x - mod(x, y)) / y)
+# Of integers of other types: in their promoted type (`÷` converts exactly).
+function fld(x::Integer, y::Integer)
+    d = x ÷ y
+    return (d * y != x && ((x < 0) != (y < 0))) ? d - one(d) : d
+end
 fld(x::Real, y::Real) = fld(float(x), float(y))
 
 """
@@ -3164,6 +3205,11 @@ function cld(x::Int, y::Int)
     return (d * y != x && ((x > 0) == (y > 0))) ? d + 1 : d
 end
 cld(x::Float64, y::Float64) = -fld(-x, y)
+cld(x::Float32, y::Float32) = -fld(-x, y)
+function cld(x::Integer, y::Integer)
+    d = x ÷ y
+    return (d * y != x && ((x > 0) == (y > 0))) ? d + one(d) : d
+end
 cld(x::Real, y::Real) = cld(float(x), float(y))
 
 """
@@ -3185,6 +3231,28 @@ function mod(x::Float64, y::Float64)
         return r
     end
 end
+function mod(x::Float32, y::Float32)
+    r = x % y
+    if r == 0
+        return signbit(y) ? -abs(r) : abs(r)
+    elseif (r > 0) != (y > 0)
+        return r + y
+    else
+        return r
+    end
+end
+# Of integers of other types: in their promoted type (`%` converts exactly).
+function mod(x::Integer, y::Integer)
+    r = x % y
+    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r
+end
+# A Float32 with another number: in their promoted type (a Float64's, or the Float32's).
+mod(x::Float32, y::Real) = mod(promote(x, y)...)
+mod(x::Real, y::Float32) = mod(promote(x, y)...)
+fld(x::Float32, y::Real) = fld(promote(x, y)...)
+fld(x::Real, y::Float32) = fld(promote(x, y)...)
+cld(x::Float32, y::Real) = cld(promote(x, y)...)
+cld(x::Real, y::Float32) = cld(promote(x, y)...)
 mod(x::Real, y::Real) = mod(float(x), float(y))
 
 """
@@ -3234,6 +3302,8 @@ trunc(x::Bool) = x
 Whether the sign bit of `x` is set (`-0.0` and a negative NaN included).
 """
 signbit(x::Float64) = copysign(1.0, x) < 0.0
+signbit(x::Float32) = signbit(Float64(x))
+signbit(x::Integer) = x < 0
 signbit(x::Int) = x < 0
 signbit(x::Bool) = false
 
@@ -3275,8 +3345,10 @@ isone(x::Real) = x == one(x)
 Whether `x` is a whole number.
 """
 isinteger(x::Float64) = x - trunc(x) == 0.0
+isinteger(x::Float32) = isinteger(Float64(x))
 isinteger(x::Int) = true
 isinteger(x::Bool) = true
+isinteger(x::Integer) = true
 
 """
     xor(a, b)
@@ -3304,9 +3376,38 @@ two's complement.
 (&)(a::Int, b::Int) = and_int(a, b)
 (|)(a::Int, b::Int) = or_int(a, b)
 xor(a::Int, b::Int) = xor_int(a, b)
-(&)(a::Integer, b::Integer) = Int(a) & Int(b)
-(|)(a::Integer, b::Integer) = Int(a) | Int(b)
-xor(a::Integer, b::Integer) = xor(Int(a), Int(b))
+(&)(a::Integer, b::Integer) = and_int(a % _int_promoted(a, b), b % _int_promoted(a, b))
+(|)(a::Integer, b::Integer) = or_int(a % _int_promoted(a, b), b % _int_promoted(a, b))
+xor(a::Integer, b::Integer) = xor_int(a % _int_promoted(a, b), b % _int_promoted(a, b))
+
+# The type Julia promotes two integers to (`UInt8` and `Int64`: `Int64`).
+_int_promoted(a, b) = typeof(zero(a) + zero(b))
+
+"""
+    ~x, x << n, x >> n, x >>> n of the fixed-width integers
+
+Bitwise not and shifts in the type's own width (`0x80 << 1 == 0x00`, `Int8(-128) >> 1 ==
+-64`, `Int8(-128) >>> 1 == 64`), computed on the Int64 of the same low bits.
+"""
+(~)(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) = ~(x % Int) % typeof(x)
+(<<)(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}, n::Int) =
+    n < 0 ? x >> -n : ((x % Int) << n) % typeof(x)
+(>>)(x::Union{Int8, Int16, Int32}, n::Int) = ((x % Int) >> n) % typeof(x)
+(>>)(x::Unsigned, n::Int) = n < 0 ? x << -n : ((x % Int) >>> n) % typeof(x)
+(>>>)(x::Unsigned, n::Int) = x >> n
+(>>>)(x::Union{Int8, Int16, Int32}, n::Int) = n < 0 ? x << -n : (_zext(x) >>> n) % typeof(x)
+
+# The bits of a fixed-width integer as a nonnegative Int (a UInt64's as its Int64).
+_zext(x::Unsigned) = x % Int
+_zext(x::Int8) = x % UInt8 % Int
+_zext(x::Int16) = x % UInt16 % Int
+_zext(x::Int32) = x % UInt32 % Int
+
+# The width in bits of a fixed-width integer.
+_nbits(::Union{Int8, UInt8}) = 8
+_nbits(::Union{Int16, UInt16}) = 16
+_nbits(::Union{Int32, UInt32}) = 32
+_nbits(::UInt64) = 64
 
 """
     x << n, x >> n
@@ -5019,6 +5120,13 @@ function count_ones(x::Int)
     return n
 end
 count_zeros(x::Int) = 64 - count_ones(x)
+count_ones(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) = count_ones(_zext(x))
+count_zeros(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) =
+    _nbits(x) - count_ones(x)
+leading_zeros(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) =
+    leading_zeros(_zext(x)) - (64 - _nbits(x))
+trailing_zeros(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64}) =
+    min(trailing_zeros(_zext(x)), _nbits(x))
 function leading_zeros(x::Int)
     n = 64
     while x != 0

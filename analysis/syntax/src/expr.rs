@@ -170,13 +170,7 @@ fn leaf(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Integer => literals::integer(cx, node),
         Kind::BinInt | Kind::OctInt | Kind::HexInt => literals::unsigned(cx, node),
         Kind::Float => literals::float(cx, node),
-        Kind::Float32 => {
-            let text = cx.text(node);
-            cx.unsupported(
-                node,
-                &format!("Float32 literal `{text}`; write a Float64 literal instead"),
-            )
-        }
+        Kind::Float32 => literals::float32(cx, node),
         Kind::Op(op) if op.text() == ":" => Expr::new(ExprKind::Colon, node.range),
         Kind::Op(op) => cx.unsupported(node, &format!("operator `{}` as a value", op.text())),
         Kind::MacroName => {

@@ -1,6 +1,7 @@
 //! Numeric and string literals, with Julia's rules: `1_000` is an `Int64`, `-2` a signed
-//! literal, a decimal integer that does not fit is an error, `1f0` is a `Float32` (outside
-//! the subset), `0x10` an unsigned integer (outside the subset); `'a'` a character.
+//! literal, a decimal integer that does not fit is an error, `1f0` is a `Float32` (the call
+//! `Float32(x)` of the Float64 equal to it), `0x10` an unsigned integer (`UInt8`); `'a'` a
+//! character.
 
 use crate::ast::{Expr, ExprKind};
 use crate::cx::Cx;
@@ -21,7 +22,10 @@ pub(crate) fn integer(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     }
 }
 
-/// A `BinInt`, `OctInt` or `HexInt` token: an unsigned integer in Julia.
+/// A `BinInt`, `OctInt` or `HexInt` token: an unsigned integer in Julia, of the smallest of
+/// `UInt8` to `UInt64` that holds as many digits (`0x1f` is a `UInt8`, `0x00ff` a `UInt16`;
+/// a binary or octal literal with leading zeros is as wide as the same digits after a 1). It
+/// is the call `v % UInt8`, the same value; wider literals (`UInt128`) are refused by name.
 pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
     let (radix, digits) = match text.get(..2) {
@@ -31,11 +35,72 @@ pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         _ => (10, text),
     };
     let digits: String = digits.chars().filter(|c| *c != '_').collect();
-    let message = match i64::from_str_radix(&digits, radix) {
-        Ok(n) => format!("unsigned integer literal `{text}`; write the `Int` `{n}` instead"),
-        Err(_) => format!("unsigned integer literal `{text}`"),
+    let value = u128::from_str_radix(&digits, radix).ok();
+    let len = u32::try_from(digits.len()).unwrap_or(u32::MAX);
+    // The bits the literal's digits take: four a hexadecimal digit, else those of the
+    // value or of a 1 followed by as many digits, whichever is more.
+    let bits = match (radix, value) {
+        (16, _) => len.saturating_mul(4),
+        (_, Some(v)) => {
+            let leading_one = if radix == 2 {
+                len
+            } else {
+                3 * len.saturating_sub(1) + 1
+            };
+            leading_one.max(128 - v.leading_zeros())
+        }
+        _ => u32::MAX,
     };
-    cx.unsupported(node, &message)
+    let ty = match bits {
+        0..=8 => "UInt8",
+        9..=16 => "UInt16",
+        17..=32 => "UInt32",
+        33..=64 => "UInt64",
+        _ => {
+            return cx.unsupported(
+                node,
+                &format!("unsigned integer literal `{text}` (a UInt128); zy's widest unsigned integer is UInt64"),
+            )
+        }
+    };
+    let Some(value) = value.and_then(|v| u64::try_from(v).ok()) else {
+        return cx.syntax(
+            node,
+            &format!("syntax error: invalid integer literal `{text}`"),
+        );
+    };
+    let range = node.range;
+    let held = Expr::new(ExprKind::Int(value as i64), range);
+    let ty = Expr::new(ExprKind::Ident(ty.into()), range);
+    Expr::call("%", vec![held, ty], range)
+}
+
+/// A `Float32` token (`1f0`, `0.1f0`, `1.5f-3`, possibly signed): the decimal rounded once to
+/// the nearest Float32, as the call `Float32(x)` of the Float64 equal to that Float32 (which
+/// converts exactly).
+pub(crate) fn float32(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    let text = cx.text(node);
+    let digits: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .map(|c| match c {
+            '−' => '-',
+            'f' => 'e',
+            c => c,
+        })
+        .collect();
+    match digits.parse::<f32>() {
+        Ok(value) if value.is_finite() => {
+            let range = node.range;
+            let wide = Expr::new(ExprKind::Float(f64::from(value)), range);
+            Expr::call("Float32", vec![wide], range)
+        }
+        Ok(_) => cx.syntax(node, "float literal too large"),
+        Err(_) => cx.syntax(
+            node,
+            &format!("syntax error: invalid float literal `{text}`"),
+        ),
+    }
 }
 
 /// A `Float` token (possibly signed, possibly hexadecimal).

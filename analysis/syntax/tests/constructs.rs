@@ -560,19 +560,16 @@ fn names_are_read_as_julia_normalises_them() {
 
 #[test]
 fn numeric_literal_forms() {
-    // Julia's hexadecimal floats are Float64s (`0x1.8p1` is 1.5 × 2¹); unsigned and Float32
-    // literals are refused by name.
+    // Julia's hexadecimal floats are Float64s (`0x1.8p1` is 1.5 × 2¹); an unsigned literal is
+    // its value truncated to its type (`0x10 % UInt8`); a Float32 literal is `Float32(x)` of
+    // the Float64 equal to the nearest Float32.
     check(
         "f() = (0x1p3, 0x1.8p1, 0x.8p0, 0xAp-2, -0x1p-2, 1_000.5, 1E3, 1.0e+2, 0.1e-1)\ng() = (0x10, 0b101, 0o17, 1.5f0)",
         expect![[r#"
             (function f ()
               (tuple 8.0 3.0 0.5 2.5 -0.25 1000.5 1000.0 100.0 0.01))
             (function g ()
-              (tuple (error) (error) (error) (error)))
-            error 85..89: unsupported: unsigned integer literal `0x10`; write the `Int` `16` instead [unsupported]
-            error 91..96: unsupported: unsigned integer literal `0b101`; write the `Int` `5` instead [unsupported]
-            error 98..102: unsupported: unsigned integer literal `0o17`; write the `Int` `15` instead [unsupported]
-            error 104..109: unsupported: Float32 literal `1.5f0`; write a Float64 literal instead [unsupported]
+              (tuple (call % 16 UInt8) (call % 5 UInt8) (call % 15 UInt8) (call Float32 1.5)))
         "#]],
     );
 }

@@ -212,7 +212,7 @@ end
               (= c (error))
               (let (y 1) y)
               (= q (error))
-              (= u (+ (error) (error)))
+              (= u (+ (call Float32 1.0) (call % 16 UInt8)))
               (= (:: v Float64) 1.0)
               (block (global g) (= g 1))
               (call Base.vcat x xs)
@@ -220,8 +220,6 @@ end
             error 71..78: unsupported: macro @test; write `@assert cond` instead [unsupported]
             error 184..190: unsupported: character literal of bytes that are not UTF-8 (`'\xff'`, an invalid `Char` in Julia); write the character itself or its `'\u...'` escape instead [unsupported]
             error 233..236: unsupported: operator `⊗`; write a function with a name and call it instead [unsupported]
-            error 247..250: unsupported: Float32 literal `1f0`; write a Float64 literal instead [unsupported]
-            error 253..257: unsupported: unsigned integer literal `0x10`; write the `Int` `16` instead [unsupported]
         "#]],
     );
 }

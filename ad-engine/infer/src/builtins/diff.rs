@@ -205,6 +205,12 @@ fn differentiate(
         return cx.call_named(b, &"Base._view_derivative".into(), args);
     }
     let scalar_out = matches!(p, Prim::Gradient | Prim::Hessian);
+    if r == Type::Float32 || xtys.contains(&Type::Float32) {
+        return Err(Fail::unsupported(format!(
+            "`{name}` of a Float32 function or at a Float32 point: zy computes with Float32 \
+             but does not differentiate it yet; convert with `Float64(x)` first"
+        )));
+    }
     if scalar_out && !r.is_real() {
         return Err(Fail::not_differentiable(format!(
             "`{name}` needs a function returning a real number; this call returns {r}"

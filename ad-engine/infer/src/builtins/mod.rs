@@ -8,10 +8,12 @@ pub(crate) use data::empty_box;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
 mod exceptions;
+pub(crate) mod fixed;
 mod higher;
 mod named;
 pub(crate) use named::is_keyword_pairs;
 mod scalar;
+mod single;
 pub(crate) mod strings;
 
 use zy_ir::{Const, Name, Prim, Type};
@@ -95,8 +97,17 @@ pub const BUILTINS: &[&str] = &[
     "isnothing",
     "float",
     "Float64",
+    "Float32",
     "Int",
     "Int64",
+    "Int8",
+    "Int16",
+    "Int32",
+    "UInt8",
+    "UInt16",
+    "UInt32",
+    "UInt64",
+    "UInt",
     "Bool",
     "zero",
     "one",
@@ -509,6 +520,15 @@ pub(crate) fn call(
     if let Some(r) = enum_conversion(cx, b, name, args) {
         return Some(r);
     }
+    if let Some(r) = single::call(b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = fixed::call(b, name, args) {
+        return Some(r);
+    }
+    if let Some(r) = fixed::indices(cx, b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = rational_literal(cx, b, name, args) {
         return Some(r);
     }
@@ -841,7 +861,7 @@ mod tests {
             let mut b = PlanBuilder::default();
             assert!(call(&mut cx, &mut b, name, &[]).is_some(), "{name}");
         }
-        for name in ["frobnicate", "push!", "Float32"] {
+        for name in ["frobnicate", "push!", "Float16"] {
             let mut b = PlanBuilder::default();
             assert!(call(&mut cx, &mut b, name, &[]).is_none(), "{name}");
         }

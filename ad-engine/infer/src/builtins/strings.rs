@@ -319,6 +319,7 @@ fn as_string(b: &mut PlanBuilder, x: &Val) -> Val {
 fn printable(t: &Type) -> bool {
     match t {
         Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::String => true,
+        Type::Float32 | Type::Int(_) => true,
         Type::SubString | Type::Symbol(_) | Type::Exception => true,
         // A type or function value: its name.
         Type::Function(_) => true,

@@ -10,6 +10,8 @@ mod parse;
 mod printf;
 mod reduce;
 mod scalar;
+mod single;
+mod sized;
 pub mod strings;
 mod tangent;
 pub use tangent::is_tangent_of;
@@ -79,11 +81,19 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 scalar::unary(p, a)
             }
         },
-        Neg | Not | Abs | Floor | Ceil | Round | Sign | ToInt => {
+        Neg | Not | Abs | Floor | Ceil | Round | Sign | ToInt | ToFloat32 => {
             let [a] = operands(p, args)?;
             scalar::unary(p, a)
         }
 
+        ConvertInt => {
+            let [a] = operands(p, args)?;
+            sized::convert(sized::target(ret)?, a)
+        }
+        TruncInt => {
+            let [a] = operands(p, args)?;
+            sized::truncate(sized::target(ret)?, a)
+        }
         Float | Zero | One => {
             let [a] = operands(p, args)?;
             if a.is_number() {
@@ -102,6 +112,12 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         }
         AndInt | OrInt | XorInt | ShlInt | AshrInt | LshrInt => match args {
             [Value::Int(a), Value::Int(b)] => Ok(Value::Int(scalar::int_bits(p, *a, *b))),
+            // And, or and xor keep a sign- or zero-extended value so.
+            [Value::Sized(k, a), Value::Sized(l, b)]
+                if k == l && matches!(p, AndInt | OrInt | XorInt) =>
+            {
+                Ok(Value::Sized(*k, scalar::int_bits(p, *a, *b)))
+            }
             _ => Err(method_error(p.julia_name(), args)),
         },
         HashInt | HashFloat => match args {

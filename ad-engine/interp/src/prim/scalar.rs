@@ -30,6 +30,8 @@ fn as_int(v: &Value) -> Option<i64> {
     match v {
         Value::Int(i) => Some(*i),
         Value::Bool(b) => Some(i64::from(*b)),
+        // An exponent (`x ^ 0x03`), the one place operands of two integer types meet.
+        Value::Sized(..) => i64::try_from(super::sized::integer(v)?).ok(),
         _ => None,
     }
 }
@@ -55,8 +57,14 @@ pub fn arith(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
             _ => {}
         }
     }
-    if p == Prim::Pow {
-        return pow(a, b).unwrap_or_else(|| Err(fail()));
+    match (p, a, b) {
+        (_, Value::F32(_), _) => return super::single::arith(p, a, b),
+        (Prim::Pow, Value::Sized(k, _), _) => return super::sized::arith(p, *k, a, b),
+        (Prim::Pow, ..) => return pow(a, b).unwrap_or_else(|| Err(fail())),
+        (_, Value::Sized(k, _), _) | (_, _, Value::Sized(k, _)) => {
+            return super::sized::arith(p, *k, a, b)
+        }
+        _ => {}
     }
     match promote(a, b).ok_or_else(fail)? {
         Pair::F(x, y) => float_arith(p, x, y).ok_or_else(fail),
@@ -150,7 +158,7 @@ fn pow(a: &Value, b: &Value) -> Option<Result<Value, String>> {
     })
 }
 
-fn int_pow_domain_error(p: i64) -> String {
+pub(super) fn int_pow_domain_error(p: i64) -> String {
     let q = p.wrapping_neg();
     format!(
         "DomainError with {p}: Cannot raise an integer x to a negative power {p}. Make x or {p} \
@@ -331,6 +339,16 @@ fn cmp_int_f64(i: i64, f: f64) -> Option<Ordering> {
 
 /// The order of two numbers, exactly and with IEEE semantics (`None` if either is NaN).
 pub fn num_cmp(a: &Value, b: &Value) -> Option<Option<Ordering>> {
+    // A Float32 compares as its exact Float64.
+    if let Value::F32(x) = a {
+        return num_cmp(&Value::F64(f64::from(*x)), b);
+    }
+    if let Value::F32(y) = b {
+        return num_cmp(a, &Value::F64(f64::from(*y)));
+    }
+    if matches!(a, Value::Sized(..)) || matches!(b, Value::Sized(..)) {
+        return super::sized::cmp(a, b);
+    }
     Some(match (a, b) {
         (Value::F64(x), Value::F64(y)) => x.partial_cmp(y),
         (Value::F64(x), _) => cmp_int_f64(as_int(b)?, *x).map(Ordering::reverse),
@@ -372,6 +390,25 @@ pub fn julia_min(x: f64, y: f64) -> f64 {
 /// `max(a, b)` or `min(a, b)` on numbers.
 pub fn max_min(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
     let is_max = p == Prim::Max;
+    if let (Value::F32(x), Value::F32(y)) = (a, b) {
+        let (x, y) = (f64::from(*x), f64::from(*y));
+        let r = if is_max {
+            julia_max(x, y)
+        } else {
+            julia_min(x, y)
+        };
+        return Ok(Value::F32(r as f32));
+    }
+    if let (Value::Sized(k, x), Value::Sized(l, y)) = (a, b) {
+        if k == l {
+            let (x, y) = (k.value(*x), k.value(*y));
+            return Ok(if (x < y) == is_max {
+                b.clone()
+            } else {
+                a.clone()
+            });
+        }
+    }
     match promote(a, b) {
         Some(Pair::F(x, y)) => Ok(Value::F64(if is_max {
             julia_max(x, y)
@@ -403,6 +440,15 @@ pub fn fma(a: &Value, b: &Value, c: &Value) -> Result<Value, String> {
 /// A unary function of one number.
 pub fn unary(p: Prim, a: &Value) -> Result<Value, String> {
     let fail = || method_error(p.julia_name(), std::slice::from_ref(a));
+    if p == Prim::ToFloat32 {
+        return super::single::to_float32(a);
+    }
+    if let Value::Sized(k, held) = a {
+        return super::sized::unary(p, *k, *held, a);
+    }
+    if let Value::F32(x) = a {
+        return super::single::unary(p, *x, a);
+    }
     match (p, a) {
         (Prim::Neg, Value::F64(x)) => Ok(Value::F64(-x)),
         (Prim::Neg, _) => Ok(Value::Int(as_int(a).ok_or_else(fail)?.wrapping_neg())),

@@ -13,6 +13,7 @@ use super::printf::{sprintf, sprintf_text, Num};
 pub fn print_string(x: &Value) -> String {
     match x {
         Value::Str(s) | Value::Symbol(s) => s.to_string(),
+        Value::F32(x) => zy_ir::print_float32(*x),
         v => match crate::show::char_of(v) {
             Some(c) => c.to_string(),
             None => show(v),
