@@ -291,7 +291,9 @@ fn tied(pats: &[Pat]) -> usize {
 fn occurrences<'p>(p: &'p Pat, each: &mut dyn FnMut(&'p Name)) {
     match p {
         Pat::Var(v) | Pat::Bounded(v, _) => each(v),
-        Pat::Array { elem, ndims_var, .. } => {
+        Pat::Array {
+            elem, ndims_var, ..
+        } => {
             if let Some(e) = elem {
                 occurrences(e, each);
             }
@@ -299,7 +301,10 @@ fn occurrences<'p>(p: &'p Pat, each: &mut dyn FnMut(&'p Name)) {
                 each(n);
             }
         }
-        Pat::Tuple(Some(ps)) | Pat::Struct { params: Some(ps), .. } => {
+        Pat::Tuple(Some(ps))
+        | Pat::Struct {
+            params: Some(ps), ..
+        } => {
             ps.iter().for_each(|q| occurrences(q, each));
         }
         // A value is one member: `VecOrMat{T}` names `T` once.

@@ -10666,20 +10666,6 @@ function filter!(f, d::Dict)
     return d
 end
 
-count(f, d::Dict) = count(f, collect(d))
-# `maximum(d)`, `minimum(d)`: of its pairs, by key first (Julia's `isless` of pairs).
-maximum(d::Dict) = maximum(collect(d))
-minimum(d::Dict) = minimum(collect(d))
-
-# `sum(f, d)` and the other reductions with a function, `any`/`all`/`foreach`: over its
-# pairs in its order, as Julia's iterate a dictionary.
-sum(f, d::Dict) = sum(f, collect(d))
-prod(f, d::Dict) = prod(f, collect(d))
-maximum(f, d::Dict) = maximum(f, collect(d))
-minimum(f, d::Dict) = minimum(f, collect(d))
-any(f, d::Dict) = any(f, collect(d))
-all(f, d::Dict) = all(f, collect(d))
-foreach(f, d::Dict) = foreach(f, collect(d))
 mapreduce(f, op, d::Dict; init = _InitialValue()) = _gen_reduce(op, init, f, collect(d))
 
 """
@@ -11043,14 +11029,19 @@ function filter!(f, s::Set)
     return s
 end
 
-count(f, s::Set) = count(f, collect(s))
-sum(f, s::Set) = sum(f, collect(s))
-maximum(s::Set) = maximum(collect(s))
-minimum(s::Set) = minimum(collect(s))
-maximum(f, s::Set) = maximum(f, collect(s))
-minimum(f, s::Set) = minimum(f, collect(s))
-any(f, s::Set) = any(f, collect(s))
-all(f, s::Set) = all(f, collect(s))
+# The reductions of a `Dict` or a `Set`, and `any`/`all`/`foreach`: over its elements in its
+# order, as Julia iterates them (a Dict's pairs: `maximum(d)` by key first, Julia's `isless`
+# of pairs).
+count(f, c::Union{Dict, Set}) = count(f, collect(c))
+sum(f, c::Union{Dict, Set}) = sum(f, collect(c))
+prod(f, c::Union{Dict, Set}) = prod(f, collect(c))
+maximum(c::Union{Dict, Set}) = maximum(collect(c))
+minimum(c::Union{Dict, Set}) = minimum(collect(c))
+maximum(f, c::Union{Dict, Set}) = maximum(f, collect(c))
+minimum(f, c::Union{Dict, Set}) = minimum(f, collect(c))
+any(f, c::Union{Dict, Set}) = any(f, collect(c))
+all(f, c::Union{Dict, Set}) = all(f, collect(c))
+foreach(f, c::Union{Dict, Set}) = foreach(f, collect(c))
 
 push!(s::Set, x, y, rest...) = push!(push!(s, x), y, rest...)
 

@@ -267,7 +267,12 @@ pub const HOOKS: &[Hooks] = &[
     // A range is an AbstractVector for a user's annotation (inference's `abstract_array`):
     // only code naming the range makes one.
     Hooks {
-        triggers: &["Base.UnitRange", "Base.StepRange", "Base.LinRange", "Base.OneTo"],
+        triggers: &[
+            "Base.UnitRange",
+            "Base.StepRange",
+            "Base.LinRange",
+            "Base.OneTo",
+        ],
         hooks: &[],
     },
     // `Symmetric(A)`, `Hermitian(A)`, `Diagonal(v)`, the triangular wrappers, `transpose(x)`

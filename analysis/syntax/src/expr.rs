@@ -266,10 +266,9 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 // Promises about the code that leave its meaning as it is.
                 ("@inbounds" | "@fastmath" | "@inline" | "@noinline", [arg]) => expr(cx, arg),
                 ("@simd", [arg]) if arg.kind == Kind::For => expr(cx, arg),
-                (
-                    "@threads" | "Threads.@threads" | "Base.Threads.@threads",
-                    [.., arg],
-                ) if arg.kind == Kind::For && node.children.len() <= 3 => {
+                ("@threads" | "Threads.@threads" | "Base.Threads.@threads", [.., arg])
+                    if arg.kind == Kind::For && node.children.len() <= 3 =>
+                {
                     cx.note(
                         node.range,
                         "zy runs the iterations of this `@threads` loop one after another, in \

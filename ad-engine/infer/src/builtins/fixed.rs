@@ -222,35 +222,47 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
     })
 }
 
+/// The primitive of a comparison `x op y`: exact between any two numbers, a `Bool`.
+pub(crate) fn comparison(op: &str) -> Option<Prim> {
+    Some(match op {
+        "<" => Prim::Lt,
+        "<=" => Prim::Le,
+        ">" => Prim::Gt,
+        ">=" => Prim::Ge,
+        "==" => Prim::Eq,
+        "!=" => Prim::Ne,
+        _ => return None,
+    })
+}
+
+/// The primitive of an arithmetic `x op y` (`literal_pow` is `^`) of two numbers converted to
+/// their promoted type.
+pub(crate) fn arithmetic(op: &str) -> Option<Prim> {
+    Some(match op {
+        "+" => Prim::Add,
+        "-" => Prim::Sub,
+        "*" => Prim::Mul,
+        "/" => Prim::Div,
+        "÷" => Prim::IntDiv,
+        "%" => Prim::Rem,
+        "^" | "literal_pow" => Prim::Pow,
+        "max" => Prim::Max,
+        "min" => Prim::Min,
+        _ => return None,
+    })
+}
+
 /// `x op y` of two numbers, one a fixed-width integer.
 fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
     let fail = || Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
     // Exact between any two numbers, as Julia compares integers of different signedness and
     // integers with floats.
-    let comparison = match op {
-        "<" => Some(Prim::Lt),
-        "<=" => Some(Prim::Le),
-        ">" => Some(Prim::Gt),
-        ">=" => Some(Prim::Ge),
-        "==" => Some(Prim::Eq),
-        "!=" => Some(Prim::Ne),
-        _ => None,
-    };
-    if let Some(p) = comparison {
+    if let Some(p) = comparison(op) {
         return Ok(apply(b, p, &[x, y], Type::Bool));
     }
     if x.ty == Type::Float64 || y.ty == Type::Float64 || op == "/" {
-        let p = match op {
-            "+" => Prim::Add,
-            "-" => Prim::Sub,
-            "*" => Prim::Mul,
-            "/" => Prim::Div,
-            "÷" => Prim::IntDiv,
-            "%" => Prim::Rem,
-            "^" | "literal_pow" => Prim::Pow,
-            "max" => Prim::Max,
-            "min" => Prim::Min,
-            _ => return fail(),
+        let Some(p) = arithmetic(op) else {
+            return fail();
         };
         let xf = to_float(b, x)?;
         // `2.5 ^ 0x03`: a Float64 to an integer power.

@@ -93,29 +93,11 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
 fn binary(b: &mut PlanBuilder, op: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
     let fail = || Err(no_method(op, &[x.ty.clone(), y.ty.clone()]));
     // Exact between any two numbers, as Julia compares floats with integers.
-    let comparison = match op {
-        "<" => Some(Prim::Lt),
-        "<=" => Some(Prim::Le),
-        ">" => Some(Prim::Gt),
-        ">=" => Some(Prim::Ge),
-        "==" => Some(Prim::Eq),
-        "!=" => Some(Prim::Ne),
-        _ => None,
-    };
-    if let Some(p) = comparison {
+    if let Some(p) = super::fixed::comparison(op) {
         return Ok(apply(b, p, &[x, y], Type::Bool));
     }
-    let p = match op {
-        "+" => Prim::Add,
-        "-" => Prim::Sub,
-        "*" => Prim::Mul,
-        "/" => Prim::Div,
-        "÷" => Prim::IntDiv,
-        "%" => Prim::Rem,
-        "^" | "literal_pow" => Prim::Pow,
-        "max" => Prim::Max,
-        "min" => Prim::Min,
-        _ => return fail(),
+    let Some(p) = super::fixed::arithmetic(op) else {
+        return fail();
     };
     let t = if x.ty == Type::Float64 || y.ty == Type::Float64 {
         Type::Float64
