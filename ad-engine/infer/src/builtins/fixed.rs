@@ -224,32 +224,25 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
 
 /// The primitive of a comparison `x op y`: exact between any two numbers, a `Bool`.
 pub(crate) fn comparison(op: &str) -> Option<Prim> {
-    Some(match op {
-        "<" => Prim::Lt,
-        "<=" => Prim::Le,
-        ">" => Prim::Gt,
-        ">=" => Prim::Ge,
-        "==" => Prim::Eq,
-        "!=" => Prim::Ne,
-        _ => return None,
-    })
+    super::scalar::prim_of(op).filter(|p| is_comparison(*p))
 }
 
-/// The primitive of an arithmetic `x op y` (`literal_pow` is `^`) of two numbers converted to
-/// their promoted type.
+/// The primitive of an arithmetic `x op y` (`literal_pow` is `^`, and `max`, `min`) of two
+/// numbers converted to their promoted type.
 pub(crate) fn arithmetic(op: &str) -> Option<Prim> {
-    Some(match op {
-        "+" => Prim::Add,
-        "-" => Prim::Sub,
-        "*" => Prim::Mul,
-        "/" => Prim::Div,
-        "÷" => Prim::IntDiv,
-        "%" => Prim::Rem,
-        "^" | "literal_pow" => Prim::Pow,
-        "max" => Prim::Max,
-        "min" => Prim::Min,
-        _ => return None,
-    })
+    match op {
+        "literal_pow" => Some(Prim::Pow),
+        "max" => Some(Prim::Max),
+        "min" => Some(Prim::Min),
+        _ => super::scalar::prim_of(op).filter(|p| !is_comparison(*p)),
+    }
+}
+
+fn is_comparison(p: Prim) -> bool {
+    matches!(
+        p,
+        Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge | Prim::Eq | Prim::Ne
+    )
 }
 
 /// `x op y` of two numbers, one a fixed-width integer.

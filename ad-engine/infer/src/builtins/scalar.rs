@@ -8,7 +8,8 @@ use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
 use crate::value::{convert, promote, types, Val};
 
-fn prim_of(op: &str) -> Option<Prim> {
+/// The primitive of a binary operator on numbers: arithmetic or a comparison.
+pub(crate) fn prim_of(op: &str) -> Option<Prim> {
     Some(match op {
         "+" => Prim::Add,
         "-" => Prim::Sub,
