@@ -791,17 +791,18 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     /// (`ArgumentError("bad $x")`, `DomainError(x, "msg")`): `error(:E, parts...)`, which
     /// throws `E` with the parts formatted as Julia's `string` does.
     fn thrown_exception(&mut self, callee: &Expr, args: &[Expr]) -> Option<Operand> {
-        let (ExprKind::Ident(name), [arg]) = (&callee.kind, args) else {
+        let ExprKind::Ident(name) = &callee.kind else {
             return None;
         };
         if self.is_local(callee) {
             return None;
         }
         if name == "error" {
-            // A literal message stays as it is: `error("msg")`.
-            let parts = message_parts(arg).filter(|_| !matches!(arg.kind, ExprKind::Str(_)))?;
-            return Some(self.exception("ErrorException", &[], parts, arg.range));
+            return self.error_message(args);
         }
+        let [arg] = args else {
+            return None;
+        };
         let ExprKind::Call { callee: ty, args } = &arg.kind else {
             return None;
         };
@@ -867,6 +868,25 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             }
             _ => None,
         }
+    }
+
+    /// `error(x...)`: Julia throws `ErrorException(string(x...))`, so the parts are an
+    /// interpolation's pieces, or the arguments themselves (`error(msg)`, `error("bad: ", x)`).
+    /// A literal message stays as it is (`error("msg")`); no argument, or a splatted one, is
+    /// left to the call's own refusal.
+    fn error_message(&mut self, args: &[Expr]) -> Option<Operand> {
+        let (first, last) = (args.first()?, args.last()?);
+        if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_)))
+            || matches!(args, [Expr { kind: ExprKind::Str(_), .. }])
+        {
+            return None;
+        }
+        let parts = match args {
+            [arg] => message_parts(arg).unwrap_or(args),
+            _ => args,
+        };
+        let range = TextRange::new(first.range.start, last.range.end);
+        Some(self.exception("ErrorException", &[], parts, range))
     }
 
     /// A Base exception constructed as a value (`e = ArgumentError(msg)`, `DomainError(x,

@@ -76,9 +76,12 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 let refs: Vec<&Val> = args.iter().collect();
                 Ok(apply(b, Prim::Error, &refs, Type::Bottom))
             }
+            [] => Err(no_method("error", &[])),
+            // A call site's own arguments are parts by now; what is left came through a value
+            // or a splat.
             _ => Err(Fail::unsupported(
-                "`error` with anything but a string literal message; write the message as a \
-                 literal, interpolating the values (`error(\"x = $x\")`), instead",
+                "`error` called through a value or with splatted arguments; call it by name \
+                 with its parts (`error(\"x = \", x)`) instead",
             )),
         },
         "isdefined_local" => match args {
