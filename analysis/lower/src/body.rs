@@ -877,7 +877,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     fn error_message(&mut self, args: &[Expr]) -> Option<Operand> {
         let (first, last) = (args.first()?, args.last()?);
         if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_)))
-            || matches!(args, [Expr { kind: ExprKind::Str(_), .. }])
+            || matches!(
+                args,
+                [Expr {
+                    kind: ExprKind::Str(_),
+                    ..
+                }]
+            )
         {
             return None;
         }
