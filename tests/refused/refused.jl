@@ -25,8 +25,7 @@ s6(x) = `ls`
 # Operators.
 o1(x) = x // 2
 o2(x) = x ⊗ x
-o3(x) = (x .> 0) .&& (x .< 1)
-o4(x) = (x .> 0) .|| (x .< 1)
+# (o3, o4: `a .&& b` and `a .|| b` are accepted now: a broadcast of `&&` and `||`)
 o5(x) = x .=> x
 # (o6: `x .|> sin` is accepted now: `sin.(x)`)
 # (o7: `Float64 <: Real` is accepted now: type values, decided at compilation)

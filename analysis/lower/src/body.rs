@@ -872,11 +872,13 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
 
     /// `error(x...)`: Julia throws `ErrorException(string(x...))`, so the parts are an
     /// interpolation's pieces, or the arguments themselves (`error(msg)`, `error("bad: ", x)`).
-    /// A literal message stays as it is (`error("msg")`); no argument, or a splatted one, is
-    /// left to the call's own refusal.
+    /// A literal message stays as it is (`error("msg")`), as does the library's typed form
+    /// `error(:ArgumentError, parts...)`; no argument, or a splatted one, is left to the call's
+    /// own refusal.
     fn error_message(&mut self, args: &[Expr]) -> Option<Operand> {
         let (first, last) = (args.first()?, args.last()?);
-        if args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_)))
+        if matches!(first.kind, ExprKind::Symbol(_))
+            || args.iter().any(|a| matches!(a.kind, ExprKind::Splat(_)))
             || matches!(
                 args,
                 [Expr {

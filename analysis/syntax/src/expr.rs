@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::annotations;
 use crate::arrays;
-use crate::ast::{Expr, ExprKind, KeywordArg, TextRange, UnOp, NEW, TYPED};
+use crate::ast::{Expr, ExprKind, KeywordArg, Param, TextRange, UnOp, NEW, TYPED};
 use crate::broadcast_keywords;
 use crate::cx::{error_expr, Cx};
 use crate::generators;
@@ -128,8 +128,8 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         Kind::Subtype | Kind::Supertype => crate::type_values::subtype,
         Kind::Decl => type_assertion,
         Kind::LongArrow => |cx, n| cx.unsupported(n, "operator `-->`"),
-        Kind::DotAnd => |cx, n| cx.unsupported(n, &operators::unsupported_operator("&&", true)),
-        Kind::DotOr => |cx, n| cx.unsupported(n, &operators::unsupported_operator("||", true)),
+        Kind::DotAnd => |cx, n| dotted_logical(cx, n, ExprKind::And),
+        Kind::DotOr => |cx, n| dotted_logical(cx, n, ExprKind::Or),
         Kind::ColonAssign => |cx, n| cx.unsupported(n, "operator `:=`"),
         _ => |cx, n| cx.unsupported(n, n.kind.name()),
     };
@@ -396,6 +396,37 @@ fn logical(cx: &mut Cx, node: &SyntaxNode, make: fn(Box<Expr>, Box<Expr>) -> Exp
         rhs = narrow::narrowed_expr(cx, &test, runs_when, rhs, rhs_node);
     }
     Expr::new(make(Box::new(lhs), Box::new(rhs)), node.range)
+}
+
+/// `a .&& b` and `a .|| b`: Julia broadcasts the short-circuit operator over both operands
+/// (each evaluated whole first), so `((l, r) -> l && r).(a, b)`.
+fn dotted_logical(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    make: fn(Box<Expr>, Box<Expr>) -> ExprKind,
+) -> Expr {
+    let [lhs, rhs] = node.children.as_slice() else {
+        return error_expr(node);
+    };
+    let args = vec![expr(cx, lhs), expr(cx, rhs)];
+    let r = node.range;
+    let param = |name: &str| Param {
+        name: Some(name.into()),
+        ty: None,
+        default: None,
+        varargs: false,
+        range: r,
+    };
+    let operand = |name: &str| Box::new(Expr::new(ExprKind::Ident(name.into()), r));
+    let body = Expr::new(make(operand("#l"), operand("#r")), r);
+    let callee = anonymous(r, r, vec![param("#l"), param("#r")], vec![body]);
+    Expr::new(
+        ExprKind::DotCall {
+            callee: Box::new(callee),
+            args,
+        },
+        r,
+    )
 }
 
 /// A method definition inside a body: `function g(y) ... end`, `g(y) = ...`, or an anonymous

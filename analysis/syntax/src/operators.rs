@@ -295,8 +295,6 @@ fn dotted_pipe_chain(
 pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
     let dot = if dotted { "." } else { "" };
     let instead = match (text, dotted) {
-        ("&&", true) => "; write `a .& b` (Bools, elementwise) instead",
-        ("||", true) => "; write `a .| b` (Bools, elementwise) instead",
         ("=>", true) => "(arrays of pairs are outside zy's subset); keep two arrays instead",
         ("<:" | ">:", false) => {
             "(types are not values in zy); test a value's type with `x isa T` instead"
