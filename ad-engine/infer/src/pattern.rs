@@ -1110,6 +1110,20 @@ fn param_within(x: &Pat, y: &Pat) -> bool {
         (Pat::Bounded(_, xb), Pat::Bounded(_, yb)) => subtype(xb, yb),
         (Pat::Var(_), Pat::Bounded(..)) => false,
         (_, Pat::Bounded(_, yb)) => is_exact(x) && subtype(x, yb),
+        // Invariant, parameter by parameter, where `y`'s variables stand for any type:
+        // `P{F, Vector{T}}` is within `P{F, I}` (the first is the more specific method).
+        (
+            Pat::Struct {
+                name: xn,
+                params: Some(xs),
+            },
+            Pat::Struct {
+                name: yn,
+                params: Some(ys),
+            },
+        ) if xn == yn && xs.len() == ys.len() => {
+            xs.iter().zip(ys).all(|(x, y)| param_within(x, y))
+        }
         // Invariant: the same type, however written (`Union{Int, Float64}` is
         // `Union{Float64, Int}`).
         _ => x == y || (subtype(x, y) && subtype(y, x)),

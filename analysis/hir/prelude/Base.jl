@@ -2118,6 +2118,8 @@ end
 # reverse of it): a Vector of at most `n` elements, not a tuple (JuliaLang/julia#55427). A
 # tuple whose elements differ in type is refused by name (indexing it at run time).
 first(t::Tuple, n::Integer) = _tuple_part(t, 1, n)
+# Of any other iterator, Julia's generic form itself (asking for no item past the `n`th).
+first(itr, n::Integer) = collect(Iterators.take(itr, n))
 last(t::Tuple, n::Integer) = _tuple_part(t, length(t) - min(max(n, 0), length(t)) + 1, n)
 function _tuple_part(t::Tuple, from::Int, n::Integer)
     if n < 0
@@ -3464,6 +3466,73 @@ The least common (positive) multiple; `0` if either is zero.
 """
 lcm(a::Int, b::Int) = a == 0 ? a : _checked_abs(_checked_mul(a, b ÷ gcd(b, a)))
 
+"""
+    gcdx(a, b)
+
+`(g, u, v)` with `g = gcd(a, b) = u * a + v * b`, by the extended Euclidean algorithm.
+"""
+function gcdx(a::Int, b::Int)
+    a == b == 0 && return (0, 0, 0)
+    s0, s1, t0, t1 = 1, 0, 0, 1
+    while b != 0
+        q, r = divrem(a, b)
+        a, b = b, r
+        s0, s1 = s1, s0 - q * s1
+        t0, t1 = t1, t0 - q * t1
+    end
+    return a < 0 ? (-a, -s0, -t0) : (a, s0, t0)
+end
+
+"""
+    invmod(n, m)
+
+The inverse of `n` modulo `m`: the `y` in `[0, m)` (`(m, 0]` for a negative `m`) with
+`mod(n * y, m) == mod(1, m)`; a DomainError when `m` is 0 or `gcd(n, m) != 1`.
+"""
+function invmod(n::Int, m::Int)
+    m == 0 && throw(DomainError(m, "`m` must not be 0."))
+    n == typemin(Int) && m == -1 && return 0
+    g, x, y = gcdx(n, m)
+    g != 1 && throw(DomainError((n, m), "Greatest common divisor is $g."))
+    return mod(x, m)
+end
+
+"""
+    powermod(x, p, m)
+
+`mod(x^p, m)` by squaring modulo `m`, without overflow; a negative `p` uses `invmod(x, m)`.
+"""
+function powermod(x::Int, p::Int, m::Int)
+    p == 0 && return mod(1, m)
+    (m == 1 || m == -1) && return 0
+    b = mod(x, m)
+    p < 0 && return powermod(invmod(b, m), -p, m)
+    a = abs(m)
+    b = mod(b, a)
+    r = 1
+    while p > 0
+        if p & 1 == 1
+            r = _mulmod(r, b, a)
+        end
+        b = _mulmod(b, b, a)
+        p >>= 1
+    end
+    return mod(r, m)
+end
+
+# `mod(a * b, m)` for `0 <= a, b < m`, by doubling, so that no step overflows Int64.
+function _mulmod(a::Int, b::Int, m::Int)
+    r = 0
+    while b > 0
+        if b & 1 == 1
+            r = r >= m - a ? r - (m - a) : r + a
+        end
+        a = a >= m - a ? a - (m - a) : a + a
+        b >>= 1
+    end
+    return r
+end
+
 _checked_abs(a::Int) = a == typemin(Int) ? throw(OverflowError("checked arithmetic: cannot compute |x| for x = $a::Int64")) : abs(a)
 
 function _checked_mul(a::Int, b::Int)
@@ -4447,6 +4516,40 @@ function prevfloat(x::Float64)
     x == Inf && return 1.7976931348623157e308
     x == 0.0 && return -5.0e-324
     return x > 0.0 ? _prevfloat_pos(x) : -(-x + eps(x))
+end
+
+"""
+    bitstring(x)
+
+The bits of `x`, most significant first, as `0`s and `1`s: two's complement for integers,
+IEEE 754 (sign, exponent, fraction) for floats.
+"""
+bitstring(x::Bool) = x ? "00000001" : "00000000"
+bitstring(x::Int) =
+    x < 0 ? "1" * string(x - typemin(Int); base = 2, pad = 63) : string(x; base = 2, pad = 64)
+bitstring(x::Union{Int8, Int16, Int32, UInt8, UInt16, UInt32}) =
+    string(mod(Int(x), 1 << _nbits(x)); base = 2, pad = _nbits(x))
+bitstring(x::UInt64) = x > 0x7fffffffffffffff ?
+    "1" * string(Int(x - 0x8000000000000000); base = 2, pad = 63) : string(Int(x); base = 2, pad = 64)
+bitstring(x::Float64) = _float_bitstring(abs(x), signbit(x), 11, 52)
+bitstring(x::Float32) = _float_bitstring(abs(Float64(x)), signbit(x), 8, 23)
+
+# The bits of a float of `ebits` exponent and `fbits` fraction bits whose magnitude is `a`
+# (exactly representable in it).
+function _float_bitstring(a::Float64, negative::Bool, ebits::Int, fbits::Int)
+    bias = (1 << (ebits - 1)) - 1
+    if isnan(a)
+        e, f = 2 * bias + 1, 1 << (fbits - 1)
+    elseif isinf(a)
+        e, f = 2 * bias + 1, 0
+    elseif a == 0.0
+        e, f = 0, 0
+    elseif exponent(a) >= 1 - bias
+        e, f = exponent(a) + bias, Int(ldexp(ldexp(a, -exponent(a)) - 1.0, fbits))
+    else
+        e, f = 0, Int(ldexp(a, bias - 1 + fbits))
+    end
+    return (negative ? "1" : "0") * string(e; base = 2, pad = ebits) * string(f; base = 2, pad = fbits)
 end
 
 # The Float64 below a positive finite `x`: one ulp down, half of one at a power of two.
@@ -6458,6 +6561,63 @@ function filter!(f, v::Vector)
 end
 
 """
+    unique!(v::Vector)
+
+Drop each element of `v` equal (`isequal`) to an earlier one, keeping the order; returns `v`.
+"""
+function unique!(v::Vector)
+    j = 0
+    for k in 1:length(v)
+        seen = false
+        for i in 1:j
+            if isequal(v[i], v[k])
+                seen = true
+                break
+            end
+        end
+        if !seen
+            j += 1
+            v[j] = v[k]
+        end
+    end
+    setlength!(v, j)
+    return v
+end
+
+"""
+    keepat!(v::Vector, inds)
+    keepat!(v::Vector, m::AbstractVector{Bool})
+
+Keep only the elements at the sorted, distinct positions `inds` (else `ArgumentError`), or
+where the mask `m` (of `v`'s length, else a BoundsError) is true, in order; returns `v`.
+"""
+function keepat!(v::Vector, inds)
+    j = 0
+    last = 0
+    for i in inds
+        i <= last && throw(ArgumentError("indices must be unique and sorted"))
+        checkbounds(v, i)
+        j += 1
+        v[j] = v[i]
+        last = i
+    end
+    setlength!(v, j)
+    return v
+end
+function keepat!(v::Vector, m::AbstractVector{Bool})
+    length(m) == length(v) || throw(BoundsError(v, m))
+    j = 0
+    for i in 1:length(v)
+        if m[i]
+            j += 1
+            v[j] = v[i]
+        end
+    end
+    setlength!(v, j)
+    return v
+end
+
+"""
     splice!(v::Vector, i::Int)
     splice!(v::Vector, r::UnitRange)
 
@@ -7629,6 +7789,7 @@ struct Count{T, S}
     start::T
     step::S
 end
+Base.eltype(c::Count{T, S}) where {T, S} = typeof(c.start + c.step)
 
 """
     countfrom(start = 1, step = 1)
@@ -7908,6 +8069,28 @@ Base.length(t::Take{Cycle{I}}) where {I} = _no_items(t.xs.xs, Base._iterator_siz
 _no_items(xs, size) = isempty(xs)
 _no_items(xs, ::Base.IsInfinite) = false
 Base.length(t::Take{Repeated{T}}) where {T} = t.n
+# A filter's length is known only by running it: its first `n` items, asking for no more.
+Base.collect(t::Take{Base.Filter{F, I}}) where {F, I} = _take_filtered(t.xs.flt, t.xs.iter, t.n)
+function _take_filtered(f, iter, n::Int)
+    v = Vector{eltype(iter)}()
+    n == 0 && return v
+    for x in iter
+        if f(x)
+            push!(v, x)
+            length(v) == n && break
+        end
+    end
+    return v
+end
+function _take_filtered(f, c::Count, n::Int)
+    v = Vector{eltype(c)}()
+    x = c.start + zero(c.step)
+    while length(v) < n
+        f(x) && push!(v, x)
+        x += c.step
+    end
+    return v
+end
 Base.length(d::Drop) = max(0, length(d.xs) - d.n)
 Base.length(r::Reverse) = length(r.itr)
 Base.length(p::PartitionIterator) = cld(length(p.c), p.n)
