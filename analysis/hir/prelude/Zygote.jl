@@ -3,16 +3,23 @@
 # `hessian` and `withgradient` are Zygote's already, by the same names and conventions: a
 # tuple with one gradient per argument, `nothing` for an argument no gradient reaches).
 
-export withgradient
+export withgradient, gradient
 
 """
     Zygote.gradient(f, args...)
 
 The gradient of the real-valued `f` with respect to each argument, a tuple (zy's `gradient`).
 """
-gradient(f, x) = Base._ad_gradient(f, x)
-gradient(f, x, y) = Base._ad_gradient(f, x, y)
-gradient(f, x, y, z) = Base._ad_gradient(f, x, y, z)
+gradient(f, x) = Base._ad_gradient(f, _as_real(x))
+gradient(f, x, y) = Base._ad_gradient(f, _as_real(x), _as_real(y))
+gradient(f, x, y, z) = Base._ad_gradient(f, _as_real(x), _as_real(y), _as_real(z))
+
+# Zygote differentiates an integer as a real number (`gradient(x -> 3x^2 + 2x + 1, 5)` is
+# `(32,)`), where zy's own `gradient` gives it none: an Int, or an array of Ints, is passed as
+# Float64 (so the gradient is `(32.0,)`). A Bool stays inactive, as in Zygote.
+_as_real(x::Int) = Float64(x)
+_as_real(x::Array{Int, N}) where {N} = float.(x)
+_as_real(x) = x
 
 """
     Zygote.pullback(f, args...)
@@ -40,4 +47,4 @@ hessian(f, x) = Base._ad_hessian(f, x)
 Zygote's `(val = f(args...), grad = gradient(f, args...))`: the value and the gradients
 together (the function is run once more for the value).
 """
-withgradient(f, args...) = (val = f(args...), grad = Base._ad_gradient(f, args...))
+withgradient(f, args...) = (val = f(args...), grad = gradient(f, args...))
