@@ -244,6 +244,19 @@ pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     } else {
         v.span
     };
+    if let Some(other) = mutual_partner(&s) {
+        return Some(crate::AdError::new(
+            span,
+            format!(
+                "unsupported: the gradient through a value of type {} holding {} and {other}, \
+                 recursive structs that hold each other (a tree of two kinds of inner node \
+                 whose shape depends on the data); zy evaluates such a structure but does not \
+                 differentiate through it yet: build it with one kind of inner node \
+                 (`Sum(a::Ex, b::Ex, op::Int)`), or of a shape fixed where it is built",
+                v.ty, s.name
+            ),
+        ));
+    }
     Some(crate::AdError::new(
         span,
         format!(
@@ -255,6 +268,38 @@ pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
             v.ty, s.name
         ),
     ))
+}
+
+/// The name of another struct in the fields of the recursive struct `s` that holds `s`'s own
+/// type ([`Type::Recur`]): the two hold each other (`Add` and `Mul` nodes of one tree).
+fn mutual_partner(s: &zy_ir::StructType) -> Option<Name> {
+    fn find(t: &Type, s: &zy_ir::StructType) -> Option<Name> {
+        match t {
+            Type::Struct(f) if !s.is(&f.name, &f.params) => {
+                let holds = f.fields.iter().any(|(_, t)| mentions_recur(t, s));
+                if holds {
+                    Some(f.name.clone())
+                } else {
+                    f.fields.iter().find_map(|(_, t)| find(t, s))
+                }
+            }
+            Type::Union(u) => u.members.iter().find_map(|m| find(m, s)),
+            Type::Tuple(ts) => ts.iter().find_map(|t| find(t, s)),
+            _ => None,
+        }
+    }
+    fn mentions_recur(t: &Type, s: &zy_ir::StructType) -> bool {
+        match t {
+            Type::Recur(n, ps) => s.is(n, ps),
+            Type::Struct(f) => {
+                !s.is(&f.name, &f.params) && f.fields.iter().any(|(_, t)| mentions_recur(t, s))
+            }
+            Type::Union(u) => u.members.iter().any(|m| mentions_recur(m, s)),
+            Type::Tuple(ts) => ts.iter().any(|t| mentions_recur(t, s)),
+            _ => false,
+        }
+    }
+    s.fields.iter().find_map(|(_, t)| find(t, s))
 }
 
 /// Why the AD refuses `func`, if it holds a Float32: zy's Float32 values have no tangent yet,

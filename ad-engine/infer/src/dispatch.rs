@@ -442,8 +442,8 @@ pub(crate) fn construct_given(
     });
     // A field holding a value of the struct's own type of any shape (`Node(x, l)` with `l` a
     // list grown by a loop): the struct's recursive type.
-    if crate::join::needs_recursion(&st) {
-        if let Some(Type::Struct(r)) = crate::join::recursive(&[Type::Struct(st.clone())]) {
+    if crate::recursive::needs_recursion(&st) {
+        if let Some(Type::Struct(r)) = crate::recursive::recursive(&[Type::Struct(st.clone())]) {
             st = r;
         }
     }
