@@ -231,9 +231,16 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
 /// fields (the named tuple of its tangent binds its `Recur` only where the field holds the
 /// struct itself or a union with it, [`zy_ir::Type::field`]). Others have a gradient as deep
 /// as the data ([`recursive_part`]): an immutable one's the named tuple of its fields',
-/// a mutable one's a box per node.
-pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
-    let (v, s) = func.values.iter().find_map(|v| {
+/// a mutable one's a box per node. Only values for which `gets_gradient` holds count (a tree
+/// built and walked from constants beside the gradient is no reason to refuse).
+pub fn recursive_refusal(
+    func: &zy_ir::Function,
+    gets_gradient: &dyn Fn(zy_ir::Value) -> bool,
+) -> Option<crate::AdError> {
+    let (v, s) = func.values.iter().enumerate().find_map(|(i, v)| {
+        if !v.ty.holds_recursion() || !gets_gradient(zy_ir::Value(i as u32)) {
+            return None;
+        }
         let mut structs = Vec::new();
         recursive_structs(&v.ty, &mut structs);
         let bad = structs.into_iter().find(|s| !differentiable_recursion(s))?;
