@@ -56,8 +56,8 @@ pub(crate) fn recursive(shapes: &[Type]) -> Option<Type> {
 
 /// Does a struct of these field types need its recursive type: does a field hold a value of
 /// the struct's own recursive type (`Node(x, l)` with `l` a list grown by a loop), or of its
-/// own type inside a union, directly or inside another struct (`Add(Mul(...), ...)` where the
-/// `Mul` holds a `Union{Add, Leaf}`)?
+/// own type inside a union or an array (`kids::Vector{Tree}`), directly or inside another
+/// struct (`Add(Mul(...), ...)` where the `Mul` holds a `Union{Add, Leaf}`)?
 pub(crate) fn needs_recursion(s: &StructType) -> bool {
     fn within(t: &Type, s: &StructType, in_union: bool, depth: usize) -> bool {
         match t {
@@ -69,6 +69,7 @@ pub(crate) fn needs_recursion(s: &StructType) -> bool {
                         .any(|(_, t)| within(t, s, in_union, depth + 1))
             }
             Type::Union(u) => u.members.iter().any(|m| within(m, s, true, depth + 1)),
+            Type::Array(e, _) => within(e, s, true, depth + 1),
             Type::Tuple(ts) => ts.iter().any(|t| within(t, s, in_union, depth + 1)),
             _ => false,
         }
