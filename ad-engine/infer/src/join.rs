@@ -9,6 +9,17 @@ use zy_ir::{StructKind, Type};
 /// `nothing` and values of the program's structs join as [`unions`] says, numbers, `nothing`
 /// and arrays of numbers as [`numbers_or_arrays`] says. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
+    join_with(a, b, true)
+}
+
+/// [`join`] where structs of different types join only where one holds the other, not as two
+/// kinds of node over a third: a call split over a union looks for their abstract type first
+/// (Julia's `promote_typejoin`).
+pub(crate) fn join_holding(a: &Type, b: &Type) -> Option<Type> {
+    join_with(a, b, false)
+}
+
+fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
@@ -17,7 +28,7 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
-        _ => unions(&[a.clone(), b.clone()])
+        _ => unions(&[a.clone(), b.clone()], siblings)
             .or_else(|| numbers_or_arrays(a, b))
             .or_else(|| missing_or(&[a.clone(), b.clone()])),
     }
@@ -85,9 +96,9 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
 /// other (a list of one node and one of two), are the struct's recursive type
 /// ([`crate::recursive::recursive`]). Structs of different types join where they are nodes of
 /// one structure: one holds the other (a leaf and an inner node of a tree, `Union{Leaf,
-/// Split}`), or both hold one kind of node (`Add` and `Mul` over `Leaf`); others are a
-/// conflict, or their abstract type where the caller looks for one.
-fn unions(types: &[Type]) -> Option<Type> {
+/// Split}`), or (where `siblings` allows) both hold one kind of node (`Add` and `Mul` over
+/// `Leaf`); others are a conflict, or their abstract type where the caller looks for one.
+fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
     let mut members = Vec::new();
     for t in types {
         match t {
@@ -128,7 +139,7 @@ fn unions(types: &[Type]) -> Option<Type> {
                 t.holds_recursion()
                     || others
                         .iter()
-                        .any(|o| o != t && (holds(t, o) || siblings(t, o)))
+                        .any(|o| o != t && (holds(t, o) || siblings_join && siblings(t, o)))
             });
     if !related {
         return None;
