@@ -96,7 +96,7 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
 /// other (a list of one node and one of two), are the struct's recursive type
 /// ([`crate::recursive::recursive`]). Structs of different types join where they are nodes of
 /// one structure: one holds the other (a leaf and an inner node of a tree, `Union{Leaf,
-/// Split}`), or (where `siblings` allows) both hold one kind of node (`Add` and `Mul` over
+/// Split}`), or (where `siblings_join` allows) both hold one kind of node (`Add` and `Mul` over
 /// `Leaf`); others are a conflict, or their abstract type where the caller looks for one.
 fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
     let mut members = Vec::new();
