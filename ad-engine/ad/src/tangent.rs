@@ -232,10 +232,13 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
 /// struct itself or a union with it, [`zy_ir::Type::field`]). Others have a gradient as deep
 /// as the data ([`recursive_part`]): an immutable one's the named tuple of its fields',
 /// a mutable one's a box per node. Only values for which `gets_gradient` holds count (a tree
-/// built and walked from constants beside the gradient is no reason to refuse).
+/// built and walked from constants beside the gradient is no reason to refuse). Nodes of two
+/// kinds holding each other (`Add` and `Mul`) are differentiated in reverse mode where their
+/// tangents are alike ([`same_tangent_shape`]); `forward` mode refuses them.
 pub fn recursive_refusal(
     func: &zy_ir::Function,
     gets_gradient: &dyn Fn(zy_ir::Value) -> bool,
+    forward: bool,
 ) -> Option<crate::AdError> {
     let (v, s) = func.values.iter().enumerate().find_map(|(i, v)| {
         if !v.ty.holds_recursion() || !gets_gradient(zy_ir::Value(i as u32)) {
@@ -243,7 +246,9 @@ pub fn recursive_refusal(
         }
         let mut structs = Vec::new();
         recursive_structs(&v.ty, &mut structs);
-        let bad = structs.into_iter().find(|s| !differentiable_recursion(s))?;
+        let bad = structs
+            .into_iter()
+            .find(|s| !differentiable_recursion(s) || forward && mutual_partner(s).is_some())?;
         Some((v, bad))
     })?;
     let span = if v.span == zy_ir::Span::default() {
@@ -255,12 +260,19 @@ pub fn recursive_refusal(
         return Some(crate::AdError::new(
             span,
             format!(
-                "unsupported: the gradient through a value of type {} holding {} and {other}, \
+                "unsupported: the {} through a value of type {} holding {} and {other}, \
                  recursive structs that hold each other (a tree of two kinds of inner node \
-                 whose shape depends on the data); zy evaluates such a structure but does not \
-                 differentiate through it yet: build it with one kind of inner node \
+                 whose shape depends on the data){}: build it with one kind of inner node \
                  (`Sum(a::Ex, b::Ex, op::Int)`), or of a shape fixed where it is built",
-                v.ty, s.name
+                if forward { "forward mode" } else { "gradient" },
+                v.ty,
+                s.name,
+                if forward {
+                    "; zy differentiates such a structure in reverse mode only"
+                } else {
+                    " whose fields differ; zy differentiates one whose nodes have the same \
+                     fields (`Add(a::Ex, b::Ex)`, `Mul(a::Ex, b::Ex)`)"
+                }
             ),
         ));
     }
@@ -406,8 +418,31 @@ fn recursive_structs(t: &Type, out: &mut Vec<Arc<zy_ir::StructType>>) {
     }
 }
 
+/// Do the structs `f` and `s` have one tangent, up to which node a [`Type::Recur`] names: the
+/// same fields, of the same types where every node whose shape depends on the data counts as
+/// one (`Add(a::Ex, b::Ex)` and `Mul(a::Ex, b::Ex)`)? A tangent's `Recur` is bound by the
+/// named tuple around it, so nodes holding each other are differentiated only where their
+/// named tuples are alike.
+fn same_tangent_shape(f: &zy_ir::StructType, s: &zy_ir::StructType) -> bool {
+    fn erased(t: &Type) -> Type {
+        match t {
+            Type::Recur(..) | Type::Struct(_) if t.holds_recursion() => {
+                Type::Recur(Name::from(""), Arc::from([]))
+            }
+            Type::Union(u) => Type::union(u.name.clone(), u.members.iter().map(erased).collect()),
+            _ => t.clone(),
+        }
+    }
+    f.fields.len() == s.fields.len()
+        && f.fields
+            .iter()
+            .zip(&s.fields)
+            .all(|((fn_, ft), (sn, st))| fn_ == sn && erased(ft) == erased(st))
+}
+
 /// Is the recursive struct `s` one whose gradient the AD builds: does its own type
-/// ([`Type::Recur`]) stand in its fields alone or as a member of a union, nowhere deeper?
+/// ([`Type::Recur`]) stand in its fields alone or as a member of a union (or inside another
+/// node of one tangent with it, [`same_tangent_shape`]), nowhere deeper?
 fn differentiable_recursion(s: &zy_ir::StructType) -> bool {
     fn mentions(t: &Type, s: &zy_ir::StructType) -> bool {
         match t {
@@ -424,6 +459,9 @@ fn differentiable_recursion(s: &zy_ir::StructType) -> bool {
     fn plain(t: &Type, s: &zy_ir::StructType) -> bool {
         match t {
             Type::Recur(..) => true,
+            // Another node of the tree holding this one (`Mul` inside `Add`) whose tangent is
+            // this one's: the named tuple around a `Recur` binds it, whichever node it is.
+            Type::Struct(f) if mentions(t, s) => same_tangent_shape(f, s),
             Type::Union(u) => u.members.iter().all(|m| plain(m, s)),
             _ => !mentions(t, s),
         }
