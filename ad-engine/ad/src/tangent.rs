@@ -586,6 +586,31 @@ mod tests {
     }
 
     #[test]
+    fn nodes_holding_each_other_are_differentiated_where_their_tangents_are_alike() {
+        let leaf = st("Leaf", vec![("v", Type::Float64)], false);
+        let r = |n: &str| Type::Recur(n.into(), Arc::from(Vec::new()));
+        let u = |ms: Vec<Type>| Type::union("Union{Add, Leaf, Mul}".into(), ms);
+        // Add(a, b) holding Mul(a, b) holding Add again: one tangent for both.
+        let inner = u(vec![leaf.clone(), r("Add"), r("Mul")]);
+        let mul = st("Mul", vec![("a", inner.clone()), ("b", inner)], false);
+        let outer = u(vec![leaf.clone(), r("Add"), mul]);
+        let Type::Struct(add) = st("Add", vec![("a", outer.clone()), ("b", outer)], false) else {
+            panic!("not a struct");
+        };
+        assert!(differentiable_recursion(&add));
+        assert_eq!(mutual_partner(&add).as_deref(), Some("Mul"));
+        // Neg(x) holding Add2(a, b) holding Neg: their tangents differ.
+        let inner = u(vec![leaf.clone(), r("Add2"), r("Neg")]);
+        let neg = st("Neg", vec![("x", inner)], false);
+        let outer = u(vec![leaf, r("Add2"), neg]);
+        let Type::Struct(add2) = st("Add2", vec![("a", outer.clone()), ("b", outer)], false) else {
+            panic!("not a struct");
+        };
+        assert!(!differentiable_recursion(&add2));
+        assert_eq!(mutual_partner(&add2).as_deref(), Some("Neg"));
+    }
+
+    #[test]
     fn recursive_structs_split_as_deep_as_the_data() {
         let v = Type::vector_f64();
         let numbers = node("N", vec![("val", Type::Float64)], false);
