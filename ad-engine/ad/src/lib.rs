@@ -233,7 +233,9 @@ fn instance_adjoint_in(
         .functions
         .get(inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
-    if let Some(why) = tangent::recursive_refusal(func) {
+    let activity = std::cell::OnceCell::new();
+    let active = |v| activity.get_or_init(|| globals.activity(func)).is_active(v);
+    if let Some(why) = tangent::recursive_refusal(func, &active, false) {
         return Err(why);
     }
     if let Some(why) = tangent::float32_refusal(func) {

@@ -231,12 +231,24 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
 /// fields (the named tuple of its tangent binds its `Recur` only where the field holds the
 /// struct itself or a union with it, [`zy_ir::Type::field`]). Others have a gradient as deep
 /// as the data ([`recursive_part`]): an immutable one's the named tuple of its fields',
-/// a mutable one's a box per node.
-pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
-    let (v, s) = func.values.iter().find_map(|v| {
+/// a mutable one's a box per node. Only values for which `gets_gradient` holds count (a tree
+/// built and walked from constants beside the gradient is no reason to refuse). Nodes of two
+/// kinds holding each other (`Add` and `Mul`) are differentiated in reverse mode where their
+/// tangents are alike ([`same_tangent_shape`]); `forward` mode refuses them.
+pub fn recursive_refusal(
+    func: &zy_ir::Function,
+    gets_gradient: &dyn Fn(zy_ir::Value) -> bool,
+    forward: bool,
+) -> Option<crate::AdError> {
+    let (v, s) = func.values.iter().enumerate().find_map(|(i, v)| {
+        if !v.ty.holds_recursion() || !gets_gradient(zy_ir::Value(i as u32)) {
+            return None;
+        }
         let mut structs = Vec::new();
         recursive_structs(&v.ty, &mut structs);
-        let bad = structs.into_iter().find(|s| !differentiable_recursion(s))?;
+        let bad = structs
+            .into_iter()
+            .find(|s| !differentiable_recursion(s) || forward && mutual_partner(s).is_some())?;
         Some((v, bad))
     })?;
     let span = if v.span == zy_ir::Span::default() {
@@ -244,6 +256,26 @@ pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     } else {
         v.span
     };
+    if let Some(other) = mutual_partner(&s) {
+        return Some(crate::AdError::new(
+            span,
+            format!(
+                "unsupported: the {} through a value of type {} holding {} and {other}, \
+                 recursive structs that hold each other (a tree of two kinds of inner node \
+                 whose shape depends on the data){}: build it with one kind of inner node \
+                 (`Sum(a::Ex, b::Ex, op::Int)`), or of a shape fixed where it is built",
+                if forward { "forward mode" } else { "gradient" },
+                v.ty,
+                s.name,
+                if forward {
+                    "; zy differentiates such a structure in reverse mode only"
+                } else {
+                    " whose fields differ; zy differentiates one whose nodes have the same \
+                     fields (`Add(a::Ex, b::Ex)`, `Mul(a::Ex, b::Ex)`)"
+                }
+            ),
+        ));
+    }
     Some(crate::AdError::new(
         span,
         format!(
@@ -255,6 +287,38 @@ pub fn recursive_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
             v.ty, s.name
         ),
     ))
+}
+
+/// The name of another struct in the fields of the recursive struct `s` that holds `s`'s own
+/// type ([`Type::Recur`]): the two hold each other (`Add` and `Mul` nodes of one tree).
+fn mutual_partner(s: &zy_ir::StructType) -> Option<Name> {
+    fn find(t: &Type, s: &zy_ir::StructType) -> Option<Name> {
+        match t {
+            Type::Struct(f) if !s.is(&f.name, &f.params) => {
+                let holds = f.fields.iter().any(|(_, t)| mentions_recur(t, s));
+                if holds {
+                    Some(f.name.clone())
+                } else {
+                    f.fields.iter().find_map(|(_, t)| find(t, s))
+                }
+            }
+            Type::Union(u) => u.members.iter().find_map(|m| find(m, s)),
+            Type::Tuple(ts) => ts.iter().find_map(|t| find(t, s)),
+            _ => None,
+        }
+    }
+    fn mentions_recur(t: &Type, s: &zy_ir::StructType) -> bool {
+        match t {
+            Type::Recur(n, ps) => s.is(n, ps),
+            Type::Struct(f) => {
+                !s.is(&f.name, &f.params) && f.fields.iter().any(|(_, t)| mentions_recur(t, s))
+            }
+            Type::Union(u) => u.members.iter().any(|m| mentions_recur(m, s)),
+            Type::Tuple(ts) => ts.iter().any(|t| mentions_recur(t, s)),
+            _ => false,
+        }
+    }
+    s.fields.iter().find_map(|(_, t)| find(t, s))
 }
 
 /// Why the AD refuses `func`, if it holds a Float32: zy's Float32 values have no tangent yet,
@@ -354,8 +418,31 @@ fn recursive_structs(t: &Type, out: &mut Vec<Arc<zy_ir::StructType>>) {
     }
 }
 
+/// Do the structs `f` and `s` have one tangent, up to which node a [`Type::Recur`] names: the
+/// same fields, of the same types where every node whose shape depends on the data counts as
+/// one (`Add(a::Ex, b::Ex)` and `Mul(a::Ex, b::Ex)`)? A tangent's `Recur` is bound by the
+/// named tuple around it, so nodes holding each other are differentiated only where their
+/// named tuples are alike.
+fn same_tangent_shape(f: &zy_ir::StructType, s: &zy_ir::StructType) -> bool {
+    fn erased(t: &Type) -> Type {
+        match t {
+            Type::Recur(..) | Type::Struct(_) if t.holds_recursion() => {
+                Type::Recur(Name::from(""), Arc::from([]))
+            }
+            Type::Union(u) => Type::union(u.name.clone(), u.members.iter().map(erased).collect()),
+            _ => t.clone(),
+        }
+    }
+    f.fields.len() == s.fields.len()
+        && f.fields
+            .iter()
+            .zip(&s.fields)
+            .all(|((fn_, ft), (sn, st))| fn_ == sn && erased(ft) == erased(st))
+}
+
 /// Is the recursive struct `s` one whose gradient the AD builds: does its own type
-/// ([`Type::Recur`]) stand in its fields alone or as a member of a union, nowhere deeper?
+/// ([`Type::Recur`]) stand in its fields alone or as a member of a union (or inside another
+/// node of one tangent with it, [`same_tangent_shape`]), nowhere deeper?
 fn differentiable_recursion(s: &zy_ir::StructType) -> bool {
     fn mentions(t: &Type, s: &zy_ir::StructType) -> bool {
         match t {
@@ -372,6 +459,9 @@ fn differentiable_recursion(s: &zy_ir::StructType) -> bool {
     fn plain(t: &Type, s: &zy_ir::StructType) -> bool {
         match t {
             Type::Recur(..) => true,
+            // Another node of the tree holding this one (`Mul` inside `Add`) whose tangent is
+            // this one's: the named tuple around a `Recur` binds it, whichever node it is.
+            Type::Struct(f) if mentions(t, s) => same_tangent_shape(f, s),
             Type::Union(u) => u.members.iter().all(|m| plain(m, s)),
             _ => !mentions(t, s),
         }
@@ -493,6 +583,31 @@ mod tests {
         let mut fields = extra;
         fields.push(("next", next));
         st(name, fields, mutable)
+    }
+
+    #[test]
+    fn nodes_holding_each_other_are_differentiated_where_their_tangents_are_alike() {
+        let leaf = st("Leaf", vec![("v", Type::Float64)], false);
+        let r = |n: &str| Type::Recur(n.into(), Arc::from(Vec::new()));
+        let u = |ms: Vec<Type>| Type::union("Union{Add, Leaf, Mul}".into(), ms);
+        // Add(a, b) holding Mul(a, b) holding Add again: one tangent for both.
+        let inner = u(vec![leaf.clone(), r("Add"), r("Mul")]);
+        let mul = st("Mul", vec![("a", inner.clone()), ("b", inner)], false);
+        let outer = u(vec![leaf.clone(), r("Add"), mul]);
+        let Type::Struct(add) = st("Add", vec![("a", outer.clone()), ("b", outer)], false) else {
+            panic!("not a struct");
+        };
+        assert!(differentiable_recursion(&add));
+        assert_eq!(mutual_partner(&add).as_deref(), Some("Mul"));
+        // Neg(x) holding Add2(a, b) holding Neg: their tangents differ.
+        let inner = u(vec![leaf.clone(), r("Add2"), r("Neg")]);
+        let neg = st("Neg", vec![("x", inner)], false);
+        let outer = u(vec![leaf, r("Add2"), neg]);
+        let Type::Struct(add2) = st("Add2", vec![("a", outer.clone()), ("b", outer)], false) else {
+            panic!("not a struct");
+        };
+        assert!(!differentiable_recursion(&add2));
+        assert_eq!(mutual_partner(&add2).as_deref(), Some("Neg"));
     }
 
     #[test]

@@ -442,8 +442,8 @@ pub(crate) fn construct_given(
     });
     // A field holding a value of the struct's own type of any shape (`Node(x, l)` with `l` a
     // list grown by a loop): the struct's recursive type.
-    if crate::join::needs_recursion(&st) {
-        if let Some(Type::Struct(r)) = crate::join::recursive(&[Type::Struct(st.clone())]) {
+    if crate::recursive::needs_recursion(&st) {
+        if let Some(Type::Struct(r)) = crate::recursive::recursive(&[Type::Struct(st.clone())]) {
             st = r;
         }
     }
@@ -657,6 +657,31 @@ pub(crate) fn concrete_type(program: &Program, p: &Pat) -> Option<Type> {
     concrete_within(program, p, 0)
 }
 
+/// The type of a field of `def` declared as an array of `def` itself (`kids::Vector{Tree}`): an
+/// array of the struct's own recursive type ([`Type::Recur`]), a tree of any shape.
+fn own_array(def: &StructDef, p: &Pat) -> Option<Type> {
+    let Pat::Array {
+        abstract_: false,
+        elem: Some(e),
+        ndims: Some(n),
+        ..
+    } = p
+    else {
+        return None;
+    };
+    match &**e {
+        Pat::Struct { name, params }
+            if *name == def.name && params.as_ref().is_some_and(Vec::is_empty) =>
+        {
+            Some(Type::Array(
+                Arc::new(Type::Recur(name.clone(), Arc::from([]))),
+                *n,
+            ))
+        }
+        _ => None,
+    }
+}
+
 fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
     // Deep enough for any struct nesting a program writes; a cycle of structs stops here.
     if depth > 16 {
@@ -674,7 +699,10 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
                 .fields
                 .iter()
                 .zip(&pats)
-                .map(|((n, _), p)| Some((n.clone(), concrete_within(program, p, depth + 1)?)))
+                .map(|((n, _), p)| {
+                    let t = own_array(def, p).or_else(|| concrete_within(program, p, depth + 1));
+                    Some((n.clone(), t?))
+                })
                 .collect::<Option<Vec<_>>>()?;
             Some(Type::Struct(Arc::new(StructType {
                 name: def.name.clone(),

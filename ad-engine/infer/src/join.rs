@@ -1,8 +1,6 @@
 //! Joins of types where control flow merges (φ nodes, return values).
 
-use std::sync::Arc;
-
-use zy_ir::{Name, StructKind, StructType, Type};
+use zy_ir::{StructKind, Type};
 
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
 /// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
@@ -11,6 +9,17 @@ use zy_ir::{Name, StructKind, StructType, Type};
 /// `nothing` and values of the program's structs join as [`unions`] says, numbers, `nothing`
 /// and arrays of numbers as [`numbers_or_arrays`] says. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
+    join_with(a, b, true)
+}
+
+/// [`join`] where structs of different types join only where one holds the other, not as two
+/// kinds of node over a third: a call split over a union looks for their abstract type first
+/// (Julia's `promote_typejoin`).
+pub(crate) fn join_holding(a: &Type, b: &Type) -> Option<Type> {
+    join_with(a, b, false)
+}
+
+fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
     match (a, b) {
         _ if a == b => Some(a.clone()),
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
@@ -19,7 +28,7 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
-        _ => unions(&[a.clone(), b.clone()])
+        _ => unions(&[a.clone(), b.clone()], siblings)
             .or_else(|| numbers_or_arrays(a, b))
             .or_else(|| missing_or(&[a.clone(), b.clone()])),
     }
@@ -85,10 +94,11 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
 /// Julia's union of their types. `nothing` joins with any type [`joins_nothing`] accepts
 /// (`Union{Nothing, T}`), where values of one struct type of different shapes, one holding the
 /// other (a list of one node and one of two), are the struct's recursive type
-/// ([`recursive`]). Structs of different types join only where one holds the other (a leaf
-/// and an inner node of a tree, `Union{Leaf, Split}`); others are a conflict, or their
-/// abstract type where the caller looks for one.
-fn unions(types: &[Type]) -> Option<Type> {
+/// ([`crate::recursive::recursive`]). Structs of different types join where they are nodes of
+/// one structure: one holds the other (a leaf and an inner node of a tree, `Union{Leaf,
+/// Split}`), or (where `siblings_join` allows) both hold one kind of node (`Add` and `Mul` over
+/// `Leaf`); others are a conflict, or their abstract type where the caller looks for one.
+fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
     let mut members = Vec::new();
     for t in types {
         match t {
@@ -96,7 +106,10 @@ fn unions(types: &[Type]) -> Option<Type> {
             t => members.push(t.clone()),
         }
     }
-    if !members.iter().all(|t| *t == Type::Nothing || joins_nothing(t)) {
+    if !members
+        .iter()
+        .all(|t| *t == Type::Nothing || joins_nothing(t))
+    {
         return None;
     }
     members.sort();
@@ -114,7 +127,7 @@ fn unions(types: &[Type]) -> Option<Type> {
             .collect();
         joined.push(match same.as_slice() {
             [one] => one.clone(),
-            _ => recursive(&same)?,
+            _ => crate::recursive::recursive(&same)?,
         });
     }
     joined.sort();
@@ -122,9 +135,12 @@ fn unions(types: &[Type]) -> Option<Type> {
     let others: Vec<&Type> = joined.iter().filter(|t| **t != Type::Nothing).collect();
     let related = others.len() < 2
         || others.iter().all(|t| is_node(t))
-            && others
-                .iter()
-                .any(|t| t.holds_recursion() || others.iter().any(|o| o != t && holds(t, o)));
+            && others.iter().any(|t| {
+                t.holds_recursion()
+                    || others
+                        .iter()
+                        .any(|o| o != t && (holds(t, o) || siblings_join && siblings(t, o)))
+            });
     if !related {
         return None;
     }
@@ -171,91 +187,29 @@ fn holds(t: &Type, other: &Type) -> bool {
     })
 }
 
-/// The recursive type of values of one struct type of different shapes, where a value holds
-/// one of the struct's own type: a `Node` of any length, whose field `next` holds
-/// `Union{Nothing, Recur(Node)}`. The fields join over every level (the values and the values
-/// of the struct's type inside them, to any depth), the struct's own type in them replaced by
-/// [`Type::Recur`]. `None` unless the result holds itself, or where fields do not join.
-pub(crate) fn recursive(shapes: &[Type]) -> Option<Type> {
-    let mut nested = Vec::new();
-    for t in shapes {
-        match t {
-            Type::Struct(s) => nested.push(s.clone()),
-            _ => return None,
-        }
-    }
-    let first = nested.first()?.clone();
-    if nested
-        .iter()
-        .any(|s| !first.is(&s.name, &s.params) || s.mutable != first.mutable)
-    {
-        return None;
-    }
-    let mut fields: Option<Vec<(Name, Type)>> = None;
-    while let Some(s) = nested.pop() {
-        let mut level = Vec::with_capacity(s.fields.len());
-        for (n, t) in &s.fields {
-            level.push((n.clone(), abstracted(t, &first, &mut nested)));
-        }
-        fields = Some(match fields {
-            None => level,
-            Some(acc) => acc
-                .iter()
-                .zip(level)
-                .map(|((n, a), (_, b))| join(a, &b).map(|t| (n.clone(), t)))
-                .collect::<Option<_>>()?,
-        });
-    }
-    let st = StructType {
-        fields: fields?,
-        ..(*first).clone()
+/// Do the structs `t` and `o` both hold (in a field, at any depth) a value of one struct type:
+/// two kinds of inner node of one tree (`Add(Leaf, Leaf)` and `Mul(Leaf, Leaf)`)?
+fn siblings(t: &Type, o: &Type) -> bool {
+    let (Type::Struct(s), Type::Struct(_)) = (t, o) else {
+        return false;
     };
-    st.is_recursive().then(|| Type::Struct(Arc::new(st)))
-}
-
-/// `t` with every value of the struct type `of` in it replaced by [`Type::Recur`], those
-/// values pushed to `nested` (a recursive one's own `Recur`s stay).
-fn abstracted(t: &Type, of: &StructType, nested: &mut Vec<Arc<StructType>>) -> Type {
-    match t {
-        Type::Struct(s) if of.is(&s.name, &s.params) => {
-            nested.push(s.clone());
-            of.recur()
-        }
-        Type::Union(u) => {
-            let members = u
-                .members
-                .iter()
-                .map(|m| abstracted(m, of, nested))
-                .collect();
-            Type::union(u.name.clone(), members)
-        }
-        Type::Tuple(ts) => Type::tuple(ts.iter().map(|t| abstracted(t, of, nested))),
-        _ => t.clone(),
-    }
-}
-
-/// Does a struct of these field types need its recursive type: does a field hold a value of
-/// the struct's own recursive type (`Node(x, l)` with `l` a list grown by a loop), or of its
-/// own type inside a union?
-pub(crate) fn needs_recursion(s: &StructType) -> bool {
-    fn within(t: &Type, s: &StructType, in_union: bool) -> bool {
-        match t {
-            Type::Struct(f) if s.is(&f.name, &f.params) => in_union || f.is_recursive(),
-            Type::Union(u) => u.members.iter().any(|m| within(m, s, true)),
-            Type::Tuple(ts) => ts.iter().any(|t| within(t, s, in_union)),
-            _ => false,
-        }
-    }
-    s.kind == StructKind::User && s.fields.iter().any(|(_, t)| within(t, s, false))
+    s.fields.iter().any(|(_, f)| match f {
+        Type::Struct(_) => holds(o, f),
+        Type::Union(u) => u.members.iter().any(|m| holds(o, m)),
+        _ => false,
+    })
 }
 
 /// Is a value of type `from` one of `to` without being `to` or a member of it: a union of
 /// some of its members (`Union{Leaf, Split}` where `Union{Nothing, Leaf, Split}` is held), or
-/// a struct of a fixed shape where its recursive type is held? It needs no conversion but its
-/// type's.
+/// a struct of a fixed shape where its recursive type is held, or where the struct of one
+/// name whose fields are their joins is (`Mul(Leaf, Leaf)` where `Mul(a::Union{Add, Leaf},
+/// ...)` is)? It needs no conversion but its type's.
 pub(crate) fn widens(from: &Type, to: &Type) -> bool {
+    let same_struct =
+        matches!((from, to), (Type::Struct(a), Type::Struct(b)) if a.is(&b.name, &b.params));
     from != to
-        && (matches!(to, Type::Union(_)) || to.holds_recursion())
+        && (matches!(to, Type::Union(_)) || to.holds_recursion() || same_struct)
         && join(from, to).as_ref() == Some(to)
 }
 

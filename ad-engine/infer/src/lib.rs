@@ -38,6 +38,7 @@ mod open;
 mod pattern;
 mod peel;
 mod plan;
+mod recursive;
 mod renumber;
 mod show;
 mod splat;

@@ -103,10 +103,12 @@ fn split_join(
     }
     let mut ret = Type::Bottom;
     for t in results {
-        let joined = crate::join::join(&ret, t).or_else(|| {
-            let up = crate::dispatch::typejoin(cx.program, &[ret.clone(), t.clone()])??;
-            crate::dispatch::abstract_union(cx.program, &up, 0)
-        });
+        let joined = crate::join::join_holding(&ret, t)
+            .or_else(|| {
+                let up = crate::dispatch::typejoin(cx.program, &[ret.clone(), t.clone()])??;
+                crate::dispatch::abstract_union(cx.program, &up, 0)
+            })
+            .or_else(|| crate::join::join(&ret, t));
         ret = joined.ok_or_else(|| {
             let shown = callee.to_string();
             let name = shown

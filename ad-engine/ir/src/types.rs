@@ -174,6 +174,47 @@ pub fn unfold(t: &Type, whole: &StructType) -> Type {
     }
 }
 
+/// `t` in the standard form of recursive struct types: a struct whose shape depends on the data
+/// (one holding a [`Type::Recur`]) written out where it first occurs on a path from the root,
+/// and as [`Type::Recur`] where it occurs again inside itself, through other structs too (an
+/// `Add` holding a `Mul` holding an `Add`). Julia has one type per struct name, so two such
+/// occurrences of one struct are one type, and two paths building the same type give equal
+/// types. `t` is closed: every `Recur` in it is bound by a struct around it.
+pub fn refold(t: &Type) -> Type {
+    fn go(t: &Type, path: &mut Vec<(Name, Vec<Type>)>) -> Type {
+        match t {
+            Type::Struct(s) if t.holds_recursion() => {
+                if path.iter().any(|(n, ps)| s.is(n, ps)) {
+                    return s.recur();
+                }
+                path.push((s.name.clone(), s.params.clone()));
+                let fields = s
+                    .fields
+                    .iter()
+                    .map(|(n, f)| (n.clone(), go(f, path)))
+                    .collect();
+                path.pop();
+                Type::Struct(Arc::new(StructType {
+                    fields,
+                    ..(**s).clone()
+                }))
+            }
+            Type::Union(u) => {
+                let members = u.members.iter().map(|m| go(m, path)).collect();
+                Type::union(u.name.clone(), members)
+            }
+            Type::Tuple(ts) => Type::tuple(ts.iter().map(|t| go(t, path))),
+            Type::NamedTuple(fs) => {
+                Type::NamedTuple(fs.iter().map(|(n, f)| (n.clone(), go(f, path))).collect())
+            }
+            Type::Ref(e) => Type::Ref(Arc::new(go(e, path))),
+            Type::Array(e, n) => Type::Array(Arc::new(go(e, path)), *n),
+            _ => t.clone(),
+        }
+    }
+    go(t, &mut Vec::new())
+}
+
 /// `t` with its free [`Type::Recur`]s replaced by `whole`, the named tuple of a recursive
 /// struct's tangent holding `t` in a field. A tangent has no struct to bind its `Recur`, so the
 /// innermost named tuple around one binds it: `(val = Float64, next = Union{Nothing, Node})`
@@ -379,7 +420,7 @@ impl Type {
     pub fn field(&self, i: usize) -> Option<Type> {
         let t = self.field_type(i)?;
         Some(match self {
-            Type::Struct(s) if s.is_recursive() => unfold(t, s),
+            Type::Struct(s) if s.is_recursive() => refold(&unfold(t, s)),
             Type::NamedTuple(_) => unfold_tangent(t, self),
             _ => t.clone(),
         })

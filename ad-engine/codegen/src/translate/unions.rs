@@ -37,6 +37,12 @@ impl Translator<'_, '_, '_> {
             }
             (Prim::UnionConvert, [from], [x]) if from == ty => self.operand(x)?,
             (Prim::UnionConvert, [from], [x]) => match (from, ty) {
+                (Type::Union(f), Type::Union(u))
+                    if f.members.iter().all(|m| u.members.contains(m)) =>
+                {
+                    let v = self.operand(x)?;
+                    self.widened(f, u, v)?
+                }
                 (Type::Union(u), _) => match u.members.iter().position(|m| m == ty) {
                     Some(k) => self.take_member(u, k, args, ty, span)?,
                     None => return Err(unconvertible(from, ty)),
@@ -167,6 +173,27 @@ impl Translator<'_, '_, '_> {
                 out.extend(self.zeros(m)?);
             }
         }
+        Ok(out)
+    }
+
+    /// The slots `v` of a value of the union `f` seen as one of the union `u` holding every
+    /// member of `f` (`Union{Add, Mul}` where `Union{Add, Leaf, Mul}` is held): the tag
+    /// renumbered, each member's slots moved to where `u` keeps them.
+    fn widened(&mut self, f: &UnionType, u: &UnionType, v: Vec<ClValue>) -> R<Vec<ClValue>> {
+        let mut tag = self.b.ins().iconst(types::I64, 0);
+        let mut out = Vec::new();
+        for (j, m) in u.members.iter().enumerate() {
+            match f.members.iter().position(|n| n == m) {
+                Some(i) => {
+                    let is = self.b.ins().icmp_imm_s(IntCC::Equal, v[0], i as i64 + 1);
+                    let to = self.b.ins().iconst(types::I64, j as i64 + 1);
+                    tag = self.b.ins().select(is, to, tag);
+                    out.extend(v[self.env.layout.member(f, i)?].iter().copied());
+                }
+                None => out.extend(self.zeros(m)?),
+            }
+        }
+        out.insert(0, tag);
         Ok(out)
     }
 

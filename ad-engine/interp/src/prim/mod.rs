@@ -532,7 +532,8 @@ fn of_type(v: &Value, t: &Type) -> bool {
         }
         (Value::Ref(r), Type::Ref(inner)) if t.holds_recursion() => of_type(&r.borrow(), inner),
         _ => match (v.julia_type(), t) {
-            (Type::Struct(a), Type::Struct(b)) if b.is_recursive() => b.is(&a.name, &a.params),
+            // A struct of one name and parameters is one Julia type whatever its fields hold.
+            (Type::Struct(a), Type::Struct(b)) => b.is(&a.name, &a.params),
             (a, t) => a == *t,
         },
     }
