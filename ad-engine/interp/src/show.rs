@@ -410,6 +410,20 @@ pub fn type_string(t: &Type) -> String {
             [a, b] => format!("Pair{{{}, {}}}", type_string(a), type_string(b)),
             _ => t.to_string(),
         },
+        // Julia's `CartesianIndex{N}` and `CartesianIndices{N, Tuple{Base.OneTo{Int64}, ...}}`
+        // of the prelude's structs parametrised by their tuple of `N` Ints.
+        Type::Struct(s) if &*s.name == "Base.CartesianIndex" => match s.params.as_slice() {
+            [Type::Tuple(ts)] => format!("CartesianIndex{{{}}}", ts.len()),
+            _ => t.to_string(),
+        },
+        Type::Struct(s) if &*s.name == "Base.CartesianIndices" => match s.params.as_slice() {
+            [Type::Tuple(ts)] => format!(
+                "CartesianIndices{{{}, Tuple{{{}}}}}",
+                ts.len(),
+                vec!["Base.OneTo{Int64}"; ts.len()].join(", ")
+            ),
+            _ => t.to_string(),
+        },
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
         Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Float64] => {
             FLOAT_RANGE_TYPE.to_string()
@@ -460,8 +474,31 @@ fn visible_name(n: &str) -> String {
             }
         }
     }
-    out.replace("StepRangeLen{Float64}", FLOAT_RANGE_TYPE)
-        .replace("StepRangeLen{Int64}", INT_RANGE_LEN_TYPE)
+    cartesian_names(
+        out.replace("StepRangeLen{Float64}", FLOAT_RANGE_TYPE)
+            .replace("StepRangeLen{Int64}", INT_RANGE_LEN_TYPE),
+    )
+}
+
+/// Julia's `CartesianIndex{N}` and `CartesianIndices{N, ...}` for the prelude's structs,
+/// which are parametrised by their tuple of `N` Ints (`CartesianIndex{Tuple{Int64, Int64}}`).
+fn cartesian_names(mut n: String) -> String {
+    for dims in 1..=4 {
+        let tuple = format!("Tuple{{{}}}", vec!["Int64"; dims].join(", "));
+        n = n
+            .replace(
+                &format!("CartesianIndex{{{tuple}}}"),
+                &format!("CartesianIndex{{{dims}}}"),
+            )
+            .replace(
+                &format!("CartesianIndices{{{tuple}}}"),
+                &format!(
+                    "CartesianIndices{{{dims}, Tuple{{{}}}}}",
+                    vec!["Base.OneTo{Int64}"; dims].join(", ")
+                ),
+            );
+    }
+    n
 }
 
 /// Julia's `summary(v)`, as used in `BoundsError` messages.

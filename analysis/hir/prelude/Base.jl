@@ -1522,15 +1522,55 @@ findmin(x::AbstractArray) = _found(x, argmin(x))
 _found(x, k::Int) = (x[k], k)
 
 # Of a matrix (a row `x'` too) Julia's `argmax`, `argmin`, `findmax`, `findmin` give a
-# `CartesianIndex` where a vector's give an Int.
-# With `dims` Julia's result is an array of `CartesianIndex`, which zy's arrays cannot hold:
-# refused by name.
-argmax(A::AbstractMatrix; dims = Colon()) = _cartesian_of(A, _argextremum(_whole(A, dims, "argmax"), true))
-argmin(A::AbstractMatrix; dims = Colon()) = _cartesian_of(A, _argextremum(_whole(A, dims, "argmin"), false))
-findmax(A::AbstractMatrix; dims = Colon()) = _found(A, _argextremum(_whole(A, dims, "findmax"), true))
-findmin(A::AbstractMatrix; dims = Colon()) = _found(A, _argextremum(_whole(A, dims, "findmin"), false))
-_whole(A, ::Colon, name) = A
-_whole(A, dims, name) = error("unsupported: `$(name)(A; dims)` (Julia's array of CartesianIndex); `map($(name), eachcol(A))` (`eachrow`) gives each column's (row's) own")
+# `CartesianIndex` where a vector's give an Int; with `dims` a matrix of them, one per slice
+# along `dims` (`argmax(A; dims = 1)` is 1×n), and `findmax` the matrix of the values too.
+argmax(A::AbstractMatrix; dims = Colon()) = _arg_dims(A, dims, true)
+argmin(A::AbstractMatrix; dims = Colon()) = _arg_dims(A, dims, false)
+findmax(A::AbstractMatrix; dims = Colon()) = _find_dims(A, dims, true)
+findmin(A::AbstractMatrix; dims = Colon()) = _find_dims(A, dims, false)
+_arg_dims(A, ::Colon, largest::Bool) = _cartesian_of(A, _argextremum(A, largest))
+_arg_dims(A, dims, largest::Bool) = _slice_extrema(A, _dims_tuple(dims), largest)
+_find_dims(A, ::Colon, largest::Bool) = _found(A, _argextremum(A, largest))
+function _find_dims(A, dims, largest::Bool)
+    I = _slice_extrema(A, _dims_tuple(dims), largest)
+    return ([A[J[1], J[2]] for J in I], I)
+end
+_dims_tuple(d::Int) = (d,)
+_dims_tuple(d::Tuple) = d
+
+# Julia's `findminmax!`: for each slice of `A` along the dimensions `dims` (each ≥ 1; 1 and 2
+# reduce, others keep), the index of its first extreme in column-major order, a `NaN` winning.
+function _slice_extrema(A::AbstractMatrix, dims::Tuple, largest::Bool)
+    for d in dims
+        d >= 1 || throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    end
+    m, n = size(A)
+    rows = 1 in dims
+    cols = 2 in dims
+    p = rows ? 1 : m
+    q = cols ? 1 : n
+    if length(A) == 0 && p * q != 0
+        throw(ArgumentError("collection slices must be non-empty"))
+    end
+    return [_slice_extremum(A, rows ? (1:m) : (i:i), cols ? (1:n) : (j:j), largest) for i in 1:p, j in 1:q]
+end
+
+function _slice_extremum(A::AbstractMatrix, is::UnitRange{Int}, js::UnitRange{Int}, largest::Bool)
+    bi = first(is)
+    bj = first(js)
+    best = A[bi, bj]
+    for j in js
+        for i in is
+            v = A[i, j]
+            if best == best && (v != v || (largest ? _isless(best, v) : _isless(v, best)))
+                best = v
+                bi = i
+                bj = j
+            end
+        end
+    end
+    return CartesianIndex(bi, bj)
+end
 findmax(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, true))
 findmin(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, false))
 _found(A::AbstractMatrix, k::Int) = (A[k], _cartesian_of(A, k))
@@ -1611,9 +1651,11 @@ struct CartesianIndices{T}
     dims::T
 end
 
-CartesianIndices(A::Array) = CartesianIndices(size(A))
+CartesianIndices(A::AbstractArray) = CartesianIndices(size(A))
 length(C::CartesianIndices) = prod(C.dims)
 size(C::CartesianIndices) = C.dims
+size(C::CartesianIndices, d::Int) = d <= length(C.dims) ? C.dims[d] : 1
+ndims(C::CartesianIndices) = length(C.dims)
 getindex(C::CartesianIndices{Tuple{Int}}, k::Int) = CartesianIndex(_cartesian_check(C, k))
 function getindex(C::CartesianIndices{Tuple{Int, Int}}, k::Int)
     m = C.dims[1]
@@ -1621,7 +1663,19 @@ function getindex(C::CartesianIndices{Tuple{Int, Int}}, k::Int)
     return CartesianIndex((k - 1) % m + 1, (k - 1) ÷ m + 1)
 end
 getindex(C::CartesianIndices{Tuple{Int, Int}}, i::Int, j::Int) = CartesianIndex(i, j)
-collect(C::CartesianIndices) = [C[k] for k in 1:length(C)]
+# Collected (and comprehensions over it) in its own shape: `collect(CartesianIndices(A))` is a
+# Matrix of `CartesianIndex`es, `[A[I] for I in CartesianIndices(A)]` a matrix shaped as `A`.
+collect(C::CartesianIndices) = [I for I in C]
+_gen_array(f, C::CartesianIndices{Tuple{Int, Int}}) = _matrix(_gen_results(f, C), C.dims[1], C.dims[2])
+_gen_array(f, C::CartesianIndices{Tuple{Int, Int, Int}}) = _array3(_gen_results(f, C), C.dims[1], C.dims[2], C.dims[3])
+
+"""
+    keys(A)
+
+The indices of a matrix or 3-dimensional array as `CartesianIndices(A)` (Julia's, where a
+vector's keys are its linear indices).
+"""
+keys(A::AbstractMatrix) = CartesianIndices(size(A))
 
 """
     LinearIndices(A)
@@ -1716,7 +1770,8 @@ isempty(x) = length(x) == 0
 
 The indices `k` where `f(x[k])` (`m[k]`) holds, in order, as a Vector.
 """
-function findall(f, x::AbstractArray)
+findall(f, x::AbstractArray) = _findall_linear(f, x)
+function _findall_linear(f, x::AbstractArray)
     I = fill(0, 0)
     for k in 1:length(x)
         if f(x[k])
@@ -8272,6 +8327,7 @@ _gen_array(f, it::Array{T, 3}) where {T} = _array3(_gen_results(f, it), size(it,
 _array3(x::Array{Float64}, a::Int, b::Int, c::Int) = zeros(a, b, c)
 _array3(x::Array{Int}, a::Int, b::Int, c::Int) = fill(0, a, b, c)
 _array3(x::Array{Bool}, a::Int, b::Int, c::Int) = fill(false, a, b, c)
+_array3(x::Array{T}, a::Int, b::Int, c::Int) where {T} = error("unsupported: a 3-dimensional array of $T (zy's 3-dimensional arrays hold numbers)")
 product(a, b, c) = Iterators.product(a, b, c)
 
 # `CartesianIndex(i, j, k)` of a 3-dimensional array: indexing by it, `CartesianIndices(A)`,
@@ -8295,10 +8351,11 @@ function _cartesian3(dims::Tuple{Int, Int, Int}, k::Int)
     return CartesianIndex((k - 1) % m + 1, ((k - 1) ÷ m) % n + 1, (k - 1) ÷ (m * n) + 1)
 end
 
-# `findall` of a matrix or a 3-dimensional array: Julia's result is a Vector of
-# `CartesianIndex`es, which zy's arrays (of numbers) cannot hold.
-findall(f, A::AbstractMatrix) = error("unsupported: `findall` of a matrix (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
-findall(f, A::AbstractArray{T, 3}) where {T} = error("unsupported: `findall` of a 3-dimensional array (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
+# `findall` of a matrix or a 3-dimensional array: a Vector of the `CartesianIndex`es where
+# `f` holds, in column-major order; `keys` of a 3-dimensional array its `CartesianIndices`.
+findall(f, A::AbstractMatrix) = [_cartesian_of(A, k) for k in _findall_linear(f, A)]
+findall(f, A::AbstractArray{T, 3}) where {T} = [_cartesian3(size(A), k) for k in _findall_linear(f, A)]
+keys(A::AbstractArray{T, 3}) where {T} = CartesianIndices(size(A))
 
 # `dest .= v` with a 3-dimensional array on either side: the same shape, else refused by name
 # (Julia extends an array of fewer dimensions along the missing ones).
