@@ -412,18 +412,9 @@ pub fn type_string(t: &Type) -> String {
         },
         // Julia's `CartesianIndex{N}` and `CartesianIndices{N, Tuple{Base.OneTo{Int64}, ...}}`
         // of the prelude's structs parametrised by their tuple of `N` Ints.
-        Type::Struct(s) if &*s.name == "Base.CartesianIndex" => match s.params.as_slice() {
-            [Type::Tuple(ts)] => format!("CartesianIndex{{{}}}", ts.len()),
-            _ => t.to_string(),
-        },
-        Type::Struct(s) if &*s.name == "Base.CartesianIndices" => match s.params.as_slice() {
-            [Type::Tuple(ts)] => format!(
-                "CartesianIndices{{{}, Tuple{{{}}}}}",
-                ts.len(),
-                vec!["Base.OneTo{Int64}"; ts.len()].join(", ")
-            ),
-            _ => t.to_string(),
-        },
+        Type::Struct(s) if matches!(&*s.name, "Base.CartesianIndex" | "Base.CartesianIndices") => {
+            zy_ir::julia_cartesian_names(visible_name(&t.to_string()))
+        }
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
         Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Float64] => {
             FLOAT_RANGE_TYPE.to_string()
@@ -474,31 +465,10 @@ fn visible_name(n: &str) -> String {
             }
         }
     }
-    cartesian_names(
+    zy_ir::julia_cartesian_names(
         out.replace("StepRangeLen{Float64}", FLOAT_RANGE_TYPE)
             .replace("StepRangeLen{Int64}", INT_RANGE_LEN_TYPE),
     )
-}
-
-/// Julia's `CartesianIndex{N}` and `CartesianIndices{N, ...}` for the prelude's structs,
-/// which are parametrised by their tuple of `N` Ints (`CartesianIndex{Tuple{Int64, Int64}}`).
-fn cartesian_names(mut n: String) -> String {
-    for dims in 1..=4 {
-        let tuple = format!("Tuple{{{}}}", vec!["Int64"; dims].join(", "));
-        n = n
-            .replace(
-                &format!("CartesianIndex{{{tuple}}}"),
-                &format!("CartesianIndex{{{dims}}}"),
-            )
-            .replace(
-                &format!("CartesianIndices{{{tuple}}}"),
-                &format!(
-                    "CartesianIndices{{{dims}, Tuple{{{}}}}}",
-                    vec!["Base.OneTo{Int64}"; dims].join(", ")
-                ),
-            );
-    }
-    n
 }
 
 /// Julia's `summary(v)`, as used in `BoundsError` messages.

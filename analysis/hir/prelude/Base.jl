@@ -1640,6 +1640,17 @@ getindex(x::Vector, I::CartesianIndex{Tuple{Int}}) = x[I.I[1]]
 getindex(A::Matrix, I::CartesianIndex{Tuple{Int, Int}}) = A[I.I[1], I.I[2]]
 setindex!(x::Vector, v, I::CartesianIndex{Tuple{Int}}) = setindex!(x, v, I.I[1])
 setindex!(A::Matrix, v, I::CartesianIndex{Tuple{Int, Int}}) = setindex!(A, v, I.I[1], I.I[2])
+# Julia's arithmetic of indices, coordinate by coordinate, between indices of one dimension:
+# neighbours `A[I + CartesianIndex(0, 1)]`, `I - oneunit(I)`, `max(I, J)`, `2I`.
++(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndex(map(+, I.I, J.I))
+-(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndex(map(-, I.I, J.I))
+-(I::CartesianIndex) = CartesianIndex(map(-, I.I))
+*(k::Int, I::CartesianIndex) = CartesianIndex(map(i -> k * i, I.I))
+*(I::CartesianIndex, k::Int) = k * I
+max(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndex(map(max, I.I, J.I))
+min(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndex(map(min, I.I, J.I))
+oneunit(I::CartesianIndex) = CartesianIndex(map(one, I.I))
+zero(I::CartesianIndex) = CartesianIndex(map(zero, I.I))
 
 """
     CartesianIndices(A), CartesianIndices((m, n))
@@ -1649,9 +1660,19 @@ coordinate fastest), for `for I in CartesianIndices(A)`, generators and `C[k]`, 
 """
 struct CartesianIndices{T}
     dims::T
+    # Of sizes, each `Base.OneTo(n)` in Julia (a negative size an empty axis).
+    CartesianIndices(dims::Tuple{Int}) = new{Tuple{Int}}((max(0, dims[1]),))
+    CartesianIndices(dims::Tuple{Int, Int}) = new{Tuple{Int, Int}}((max(0, dims[1]), max(0, dims[2])))
+    CartesianIndices(dims::Tuple{Int, Int, Int}) = new{Tuple{Int, Int, Int}}((max(0, dims[1]), max(0, dims[2]), max(0, dims[3])))
 end
 
 CartesianIndices(A::AbstractArray) = CartesianIndices(size(A))
+CartesianIndices(dims::Tuple) = error("unsupported: `CartesianIndices` of $(dims): zy's are of sizes (`CartesianIndices((2, 3))`, `CartesianIndices(A)`), not of ranges with other first indices (`CartesianIndices((1:2, 2:3))`); loop over the ranges instead")
+(:)(I::CartesianIndex, J::CartesianIndex) = error("unsupported: a range of `CartesianIndex`es `I:J` (Julia's `CartesianIndices` of ranges); loop over the ranges of each coordinate instead")
+# Of axes (`CartesianIndices(axes(A))`): of their lengths.
+CartesianIndices(ax::Tuple{OneTo{Int}}) = CartesianIndices((ax[1].stop,))
+CartesianIndices(ax::Tuple{OneTo{Int}, OneTo{Int}}) = CartesianIndices((ax[1].stop, ax[2].stop))
+CartesianIndices(ax::Tuple{OneTo{Int}, OneTo{Int}, OneTo{Int}}) = CartesianIndices((ax[1].stop, ax[2].stop, ax[3].stop))
 length(C::CartesianIndices) = prod(C.dims)
 size(C::CartesianIndices) = C.dims
 size(C::CartesianIndices, d::Int) = d <= length(C.dims) ? C.dims[d] : 1
@@ -1666,6 +1687,14 @@ getindex(C::CartesianIndices{Tuple{Int, Int}}, i::Int, j::Int) = CartesianIndex(
 # Collected (and comprehensions over it) in its own shape: `collect(CartesianIndices(A))` is a
 # Matrix of `CartesianIndex`es, `[A[I] for I in CartesianIndices(A)]` a matrix shaped as `A`.
 collect(C::CartesianIndices) = [I for I in C]
+first(C::CartesianIndices) = CartesianIndex(map(one, C.dims))
+last(C::CartesianIndices) = CartesianIndex(C.dims)
+function in(I::CartesianIndex{T}, C::CartesianIndices{T}) where {T}
+    for d in 1:length(C.dims)
+        1 <= I.I[d] <= C.dims[d] || return false
+    end
+    return true
+end
 _gen_array(f, C::CartesianIndices{Tuple{Int, Int}}) = _matrix(_gen_results(f, C), C.dims[1], C.dims[2])
 _gen_array(f, C::CartesianIndices{Tuple{Int, Int, Int}}) = _array3(_gen_results(f, C), C.dims[1], C.dims[2], C.dims[3])
 
@@ -2580,30 +2609,30 @@ _gen_all(f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_all(f, _z
 """
     eachindex(x), eachindex(x, y)
 
-The linear indices of an array or tuple, `1:length(x)`; with several arrays, their common
-indices (a `DimensionMismatch` where their lengths differ).
+The linear indices of an array or tuple, `Base.OneTo(length(x))`; with several arrays, their
+common indices (a `DimensionMismatch` where their lengths differ).
 """
-eachindex(x::AbstractArray) = 1:length(x)
+eachindex(x::AbstractArray) = OneTo(length(x))
 # `keys` of a Vector: its indices (Julia's `LinearIndices`, indexable as `1:length(x)`).
 keys(x::AbstractVector) = 1:length(x)
-eachindex(x::Tuple) = 1:length(x)
+eachindex(x::Tuple) = OneTo(length(x))
 
 function eachindex(x::AbstractArray, y::AbstractArray)
     if length(x) != length(y)
         throw(DimensionMismatch("all inputs to eachindex must have the same indices, got Base.OneTo($(length(x))) and Base.OneTo($(length(y)))"))
     end
-    return 1:length(x)
+    return OneTo(length(x))
 end
 
 """
     axes(A), axes(A, d)
 
-The valid indices of each dimension of `A` (`axes(A, d)`: of dimension `d`, `1:1` beyond
-`ndims(A)`).
+The valid indices of each dimension of `A`, each a `Base.OneTo(n)` (`axes(A, d)`: of
+dimension `d`, `Base.OneTo(1)` beyond `ndims(A)`).
 """
-axes(x::AbstractVector) = (1:length(x),)
-axes(A::AbstractMatrix) = (1:size(A, 1), 1:size(A, 2))
-axes(A::AbstractArray, d::Int) = 1:size(A, d)
+axes(x::AbstractVector) = (OneTo(length(x)),)
+axes(A::AbstractMatrix) = (OneTo(size(A, 1)), OneTo(size(A, 2)))
+axes(A::AbstractArray, d::Int) = OneTo(size(A, d))
 
 """
     firstindex(x), lastindex(x), firstindex(A, d), lastindex(A, d)
@@ -5977,6 +6006,9 @@ struct OneTo{T}
     OneTo(n::Int) = new{Int}(max(0, n))
 end
 _unit_range(r::OneTo) = 1:r.stop
+# Element `k` of a loop or generator over it (`for i in eachindex(x)`): `k` itself, so the loop
+# is a plain counted one.
+_gen_elem(r::OneTo, k::Int) = k
 
 length(r::OneTo) = r.stop
 size(r::OneTo) = (r.stop,)
@@ -8387,8 +8419,8 @@ _similar_of(T, x::Array{S, 3}) where {S} = _undef_nd(T, size(x))
 The number of dimensions of an array; the ranges of its indices, one per dimension.
 """
 ndims(A::AbstractArray{T, N}) where {T, N} = N
-axes(A::AbstractArray{T, 3}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 3))
-axes(A::AbstractArray{T, 4}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 3), 1:size(A, 4))
+axes(A::AbstractArray{T, 3}) where {T} = (OneTo(size(A, 1)), OneTo(size(A, 2)), OneTo(size(A, 3)))
+axes(A::AbstractArray{T, 4}) where {T} = (OneTo(size(A, 1)), OneTo(size(A, 2)), OneTo(size(A, 3)), OneTo(size(A, 4)))
 
 """
     reshape(A, a, b, c), reshape(A, (a, b, c)), reshape(A, :, b, c), reshape(A, a, :, c),
