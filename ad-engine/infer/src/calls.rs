@@ -1011,15 +1011,9 @@ impl<'a> Cx<'a> {
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
         let one_to = |t: &Type| matches!(t, Type::Struct(s) if &*s.name == "Base.OneTo");
-        let indexing = matches!(
-            &**name,
-            "Base.getindex"
-                | "Base.setindex!"
-                | "Base.view"
-                | "Base.dotview"
-                | "getindex"
-                | "setindex!"
-        );
+        let bare = name.strip_prefix("Base.").unwrap_or(name);
+        let indexing = is_library(name)
+            && matches!(bare, "getindex" | "setindex!" | "view" | "dotview");
         if !indexing || !args.iter().any(|a| one_to(&a.ty)) {
             return None;
         }

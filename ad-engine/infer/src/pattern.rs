@@ -196,15 +196,17 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         }
         // Julia's `CartesianIndex{N}` and `CartesianIndices{N}`: the prelude's structs of a
         // tuple of `N` Ints.
-        "CartesianIndex" | "Base.CartesianIndex" | "CartesianIndices" | "Base.CartesianIndices"
-            if cartesian_dims(params).is_some() =>
+        n if matches!(
+            n.strip_prefix("Base.").unwrap_or(n),
+            "CartesianIndex" | "CartesianIndices"
+        ) && cartesian_dims(params).is_some() =>
         {
-            let n = cartesian_dims(params).unwrap_or_default();
+            let dims = cartesian_dims(params).unwrap_or_default();
             let ints = TypeExpr::Named {
                 name: "Tuple".into(),
-                params: vec![TypeExpr::named("Int64"); n],
+                params: vec![TypeExpr::named("Int64"); dims],
             };
-            let bare = name.strip_prefix("Base.").unwrap_or(name);
+            let bare = n.strip_prefix("Base.").unwrap_or(n);
             Ok(Pat::Struct {
                 name: format!("Base.{bare}").into(),
                 params: Some(vec![pattern(&ints, vars, program)?]),
