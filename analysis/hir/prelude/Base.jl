@@ -2135,6 +2135,13 @@ findfirst(f, x::AbstractVector) = findnext(f, x, 1)
 findlast(f, x::AbstractVector) = findprev(f, x, length(x))
 findfirst(m::AbstractVector{Bool}) = findnext(identity, m, 1)
 findlast(m::AbstractVector{Bool}) = findprev(identity, m, length(m))
+# Of a matrix Julia's result is a `Union{Nothing, CartesianIndex{2}}`, which zy does not hold:
+# refused by name.
+findfirst(f, A::AbstractMatrix) = _find_matrix("findfirst")
+findlast(f, A::AbstractMatrix) = _find_matrix("findlast")
+findfirst(m::AbstractMatrix{Bool}) = _find_matrix("findfirst")
+findlast(m::AbstractMatrix{Bool}) = _find_matrix("findlast")
+_find_matrix(name) = error("unsupported: `$(name)` of a matrix (Julia's `Union{Nothing, CartesianIndex{2}}`); `$(name)(f, A[:])` gives the linear index, `findall` every `CartesianIndex`")
 findnext(m::AbstractVector{Bool}, k::Int) = findnext(identity, m, k)
 findprev(m::AbstractVector{Bool}, k::Int) = findprev(identity, m, k)
 function findnext(f, x::AbstractVector, k::Int)
@@ -5063,6 +5070,12 @@ first(p::Pairs) = _gen_elem(p, 1)
 last(p::Pairs) = _gen_elem(p, length(p))
 keys(p::Pairs) = 1:length(p.data)
 values(p::Pairs) = p.data
+# Of a matrix (Julia's keys `CartesianIndices(A)`): iterated, `CartesianIndex(i, j) => A[i, j]`
+# in column-major order.
+pairs(A::AbstractMatrix) = Pairs(A)
+keys(p::Pairs{<:AbstractMatrix}) = keys(p.data)
+getindex(p::Pairs{<:AbstractMatrix}, I::CartesianIndex) = p.data[I[1], I[2]]
+_gen_elem(p::Pairs{<:AbstractMatrix}, k::Int) = Pair(_cartesian_of(p.data, k), p.data[k])
 # Of a named tuple: its names are the keys, `pairs(nt)[:a]` its value; iterated, `:a => nt.a`.
 keys(p::Pairs{<:NamedTuple}) = keys(p.data)
 getindex(p::Pairs{<:NamedTuple}, k::Symbol) = p.data[k]

@@ -1179,7 +1179,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 74983..74987: abs2
-            <zy>/prelude/Base.jl (prelude) 360984..360988: abs2
+            <zy>/prelude/Base.jl (prelude) 361900..361904: abs2
         "#]],
     );
 }
