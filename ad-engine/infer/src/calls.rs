@@ -1012,8 +1012,8 @@ impl<'a> Cx<'a> {
     ) -> Option<Result<Val, Fail>> {
         let one_to = |t: &Type| matches!(t, Type::Struct(s) if &*s.name == "Base.OneTo");
         let bare = name.strip_prefix("Base.").unwrap_or(name);
-        let indexing = is_library(name)
-            && matches!(bare, "getindex" | "setindex!" | "view" | "dotview");
+        let indexing =
+            is_library(name) && matches!(bare, "getindex" | "setindex!" | "view" | "dotview");
         if !indexing || !args.iter().any(|a| one_to(&a.ty)) {
             return None;
         }
