@@ -874,6 +874,9 @@ impl<'a> Cx<'a> {
             // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
             // which are less specific than any written one.
             Err(no_match) => {
+                if let Some(r) = self.call_with_unit_ranges(b, name, args) {
+                    return r.or(Err(no_match));
+                }
                 if let Some(refused) = wrapper_view_refused(name, &types) {
                     return Err(refused);
                 }
@@ -994,6 +997,38 @@ impl<'a> Cx<'a> {
             "{}; you may have intended to import Base.{op} (write `import Base: {name}` before defining `{name}`, or define `Base.{op}(...)`)",
             no_match.message
         ))
+    }
+
+    /// `getindex`, `setindex!`, `view` or `dotview` with a `Base.OneTo(n)` index (what `axes`
+    /// and `eachindex` give) and no method for it: the call with `1:n` in its place, which
+    /// Julia's `AbstractUnitRange` methods treat alike (`A[axes(A, 1), j]`,
+    /// `x[eachindex(x)] .= v`).
+    /// `None` for another call; `Err` when that call has no method either.
+    fn call_with_unit_ranges(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let one_to = |t: &Type| matches!(t, Type::Struct(s) if &*s.name == "Base.OneTo");
+        let bare = name.strip_prefix("Base.").unwrap_or(name);
+        let indexing =
+            is_library(name) && matches!(bare, "getindex" | "setindex!" | "view" | "dotview");
+        if !indexing || !args.iter().any(|a| one_to(&a.ty)) {
+            return None;
+        }
+        let mut ranges = Vec::with_capacity(args.len());
+        for a in args {
+            ranges.push(if one_to(&a.ty) {
+                match self.call_named(b, &"Base._unit_range".into(), std::slice::from_ref(a)) {
+                    Ok(r) => r,
+                    Err(e) => return Some(Err(e)),
+                }
+            } else {
+                a.clone()
+            });
+        }
+        Some(self.call_named(b, name, &ranges))
     }
 
     /// A library call with a view argument and no method for it: the call of a copy of each

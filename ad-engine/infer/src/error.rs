@@ -113,7 +113,7 @@ pub(crate) fn signature(name: &str, args: &[zy_ir::Type]) -> String {
     let name = name.strip_prefix("Base.").unwrap_or(name);
     let args: Vec<String> = args
         .iter()
-        .map(|t| format!("::{}", visible(&t.to_string())))
+        .map(|t| zy_ir::julia_cartesian_names(format!("::{}", visible(&t.to_string()))))
         .collect();
     format!("{name}({})", args.join(", "))
 }

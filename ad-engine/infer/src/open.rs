@@ -40,11 +40,18 @@ pub(crate) fn is_open(name: &str) -> bool {
 }
 
 /// Why a container of the open abstract type `name` cannot hold a value of type `t`.
+/// An array (rows pushed into `[]`) is pointed to a vector typed for it.
 pub(crate) fn refusal(name: &str, t: &Type) -> String {
+    let instead = match t {
+        Type::Array(..) => format!(
+            "start from a vector of its type (`rows = {t}[]`), which `push!` fills and \
+             `reduce(vcat, rows)`, `reduce(hcat, rows)` and `hcat(rows...)` stack"
+        ),
+        _ => "use a tuple for values of other types".to_string(),
+    };
     format!(
         "a container of `{name}` holding a {t}: zy's `Vector{{{name}}}` and `Ref{{{name}}}` hold \
-         numbers (`Bool`, `Float64`, `Int64`), each with its own type; use a tuple for values of \
-         other types"
+         numbers (`Bool`, `Float64`, `Int64`), each with its own type; {instead}"
     )
 }
 

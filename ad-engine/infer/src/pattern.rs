@@ -194,6 +194,24 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             };
             pattern(&complex, vars, program)
         }
+        // Julia's `CartesianIndex{N}` and `CartesianIndices{N}`: the prelude's structs of a
+        // tuple of `N` Ints.
+        n if matches!(
+            n.strip_prefix("Base.").unwrap_or(n),
+            "CartesianIndex" | "CartesianIndices"
+        ) && cartesian_dims(params).is_some() =>
+        {
+            let dims = cartesian_dims(params).unwrap_or_default();
+            let ints = TypeExpr::Named {
+                name: "Tuple".into(),
+                params: vec![TypeExpr::named("Int64"); dims],
+            };
+            let bare = n.strip_prefix("Base.").unwrap_or(n);
+            Ok(Pat::Struct {
+                name: format!("Base.{bare}").into(),
+                params: Some(vec![pattern(&ints, vars, program)?]),
+            })
+        }
         "AbstractFloat" => no_params(with_user_numbers(
             Pat::Num(NumClass::AbstractFloat),
             name,
@@ -1164,6 +1182,16 @@ pub(crate) fn concrete(p: &Pat, b: &Bindings) -> Option<Type> {
         )),
         Pat::Ref(Some(p)) => Some(Type::Ref(Arc::new(concrete(p, b)?))),
         Pat::Adjoint(Some(p)) => Some(Type::Adjoint(Arc::new(concrete(p, b)?))),
+        _ => None,
+    }
+}
+
+/// The `N` of `CartesianIndex{N}` written with a literal (1 to 4), or `None`.
+fn cartesian_dims(params: &[TypeExpr]) -> Option<usize> {
+    match params {
+        [TypeExpr::Named { name, params }] if params.is_empty() => {
+            name.parse().ok().filter(|n| (1..=4).contains(n))
+        }
         _ => None,
     }
 }

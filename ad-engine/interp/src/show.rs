@@ -410,6 +410,11 @@ pub fn type_string(t: &Type) -> String {
             [a, b] => format!("Pair{{{}, {}}}", type_string(a), type_string(b)),
             _ => t.to_string(),
         },
+        // Julia's `CartesianIndex{N}` and `CartesianIndices{N, Tuple{Base.OneTo{Int64}, ...}}`
+        // of the prelude's structs parametrised by their tuple of `N` Ints.
+        Type::Struct(s) if matches!(&*s.name, "Base.CartesianIndex" | "Base.CartesianIndices") => {
+            zy_ir::julia_cartesian_names(visible_name(&t.to_string()))
+        }
         Type::Adjoint(e) => format!("LinearAlgebra.Adjoint{{{e}, Vector{{{e}}}}}"),
         Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Float64] => {
             FLOAT_RANGE_TYPE.to_string()
@@ -460,8 +465,10 @@ fn visible_name(n: &str) -> String {
             }
         }
     }
-    out.replace("StepRangeLen{Float64}", FLOAT_RANGE_TYPE)
-        .replace("StepRangeLen{Int64}", INT_RANGE_LEN_TYPE)
+    zy_ir::julia_cartesian_names(
+        out.replace("StepRangeLen{Float64}", FLOAT_RANGE_TYPE)
+            .replace("StepRangeLen{Int64}", INT_RANGE_LEN_TYPE),
+    )
 }
 
 /// Julia's `summary(v)`, as used in `BoundsError` messages.

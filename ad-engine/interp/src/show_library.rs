@@ -2,7 +2,7 @@
 //! fields: ranges (`1:4`, `1:2:5`, `0.0:0.1:1.0`, `LinRange{Float64}(0.0, 1.0, 5)`), views and
 //! `Diagonal`, the triangular wrappers, `Symmetric` and `transpose(x)` as the arrays they stand
 //! for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`,
-//! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `1//2`, `'a'`, `Val{3}()`, `findfirst`'s
+//! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `CartesianIndices((2, 3))`, `1//2`, `'a'`, `Val{3}()`, `findfirst`'s
 //! `Union{Nothing, Int64}` as `nothing` or the index, `missing`, `skipmissing(x)`, `pairs(x)` (a method's `kw...`) as Julia
 //! shows a dictionary (`Base.Pairs(:a => 1.0, :b => 2.0)`).
 
@@ -48,6 +48,8 @@ enum Form {
     /// `skipmissing(x)`.
     SkipMissing,
     CartesianIndex,
+    /// `CartesianIndices((2, 3))`: its sizes (Julia's `OneTo` axes by their ends).
+    CartesianIndices,
     Complex,
     Rational,
     Char,
@@ -88,6 +90,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.Missing" => Form::Missing,
         "Base.SkipMissing" => Form::SkipMissing,
         "Base.CartesianIndex" => Form::CartesianIndex,
+        "Base.CartesianIndices" => Form::CartesianIndices,
         "Base.Complex" => Form::Complex,
         "Base.Rational" => Form::Rational,
         "Base.Char" => Form::Char,
@@ -213,6 +216,14 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                     }
                     show(f, item)?;
                 }
+                f.write_char(')')?;
+            }
+            _ => return Ok(false),
+        },
+        Form::CartesianIndices => match field("dims") {
+            Some(dims @ Value::Tuple(_)) => {
+                f.write_str("CartesianIndices(")?;
+                show(f, dims)?;
                 f.write_char(')')?;
             }
             _ => return Ok(false),

@@ -41,8 +41,8 @@ pub use ops::{Instance, Op, Prim, StructRef, GLOBAL_METHOD, SYNTH_METHOD};
 pub use parse::{parse_function, parse_module, Module, ParseError};
 pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};
 pub use print::{
-    julia_float, julia_float32, print_float32, print_function, print_struct, print_structs,
-    write_julia_float,
+    julia_cartesian_names, julia_float, julia_float32, print_float32, print_function, print_struct,
+    print_structs, write_julia_float,
 };
 pub use program::{
     callable_name, GenericFunction, Global, Keywords, Method, Program, StructDef, TypeExpr,

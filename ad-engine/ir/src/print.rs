@@ -53,6 +53,26 @@ pub fn print_float32(x: f32) -> String {
     julia_float(digits.parse::<f64>().unwrap_or(f64::from(x)))
 }
 
+/// A type's text with the prelude's `CartesianIndex{Tuple{Int64, Int64}}` and
+/// `CartesianIndices{Tuple{Int64, Int64}}` (structs of a tuple of `N` Ints) written as Julia's
+/// `CartesianIndex{2}` and `CartesianIndices{2, Tuple{Base.OneTo{Int64}, Base.OneTo{Int64}}}`.
+pub fn julia_cartesian_names(mut text: String) -> String {
+    for n in 1..=4 {
+        let ints = format!("Tuple{{{}}}", vec!["Int64"; n].join(", "));
+        let axes = vec!["Base.OneTo{Int64}"; n].join(", ");
+        text = text
+            .replace(
+                &format!("CartesianIndex{{{ints}}}"),
+                &format!("CartesianIndex{{{n}}}"),
+            )
+            .replace(
+                &format!("CartesianIndices{{{ints}}}"),
+                &format!("CartesianIndices{{{n}, Tuple{{{axes}}}}}"),
+            );
+    }
+    text
+}
+
 /// [`julia_float`] written to `out`, without allocating.
 pub fn write_julia_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result {
     if x.is_nan() {

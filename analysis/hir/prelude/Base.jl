@@ -1522,15 +1522,55 @@ findmin(x::AbstractArray) = _found(x, argmin(x))
 _found(x, k::Int) = (x[k], k)
 
 # Of a matrix (a row `x'` too) Julia's `argmax`, `argmin`, `findmax`, `findmin` give a
-# `CartesianIndex` where a vector's give an Int.
-# With `dims` Julia's result is an array of `CartesianIndex`, which zy's arrays cannot hold:
-# refused by name.
-argmax(A::AbstractMatrix; dims = Colon()) = _cartesian_of(A, _argextremum(_whole(A, dims, "argmax"), true))
-argmin(A::AbstractMatrix; dims = Colon()) = _cartesian_of(A, _argextremum(_whole(A, dims, "argmin"), false))
-findmax(A::AbstractMatrix; dims = Colon()) = _found(A, _argextremum(_whole(A, dims, "findmax"), true))
-findmin(A::AbstractMatrix; dims = Colon()) = _found(A, _argextremum(_whole(A, dims, "findmin"), false))
-_whole(A, ::Colon, name) = A
-_whole(A, dims, name) = error("unsupported: `$(name)(A; dims)` (Julia's array of CartesianIndex); `map($(name), eachcol(A))` (`eachrow`) gives each column's (row's) own")
+# `CartesianIndex` where a vector's give an Int; with `dims` a matrix of them, one per slice
+# along `dims` (`argmax(A; dims = 1)` is 1×n), and `findmax` the matrix of the values too.
+argmax(A::AbstractMatrix; dims = Colon()) = _arg_dims(A, dims, true)
+argmin(A::AbstractMatrix; dims = Colon()) = _arg_dims(A, dims, false)
+findmax(A::AbstractMatrix; dims = Colon()) = _find_dims(A, dims, true)
+findmin(A::AbstractMatrix; dims = Colon()) = _find_dims(A, dims, false)
+_arg_dims(A, ::Colon, largest::Bool) = _cartesian_of(A, _argextremum(A, largest))
+_arg_dims(A, dims, largest::Bool) = _slice_extrema(A, _dims_tuple(dims), largest)
+_find_dims(A, ::Colon, largest::Bool) = _found(A, _argextremum(A, largest))
+function _find_dims(A, dims, largest::Bool)
+    I = _slice_extrema(A, _dims_tuple(dims), largest)
+    return ([A[J[1], J[2]] for J in I], I)
+end
+_dims_tuple(d::Int) = (d,)
+_dims_tuple(d::Tuple) = d
+
+# Julia's `findminmax!`: for each slice of `A` along the dimensions `dims` (each ≥ 1; 1 and 2
+# reduce, others keep), the index of its first extreme in column-major order, a `NaN` winning.
+function _slice_extrema(A::AbstractMatrix, dims::Tuple, largest::Bool)
+    for d in dims
+        d >= 1 || throw(ArgumentError("dimension must be ≥ 1, got $d"))
+    end
+    m, n = size(A)
+    rows = 1 in dims
+    cols = 2 in dims
+    p = rows ? 1 : m
+    q = cols ? 1 : n
+    if length(A) == 0 && p * q != 0
+        throw(ArgumentError("collection slices must be non-empty"))
+    end
+    return [_slice_extremum(A, rows ? (1:m) : (i:i), cols ? (1:n) : (j:j), largest) for i in 1:p, j in 1:q]
+end
+
+function _slice_extremum(A::AbstractMatrix, is::UnitRange{Int}, js::UnitRange{Int}, largest::Bool)
+    bi = first(is)
+    bj = first(js)
+    best = A[bi, bj]
+    for j in js
+        for i in is
+            v = A[i, j]
+            if best == best && (v != v || (largest ? _isless(best, v) : _isless(v, best)))
+                best = v
+                bi = i
+                bj = j
+            end
+        end
+    end
+    return CartesianIndex(bi, bj)
+end
 findmax(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, true))
 findmin(f, A::AbstractMatrix) = _cartesian_found(A, _findextremum(f, A, false))
 _found(A::AbstractMatrix, k::Int) = (A[k], _cartesian_of(A, k))
@@ -1600,6 +1640,17 @@ getindex(x::Vector, I::CartesianIndex{Tuple{Int}}) = x[I.I[1]]
 getindex(A::Matrix, I::CartesianIndex{Tuple{Int, Int}}) = A[I.I[1], I.I[2]]
 setindex!(x::Vector, v, I::CartesianIndex{Tuple{Int}}) = setindex!(x, v, I.I[1])
 setindex!(A::Matrix, v, I::CartesianIndex{Tuple{Int, Int}}) = setindex!(A, v, I.I[1], I.I[2])
+# Julia's arithmetic of indices, coordinate by coordinate, between indices of one dimension:
+# neighbours `A[I + CartesianIndex(0, 1)]`, `I - oneunit(I)`, `max(I, J)`, `2I`.
++(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndex(map(+, I.I, J.I))
+-(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndex(map(-, I.I, J.I))
+-(I::CartesianIndex) = CartesianIndex(map(-, I.I))
+*(k::Int, I::CartesianIndex) = CartesianIndex(map(i -> k * i, I.I))
+*(I::CartesianIndex, k::Int) = k * I
+max(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndex(map(max, I.I, J.I))
+min(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndex(map(min, I.I, J.I))
+oneunit(I::CartesianIndex) = CartesianIndex(map(one, I.I))
+zero(I::CartesianIndex) = CartesianIndex(map(zero, I.I))
 
 """
     CartesianIndices(A), CartesianIndices((m, n))
@@ -1609,11 +1660,23 @@ coordinate fastest), for `for I in CartesianIndices(A)`, generators and `C[k]`, 
 """
 struct CartesianIndices{T}
     dims::T
+    # Of sizes, each `Base.OneTo(n)` in Julia (a negative size an empty axis).
+    CartesianIndices(dims::Tuple{Int}) = new{Tuple{Int}}((max(0, dims[1]),))
+    CartesianIndices(dims::Tuple{Int, Int}) = new{Tuple{Int, Int}}((max(0, dims[1]), max(0, dims[2])))
+    CartesianIndices(dims::Tuple{Int, Int, Int}) = new{Tuple{Int, Int, Int}}((max(0, dims[1]), max(0, dims[2]), max(0, dims[3])))
 end
 
-CartesianIndices(A::Array) = CartesianIndices(size(A))
+CartesianIndices(A::AbstractArray) = CartesianIndices(size(A))
+CartesianIndices(dims::Tuple) = error("unsupported: `CartesianIndices` of $(dims): zy's are of sizes (`CartesianIndices((2, 3))`, `CartesianIndices(A)`), not of ranges with other first indices (`CartesianIndices((1:2, 2:3))`); loop over the ranges instead")
+(:)(I::CartesianIndex, J::CartesianIndex) = error("unsupported: a range of `CartesianIndex`es `I:J` (Julia's `CartesianIndices` of ranges); loop over the ranges of each coordinate instead")
+# Of axes (`CartesianIndices(axes(A))`): of their lengths.
+CartesianIndices(ax::Tuple{OneTo{Int}}) = CartesianIndices((ax[1].stop,))
+CartesianIndices(ax::Tuple{OneTo{Int}, OneTo{Int}}) = CartesianIndices((ax[1].stop, ax[2].stop))
+CartesianIndices(ax::Tuple{OneTo{Int}, OneTo{Int}, OneTo{Int}}) = CartesianIndices((ax[1].stop, ax[2].stop, ax[3].stop))
 length(C::CartesianIndices) = prod(C.dims)
 size(C::CartesianIndices) = C.dims
+size(C::CartesianIndices, d::Int) = d <= length(C.dims) ? C.dims[d] : 1
+ndims(C::CartesianIndices) = length(C.dims)
 getindex(C::CartesianIndices{Tuple{Int}}, k::Int) = CartesianIndex(_cartesian_check(C, k))
 function getindex(C::CartesianIndices{Tuple{Int, Int}}, k::Int)
     m = C.dims[1]
@@ -1621,7 +1684,27 @@ function getindex(C::CartesianIndices{Tuple{Int, Int}}, k::Int)
     return CartesianIndex((k - 1) % m + 1, (k - 1) ÷ m + 1)
 end
 getindex(C::CartesianIndices{Tuple{Int, Int}}, i::Int, j::Int) = CartesianIndex(i, j)
-collect(C::CartesianIndices) = [C[k] for k in 1:length(C)]
+# Collected (and comprehensions over it) in its own shape: `collect(CartesianIndices(A))` is a
+# Matrix of `CartesianIndex`es, `[A[I] for I in CartesianIndices(A)]` a matrix shaped as `A`.
+collect(C::CartesianIndices) = [I for I in C]
+first(C::CartesianIndices) = CartesianIndex(map(one, C.dims))
+last(C::CartesianIndices) = CartesianIndex(C.dims)
+function in(I::CartesianIndex{T}, C::CartesianIndices{T}) where {T}
+    for d in 1:length(C.dims)
+        1 <= I.I[d] <= C.dims[d] || return false
+    end
+    return true
+end
+_gen_array(f, C::CartesianIndices{Tuple{Int, Int}}) = _matrix(_gen_results(f, C), C.dims[1], C.dims[2])
+_gen_array(f, C::CartesianIndices{Tuple{Int, Int, Int}}) = _array3(_gen_results(f, C), C.dims[1], C.dims[2], C.dims[3])
+
+"""
+    keys(A)
+
+The indices of a matrix or 3-dimensional array as `CartesianIndices(A)` (Julia's, where a
+vector's keys are its linear indices).
+"""
+keys(A::AbstractMatrix) = CartesianIndices(size(A))
 
 """
     LinearIndices(A)
@@ -1716,7 +1799,8 @@ isempty(x) = length(x) == 0
 
 The indices `k` where `f(x[k])` (`m[k]`) holds, in order, as a Vector.
 """
-function findall(f, x::AbstractArray)
+findall(f, x::AbstractArray) = _findall_linear(f, x)
+function _findall_linear(f, x::AbstractArray)
     I = fill(0, 0)
     for k in 1:length(x)
         if f(x[k])
@@ -2051,6 +2135,13 @@ findfirst(f, x::AbstractVector) = findnext(f, x, 1)
 findlast(f, x::AbstractVector) = findprev(f, x, length(x))
 findfirst(m::AbstractVector{Bool}) = findnext(identity, m, 1)
 findlast(m::AbstractVector{Bool}) = findprev(identity, m, length(m))
+# Of a matrix Julia's result is a `Union{Nothing, CartesianIndex{2}}`, which zy does not hold:
+# refused by name.
+findfirst(f, A::AbstractMatrix) = _find_matrix("findfirst")
+findlast(f, A::AbstractMatrix) = _find_matrix("findlast")
+findfirst(m::AbstractMatrix{Bool}) = _find_matrix("findfirst")
+findlast(m::AbstractMatrix{Bool}) = _find_matrix("findlast")
+_find_matrix(name) = error("unsupported: `$(name)` of a matrix (Julia's `Union{Nothing, CartesianIndex{2}}`); `$(name)(f, A[:])` gives the linear index, `findall` every `CartesianIndex`")
 findnext(m::AbstractVector{Bool}, k::Int) = findnext(identity, m, k)
 findprev(m::AbstractVector{Bool}, k::Int) = findprev(identity, m, k)
 function findnext(f, x::AbstractVector, k::Int)
@@ -2527,30 +2618,30 @@ _gen_all(f, z::Zip{Tuple{A, B}}) where {A <: Tuple, B <: Tuple} = _gen_all(f, _z
 """
     eachindex(x), eachindex(x, y)
 
-The linear indices of an array or tuple, `1:length(x)`; with several arrays, their common
-indices (a `DimensionMismatch` where their lengths differ).
+The linear indices of an array or tuple, `Base.OneTo(length(x))`; with several arrays, their
+common indices (a `DimensionMismatch` where their lengths differ).
 """
-eachindex(x::AbstractArray) = 1:length(x)
+eachindex(x::AbstractArray) = OneTo(length(x))
 # `keys` of a Vector: its indices (Julia's `LinearIndices`, indexable as `1:length(x)`).
 keys(x::AbstractVector) = 1:length(x)
-eachindex(x::Tuple) = 1:length(x)
+eachindex(x::Tuple) = OneTo(length(x))
 
 function eachindex(x::AbstractArray, y::AbstractArray)
     if length(x) != length(y)
         throw(DimensionMismatch("all inputs to eachindex must have the same indices, got Base.OneTo($(length(x))) and Base.OneTo($(length(y)))"))
     end
-    return 1:length(x)
+    return OneTo(length(x))
 end
 
 """
     axes(A), axes(A, d)
 
-The valid indices of each dimension of `A` (`axes(A, d)`: of dimension `d`, `1:1` beyond
-`ndims(A)`).
+The valid indices of each dimension of `A`, each a `Base.OneTo(n)` (`axes(A, d)`: of
+dimension `d`, `Base.OneTo(1)` beyond `ndims(A)`).
 """
-axes(x::AbstractVector) = (1:length(x),)
-axes(A::AbstractMatrix) = (1:size(A, 1), 1:size(A, 2))
-axes(A::AbstractArray, d::Int) = 1:size(A, d)
+axes(x::AbstractVector) = (OneTo(length(x)),)
+axes(A::AbstractMatrix) = (OneTo(size(A, 1)), OneTo(size(A, 2)))
+axes(A::AbstractArray, d::Int) = OneTo(size(A, d))
 
 """
     firstindex(x), lastindex(x), firstindex(A, d), lastindex(A, d)
@@ -5082,6 +5173,12 @@ first(p::Pairs) = _gen_elem(p, 1)
 last(p::Pairs) = _gen_elem(p, length(p))
 keys(p::Pairs) = 1:length(p.data)
 values(p::Pairs) = p.data
+# Of a matrix (Julia's keys `CartesianIndices(A)`): iterated, `CartesianIndex(i, j) => A[i, j]`
+# in column-major order.
+pairs(A::AbstractMatrix) = Pairs(A)
+keys(p::Pairs{<:AbstractMatrix}) = keys(p.data)
+getindex(p::Pairs{<:AbstractMatrix}, I::CartesianIndex) = p.data[I[1], I[2]]
+_gen_elem(p::Pairs{<:AbstractMatrix}, k::Int) = Pair(_cartesian_of(p.data, k), p.data[k])
 # Of a named tuple: its names are the keys, `pairs(nt)[:a]` its value; iterated, `:a => nt.a`.
 keys(p::Pairs{<:NamedTuple}) = keys(p.data)
 getindex(p::Pairs{<:NamedTuple}, k::Symbol) = p.data[k]
@@ -6025,6 +6122,9 @@ struct OneTo{T}
     OneTo(n::Int) = new{Int}(max(0, n))
 end
 _unit_range(r::OneTo) = 1:r.stop
+# Element `k` of a loop or generator over it (`for i in eachindex(x)`): `k` itself, so the loop
+# is a plain counted one.
+_gen_elem(r::OneTo, k::Int) = k
 
 length(r::OneTo) = r.stop
 size(r::OneTo) = (r.stop,)
@@ -8455,6 +8555,7 @@ _gen_array(f, it::Array{T, 3}) where {T} = _array3(_gen_results(f, it), size(it,
 _array3(x::Array{Float64}, a::Int, b::Int, c::Int) = zeros(a, b, c)
 _array3(x::Array{Int}, a::Int, b::Int, c::Int) = fill(0, a, b, c)
 _array3(x::Array{Bool}, a::Int, b::Int, c::Int) = fill(false, a, b, c)
+_array3(x::Array{T}, a::Int, b::Int, c::Int) where {T} = error("unsupported: a 3-dimensional array of $T (zy's 3-dimensional arrays hold numbers)")
 product(a, b, c) = Iterators.product(a, b, c)
 
 # `CartesianIndex(i, j, k)` of a 3-dimensional array: indexing by it, `CartesianIndices(A)`,
@@ -8478,10 +8579,11 @@ function _cartesian3(dims::Tuple{Int, Int, Int}, k::Int)
     return CartesianIndex((k - 1) % m + 1, ((k - 1) ÷ m) % n + 1, (k - 1) ÷ (m * n) + 1)
 end
 
-# `findall` of a matrix or a 3-dimensional array: Julia's result is a Vector of
-# `CartesianIndex`es, which zy's arrays (of numbers) cannot hold.
-findall(f, A::AbstractMatrix) = error("unsupported: `findall` of a matrix (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
-findall(f, A::AbstractArray{T, 3}) where {T} = error("unsupported: `findall` of a 3-dimensional array (Julia's result is a Vector of `CartesianIndex`es; zy's arrays hold numbers); write `findall(f, A[:])` for linear indices")
+# `findall` of a matrix or a 3-dimensional array: a Vector of the `CartesianIndex`es where
+# `f` holds, in column-major order; `keys` of a 3-dimensional array its `CartesianIndices`.
+findall(f, A::AbstractMatrix) = [_cartesian_of(A, k) for k in _findall_linear(f, A)]
+findall(f, A::AbstractArray{T, 3}) where {T} = [_cartesian3(size(A), k) for k in _findall_linear(f, A)]
+keys(A::AbstractArray{T, 3}) where {T} = CartesianIndices(size(A))
 
 # `dest .= v` with a 3-dimensional array on either side: the same shape, else refused by name
 # (Julia extends an array of fewer dimensions along the missing ones).
@@ -8513,8 +8615,8 @@ _similar_of(T, x::Array{S, 3}) where {S} = _undef_nd(T, size(x))
 The number of dimensions of an array; the ranges of its indices, one per dimension.
 """
 ndims(A::AbstractArray{T, N}) where {T, N} = N
-axes(A::AbstractArray{T, 3}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 3))
-axes(A::AbstractArray{T, 4}) where {T} = (1:size(A, 1), 1:size(A, 2), 1:size(A, 3), 1:size(A, 4))
+axes(A::AbstractArray{T, 3}) where {T} = (OneTo(size(A, 1)), OneTo(size(A, 2)), OneTo(size(A, 3)))
+axes(A::AbstractArray{T, 4}) where {T} = (OneTo(size(A, 1)), OneTo(size(A, 2)), OneTo(size(A, 3)), OneTo(size(A, 4)))
 
 """
     reshape(A, a, b, c), reshape(A, (a, b, c)), reshape(A, :, b, c), reshape(A, a, :, c),

@@ -294,6 +294,12 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base.collect"],
     },
+    // An index `Base.OneTo(n)` that `getindex`, `setindex!` or `view` has no method for is
+    // read as `1:n` (inference's `call_with_unit_ranges`).
+    Hooks {
+        triggers: &["Base.OneTo"],
+        hooks: &["Base._unit_range"],
+    },
     // `eachrow`/`eachcol`/`eachslice`'s slices are an AbstractVector of views for a user's
     // annotation (inference's `abstract_array`): only code making them has them.
     Hooks {

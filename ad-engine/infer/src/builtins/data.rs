@@ -790,10 +790,10 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         // A row `x'` of numbers (`rows = [v' for v in vs]`, Julia's `Vector{Adjoint{T,
         // Vector{T}}}`): held as its vector is, a reference.
         Type::Adjoint(e) => e.is_number(),
-        // Complex and rational numbers, characters, pairs, unit ranges and rows `transpose(v)`
-        // are the library's structs an array holds (`Vector{ComplexF64}`,
+        // Complex and rational numbers, characters, pairs, unit ranges, rows `transpose(v)`
+        // and Cartesian indices are the library's structs an array holds (`Vector{ComplexF64}`,
         // `Vector{Rational{Int64}}`, `collect(s)` of a string, `collect(d)` of a `Dict`,
-        // `findall("a", s)`, `[transpose(v) for v in vs]`).
+        // `findall("a", s)`, `[transpose(v) for v in vs]`, `findall(A .> 0)` of a matrix).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
@@ -805,6 +805,7 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
                             | "Base.Pair"
                             | "Base.UnitRange"
                             | "Base.Transpose"
+                            | "Base.CartesianIndex"
                     ))
         }
         Type::Union(_) => true,
