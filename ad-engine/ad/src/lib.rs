@@ -142,9 +142,6 @@ pub fn gradient_program_with(
         .functions
         .get(inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
-    if let Some(why) = tangent::float32_reached(prog, inst) {
-        return Err(why);
-    }
     if driver::is_scalar(&func.ret) {
         add_adjoints_with(&mut out, inst, adjoint)?;
     }
@@ -234,9 +231,6 @@ fn instance_adjoint_in(
         .get(inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
     if let Some(why) = tangent::recursive_refusal(func) {
-        return Err(why);
-    }
-    if let Some(why) = tangent::float32_refusal(func) {
         return Err(why);
     }
     let mut support = TypedProgram::default();

@@ -511,6 +511,7 @@ impl Value {
     pub fn from_const(c: &Const) -> Value {
         match c {
             Const::F64(bits) => Value::F64(f64::from_bits(*bits)),
+            Const::F32(bits) => Value::F32(f32::from_bits(*bits)),
             Const::Int(i) => Value::Int(*i),
             Const::Bool(b) => Value::Bool(*b),
             Const::Nothing => Value::Nothing,

@@ -1,7 +1,7 @@
 //! `Float32` (`Type::Float32`): `Float32(x)`, arithmetic with Julia's promotion (a Float32
 //! with any integer is a Float32, with a Float64 a Float64), exact comparisons, the
-//! elementary functions of one (a Float32 result), conversions. The AD refuses a function
-//! holding one by name (`zy_ad`), so none of these needs a rule yet.
+//! elementary functions of one (a Float32 result), conversions. Reverse mode differentiates
+//! them with the Float64 rules, rounded back (`zy_ad`'s `rules/scalar.rs`).
 
 use zy_ir::{Const, Prim, Type};
 
