@@ -210,7 +210,8 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
         ts.find_map(object_array)
     }
     match t {
-        Type::Array(e, _) if !e.is_number() => {
+        // Fixed-width integers carry no gradient, as an Int64 array's elements.
+        Type::Array(e, _) if !e.is_number() && !matches!(**e, Type::Int(_)) => {
             let ok = shadowed_elements(e) || returned_elements(e) || mixed_elements(e);
             match object_array(e) {
                 Some((inner, false)) => Some((inner, false)),

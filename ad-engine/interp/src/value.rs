@@ -388,6 +388,8 @@ pub fn convert_f64(v: &Value) -> Result<f64, String> {
         Value::F64(x) => Ok(*x),
         Value::Int(i) => Ok(*i as f64),
         Value::Bool(b) => Ok(f64::from(u8::from(*b))),
+        Value::F32(x) => Ok(f64::from(*x)),
+        Value::Sized(k, held) => Ok(k.value(*held) as f64),
         other => Err(convert_error("Float64", other)),
     }
 }

@@ -1340,6 +1340,31 @@ function _mapfoldl(f, op, init, x)
     return v
 end
 
+# Products of Float32 matrices and vectors: each entry the Float64 dot product rounded once
+# (BLAS's single-precision sums may differ in the last bit); with a Float64 operand, Float64.
+*(A::Matrix{Float32}, x::Vector{Float32}) = Float32.(Float64.(A) * Float64.(x))
+*(A::Matrix{Float32}, B::Matrix{Float32}) = Float32.(Float64.(A) * Float64.(B))
+*(A::Matrix{Float32}, x::Vector{Float64}) = Float64.(A) * x
+*(A::Matrix{Float64}, x::Vector{Float32}) = A * Float64.(x)
+
+# `sum`, `prod`, `maximum` and `minimum` of an array of Float32s or fixed-width integers, `z`
+# the zero or one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64; a
+# Float32's own, from the first element itself, so that `sum(Float32[-0.0])` is `-0.0f0`).
+_sized_sum(x, z) = isempty(x) ? z : _sized_fold(+, x, oftype(z, x[1]))
+_sized_prod(x, z) = isempty(x) ? z : _sized_fold(*, x, oftype(z, x[1]))
+_sized_maximum(x, z) = _sized_fold(max, x, _sized_first(x))
+_sized_minimum(x, z) = _sized_fold(min, x, _sized_first(x))
+function _sized_first(x)
+    isempty(x) && throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+    return x[1]
+end
+function _sized_fold(op, x, s)
+    for k in 2:length(x)
+        s = op(s, x[k])
+    end
+    return s
+end
+
 # `sum`, `prod`, `maximum` and `minimum` of a container of `Any`, `Real` or `Number`, named by
 # `T` (inference hands them here): Julia's fold from the left, each step dispatched on the
 # elements' own types (`sum` counts a first `Bool` as an `Int`, as Julia's `add_sum`). Empty,
@@ -3286,6 +3311,8 @@ fldmod(x::Real, y::Real) = (fld(x, y), mod(x, y))
 """
 oftype(x::Float64, y::Real) = Float64(y)
 oftype(x::Int, y::Real) = Int(y)
+oftype(x::Float32, y::Real) = Float32(y)
+oftype(x::UInt64, y::Real) = UInt64(y)
 
 """
     trunc(x)
@@ -6545,6 +6572,7 @@ end
 # without `T`, each element converted by `T`.
 _typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
 _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
+_typed_cat(T::Type{Float32}, A::Array) = _gen_convert(T, zero(Float32), A)
 # `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
 _typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be `Float64` or `Int`")
 

@@ -36,11 +36,6 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             _ => fail(),
         });
     }
-    if let ("zeros" | "ones" | "fill" | "Array" | "Vector" | "Matrix", [t, ..]) = (name, args) {
-        if names_float32(t) {
-            return Some(Err(super::fixed::array_refusal(&Type::Float32)));
-        }
-    }
     if let ("zero" | "one", [t]) = (name, args) {
         if names_float32(t) {
             let unit = f64::from(u8::from(name == "one"));
@@ -80,9 +75,6 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         (op, [x, y]) if super::fixed::BINARY.contains(&op) && is_numeric(x) && is_numeric(y) => {
             binary(b, name, x, y)
-        }
-        (maker, _) if super::fixed::ARRAY_MAKERS.contains(&maker) => {
-            Err(super::fixed::array_refusal(&Type::Float32))
         }
         // The generic methods (`1f0 == nothing`), or no method.
         _ => return None,
