@@ -72,21 +72,21 @@ eltype(s::String) = Char
 
 The secant, `inv(cos(x))`.
 """
-sec(x::Real) = 1.0 / cos(x)
+sec(x::Real) = 1 / cos(x)
 
 """
     csc(x)
 
 The cosecant, `inv(sin(x))`.
 """
-csc(x::Real) = 1.0 / sin(x)
+csc(x::Real) = 1 / sin(x)
 
 """
     cot(x)
 
 The cotangent, `inv(tan(x))`.
 """
-cot(x::Real) = 1.0 / tan(x)
+cot(x::Real) = 1 / tan(x)
 
 """
     deg2rad(x)
@@ -94,6 +94,7 @@ cot(x::Real) = 1.0 / tan(x)
 `x` degrees in radians: `x * (π / 180)`.
 """
 deg2rad(x::Real) = float(x) * 0.017453292519943295
+deg2rad(x::Float32) = x * (3.1415927f0 / 180f0)
 
 """
     rad2deg(x)
@@ -101,6 +102,7 @@ deg2rad(x::Real) = float(x) * 0.017453292519943295
 `x` radians in degrees: `x * (180 / π)`.
 """
 rad2deg(x::Real) = float(x) * 57.29577951308232
+rad2deg(x::Float32) = x * (180f0 / 3.1415927f0)
 
 """
     clamp(x, lo, hi)
@@ -2747,7 +2749,7 @@ iseven(n::Float64) = iseven(Int(n))
 Approximate equality, Julia's: `x == y`, or both finite and `|x - y| ≤ max(atol, rtol
 max(|x|, |y|))`; arrays compare by the Euclidean norm of their difference.
 """
-function isapprox(x::Real, y::Real; atol::Real = 0.0, rtol::Real = _default_rtol(atol))
+function isapprox(x::Real, y::Real; atol::Real = 0.0, rtol::Real = _default_rtol(x, y, atol))
     return x == y ||
            (isfinite(x) && isfinite(y) && abs(x - y) <= max(atol, rtol * max(abs(x), abs(y))))
 end
@@ -2799,6 +2801,13 @@ function _equal_or_missing(x::AbstractArray, y::AbstractArray)
 end
 
 _default_rtol(atol) = atol > 0 ? 0.0 : sqrt(eps(Float64))
+# Julia's `rtoldefault(x, y, atol)`: the larger of the two types' `sqrt(eps(T))`.
+function _default_rtol(x, y, atol)
+    r = max(_rtol_of(x), _rtol_of(y))
+    return atol > 0 ? zero(r) : r
+end
+_rtol_of(x) = sqrt(eps(Float64))
+_rtol_of(x::Float32) = sqrt(eps(Float32))
 
 function _norm2(x)
     s = 0.0
@@ -2911,7 +2920,8 @@ fourthroot(x::Number) = sqrt(sqrt(x))
 The angle of the point `(x, y)` in `[-π, π]` (Julia's two-argument `atan`, signed zeros
 included), computed from the smaller ratio. Its derivatives are ChainRules' rule (below).
 """
-atan(y::Real, x::Real) = atan(float(y), float(x))
+atan(y::Real, x::Real) = atan(promote(float(y), float(x))...)
+atan(y::Float32, x::Float32) = Float32(atan(Float64(y), Float64(x)))
 
 function atan(yf::Float64, xf::Float64)
     if isnan(xf) || isnan(yf)
@@ -4050,6 +4060,8 @@ function sinpi(x::Float64)
     return signbit(x) ? -s : s
 end
 sinpi(x::Real) = sinpi(float(x))
+# A Float32's as Julia's Float32 kernels compute it: in Float64, rounded once.
+sinpi(x::Float32) = Float32(sinpi(Float64(x)))
 
 """
     cospi(x)
@@ -4064,6 +4076,7 @@ function cospi(x::Float64)
     return c + 0.0
 end
 cospi(x::Real) = cospi(float(x))
+cospi(x::Float32) = Float32(cospi(Float64(x)))
 
 """
     sincospi(x)
@@ -4094,6 +4107,7 @@ function tanpi(x::Float64)
     return signbit(x) ? -r : r
 end
 tanpi(x::Real) = tanpi(float(x))
+tanpi(x::Float32) = Float32(tanpi(Float64(x)))
 
 """
     sind(x), cosd(x), tand(x), sincosd(x)
@@ -4138,6 +4152,8 @@ function cosd(x::Real)
     end
     return _cosd_kernel(360.0 - rx)
 end
+sind(x::Float32) = Float32(sind(Float64(x)))
+cosd(x::Float32) = Float32(cosd(Float64(x)))
 tand(x::Real) = sind(x) / cosd(x)
 sincosd(x::Real) = (sind(x), cosd(x))
 
