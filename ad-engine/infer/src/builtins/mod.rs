@@ -794,7 +794,9 @@ pub(crate) fn call(
         // `Bool(x)`: `x` itself for a Bool; of another number, the prelude's `Base._bool`
         // (Julia's `Bool(x::Real)`, an `InexactError` unless `x` is 0 or 1).
         ("Bool", [x]) if x.ty == Type::Bool => Ok(x.clone()),
-        ("Bool", [x]) if x.ty.is_number() => cx.call_named(b, &"Base._bool".into(), args),
+        ("Bool", [x]) if x.ty.is_number() || matches!(x.ty, Type::Float32 | Type::Int(_)) => {
+            cx.call_named(b, &"Base._bool".into(), args)
+        }
         ("Bool", _) => Err(no_method(
             name,
             &crate::value::types(&args),
