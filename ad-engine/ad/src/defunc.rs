@@ -135,6 +135,7 @@ fn placeholder(
 ) -> Operand {
     let (op, args) = match ty {
         Type::Float64 => return Const::f64(0.0).into(),
+        Type::Float32 => return Const::f32(0.0).into(),
         Type::Int64 => return Const::Int(0).into(),
         Type::Bool => return Const::Bool(false).into(),
         Type::Nothing => return Const::Nothing.into(),

@@ -165,6 +165,7 @@ pub fn driver(
             let one = Const::f64(1.0).into();
             e.prim(Prim::UnionConvert, vec![one], tangent_type(&func.ret))
         }
+        Type::Float32 => Const::f32(1.0).into(),
         _ => Const::f64(1.0).into(),
     };
     let (at, g) = inline(&mut sb, fwd_exit, pb, vec![tape, seed]);
@@ -549,12 +550,13 @@ pub fn is_constant(t: &Type) -> bool {
     t.is_real() && !is_scalar(t)
 }
 
-/// Can a result of type `t` be differentiated, seeded with `1.0`: a `Float64`, or a union of
+/// Can a result of type `t` be differentiated, seeded with `1.0`: a `Float64` (a `Float32`,
+/// seeded with `1f0`), or a union of
 /// numbers that may hold one (`s = 0; for v in x; s += v; end; s`, Julia's
 /// `Union{Float64, Int64}`)?
 pub fn is_scalar(t: &Type) -> bool {
     match t {
-        Type::Float64 => true,
+        Type::Float64 | Type::Float32 => true,
         Type::Union(u) => {
             u.members.contains(&Type::Float64) && u.members.iter().all(Type::is_number)
         }

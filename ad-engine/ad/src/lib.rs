@@ -142,9 +142,6 @@ pub fn gradient_program_with(
         .functions
         .get(inst)
         .ok_or_else(|| AdError::new(Span::default(), format!("no typed body for {inst}")))?;
-    if let Some(why) = tangent::float32_reached(prog, inst) {
-        return Err(why);
-    }
     if driver::is_scalar(&func.ret) {
         add_adjoints_with(&mut out, inst, adjoint)?;
     }
@@ -236,9 +233,6 @@ fn instance_adjoint_in(
     let activity = std::cell::OnceCell::new();
     let active = |v| activity.get_or_init(|| globals.activity(func)).is_active(v);
     if let Some(why) = tangent::recursive_refusal(func, &active, false) {
-        return Err(why);
-    }
-    if let Some(why) = tangent::float32_refusal(func) {
         return Err(why);
     }
     let mut support = TypedProgram::default();

@@ -358,6 +358,7 @@ fn zero_in(func: &mut Function, block: Block, ty: &Type, span: Span) -> Option<O
     };
     match ty {
         Type::Float64 => Some(Const::f64(0.0).into()),
+        Type::Float32 => Some(Const::f32(0.0).into()),
         Type::Int64 => Some(Const::Int(0).into()),
         Type::Bool => Some(Const::Bool(false).into()),
         Type::Tuple(ts) => {

@@ -110,7 +110,7 @@ pub fn stack_entry_type(elem: &Type) -> Type {
 /// The type of the pullback-returned part of the tangent of `t` (`Nothing` when it has none).
 pub fn rdata_type(t: &Type) -> Type {
     match t {
-        Type::Float64 => Type::Float64,
+        Type::Float64 | Type::Float32 => t.clone(),
         Type::Union(u) => u.map(rdata_type),
         _ if t.is_mutable() => Type::Nothing,
         Type::Adjoint(_) => Type::Nothing,
@@ -210,7 +210,8 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
         ts.find_map(object_array)
     }
     match t {
-        Type::Array(e, _) if !e.is_number() => {
+        // Fixed-width integers carry no gradient, as an Int64 array's elements.
+        Type::Array(e, _) if !e.is_number() && !matches!(**e, Type::Int(_)) => {
             let ok = shadowed_elements(e) || returned_elements(e) || mixed_elements(e);
             match object_array(e) {
                 Some((inner, false)) => Some((inner, false)),
@@ -321,8 +322,8 @@ fn mutual_partner(s: &zy_ir::StructType) -> Option<Name> {
     s.fields.iter().find_map(|(_, t)| find(t, s))
 }
 
-/// Why the AD refuses `func`, if it holds a Float32: zy's Float32 values have no tangent yet,
-/// and a gradient through one must not read as `nothing`.
+/// Why forward mode refuses `func`, if it holds a Float32: its pushforwards are Float64's
+/// (reverse mode differentiates a Float32), and a tangent through one must not read as zero.
 pub fn float32_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     let v = func.values.iter().find(|v| holds_float32(&v.ty))?;
     let span = if v.span == zy_ir::Span::default() {
@@ -333,17 +334,17 @@ pub fn float32_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     Some(crate::AdError::new(
         span,
         format!(
-            "unsupported: differentiating through a Float32 value (of type {}): zy computes \
-             with Float32 but does not differentiate it yet; convert with `Float64(x)` before \
-             differentiating",
+            "unsupported: forward mode through a Float32 value (of type {}): zy's reverse mode \
+             (`gradient`) differentiates a Float32, its forward mode does not yet; convert \
+             with `Float64(x)` first",
             v.ty
         ),
     ))
 }
 
 /// [`float32_refusal`] of the first function `inst` reaches in `prog` (itself included) that
-/// holds a Float32: checked before a driver is built, since a Float32 cuts the gradient
-/// where activity would otherwise skip the functions behind it.
+/// holds a Float32: checked before a forward-mode driver is built, since activity would
+/// otherwise skip the functions behind it.
 pub fn float32_reached(
     prog: &zy_ir::TypedProgram,
     inst: &Arc<zy_ir::Instance>,

@@ -587,6 +587,7 @@ fn slot_init(ty: &Type) -> VarInit {
     };
     match ty {
         Type::Float64 => VarInit::Const(Const::f64(0.0)),
+        Type::Float32 => VarInit::Const(Const::f32(0.0)),
         Type::Int64 => VarInit::Const(Const::Int(0)),
         Type::Bool => VarInit::Const(Const::Bool(false)),
         Type::Nothing => VarInit::Const(Const::Nothing),
@@ -784,7 +785,7 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         .order
         .iter()
         .flat_map(|&b| f.block(b).stmts.iter().copied())
-        .filter(|&v| cx.act.is_active(v) && rdata_type(f.ty(v)) == Type::Float64)
+        .filter(|&v| cx.act.is_active(v) && rdata_type(f.ty(v)).is_float())
         .collect();
     let everywhere = crate::cfg::used_on_every_path(f, &scalars);
     let unsure = scalars
@@ -949,12 +950,11 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                     span: d.span,
                 };
                 for (a, c) in s.args.iter().zip(contribs.iter_mut()) {
-                    if let Some(c) = c
-                        .as_mut()
-                        .filter(|_| rdata_type(&f.operand_ty(a)) == Type::Float64)
-                    {
-                        let args = vec![reached.clone(), c.clone(), Const::f64(0.0).into()];
-                        *c = e.prim(Prim::IfElse, args, Type::Float64);
+                    let t = rdata_type(&f.operand_ty(a));
+                    if let Some(c) = c.as_mut().filter(|_| t.is_float()) {
+                        let zero = e.zero_rdata(&t);
+                        let args = vec![reached.clone(), c.clone(), zero];
+                        *c = e.prim(Prim::IfElse, args, t);
                     }
                 }
                 if cx.looped[b.index()] {
@@ -1249,6 +1249,7 @@ impl Grads<'_> {
         let rty = rdata_type(ty);
         let init = match rty {
             Type::Float64 => VarInit::Const(Const::f64(0.0)),
+            Type::Float32 => VarInit::Const(Const::f32(0.0)),
             _ => VarInit::Stmt(Stmt {
                 op: Op::Prim(Prim::ZeroTangent),
                 args: vec![],

@@ -1227,6 +1227,8 @@ impl<'a> Cx<'a> {
         let name: Name = match t {
             Type::Float64 => "Float64".into(),
             Type::Int64 => "Int64".into(),
+            Type::Float32 => "Float32".into(),
+            Type::Int(k) => k.name().into(),
             Type::String => "String".into(),
             Type::SubString => "SubString{String}".into(),
             Type::Symbol(_) if t.is_any_symbol() => "Symbol".into(),

@@ -149,7 +149,9 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
         }
         (Type::Bool | Type::Float64, Type::Int64) => Prim::ToInt,
         (Type::Array(e, n), Type::Array(f, m))
-            if n == m && **f == Type::Float64 && e.is_number() =>
+            if n == m
+                && **f == Type::Float64
+                && (e.is_number() || matches!(**e, Type::Float32 | Type::Int(_))) =>
         {
             return Ok(Val::of(
                 b.prim(Prim::Broadcast, vec![func("float"), v.arg], to.clone()),

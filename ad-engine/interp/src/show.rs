@@ -234,6 +234,10 @@ fn element<W: Write + ?Sized>(f: &mut W, data: &ArrayData, i: usize) -> fmt::Res
         // `Vector{Bool}[[1, 0]]`), as Julia's `:typeinfo` context does.
         ArrayData::Obj(o) => match o.items.get(i) {
             Some(Value::Array(a)) => show_array(f, &a.borrow(), false),
+            // The array's type says Float32: `Float32[1.0, 2.5]`.
+            Some(Value::F32(x)) if o.elem == Type::Float32 => {
+                f.write_str(&zy_ir::print_float32(*x))
+            }
             Some(v) => write_value(f, v),
             None => Ok(()),
         },

@@ -388,6 +388,8 @@ pub fn convert_f64(v: &Value) -> Result<f64, String> {
         Value::F64(x) => Ok(*x),
         Value::Int(i) => Ok(*i as f64),
         Value::Bool(b) => Ok(f64::from(u8::from(*b))),
+        Value::F32(x) => Ok(f64::from(*x)),
+        Value::Sized(k, held) => Ok(k.value(*held) as f64),
         other => Err(convert_error("Float64", other)),
     }
 }
@@ -511,6 +513,7 @@ impl Value {
     pub fn from_const(c: &Const) -> Value {
         match c {
             Const::F64(bits) => Value::F64(f64::from_bits(*bits)),
+            Const::F32(bits) => Value::F32(f32::from_bits(*bits)),
             Const::Int(i) => Value::Int(*i),
             Const::Bool(b) => Value::Bool(*b),
             Const::Nothing => Value::Nothing,

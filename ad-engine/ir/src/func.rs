@@ -99,6 +99,8 @@ impl fmt::Debug for Block {
 pub enum Const {
     /// A Float64, stored as its bits so constants can be hashed and compared exactly.
     F64(u64),
+    /// A Float32, stored as its bits (a Float32 gradient's literal zero or one).
+    F32(u32),
     Int(i64),
     Bool(bool),
     Nothing,
@@ -118,6 +120,11 @@ impl Const {
         Const::F64(x.to_bits())
     }
 
+    /// A Float32 constant.
+    pub fn f32(x: f32) -> Const {
+        Const::F32(x.to_bits())
+    }
+
     /// The Float64 value, if this is one.
     pub fn as_f64(&self) -> Option<f64> {
         match self {
@@ -130,6 +137,7 @@ impl Const {
     pub fn ty(&self) -> Type {
         match self {
             Const::F64(_) => Type::Float64,
+            Const::F32(_) => Type::Float32,
             Const::Int(_) => Type::Int64,
             Const::Bool(_) => Type::Bool,
             Const::Nothing => Type::Nothing,

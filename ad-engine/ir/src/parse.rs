@@ -1052,6 +1052,9 @@ impl<'a> Cursor<'a> {
             None => return Err(self.expected("an operand")),
             _ => {}
         }
+        if self.eat("-Inf32") {
+            return Ok(Const::f32(f32::NEG_INFINITY));
+        }
         if self.eat("-Inf") {
             return Ok(Const::f64(f64::NEG_INFINITY));
         }
@@ -1063,6 +1066,8 @@ impl<'a> Cursor<'a> {
             "nothing" => Const::Nothing,
             "NaN" => Const::f64(f64::NAN),
             "Inf" => Const::f64(f64::INFINITY),
+            "NaN32" => Const::f32(f32::NAN),
+            "Inf32" => Const::f32(f32::INFINITY),
             _ if name.starts_with('%') && name.len() > 1 => {
                 self.pos = at;
                 return Err(self.expected("an operand"));
@@ -1104,7 +1109,7 @@ impl<'a> Cursor<'a> {
         Ok(Const::Tuple(items.into()))
     }
 
-    /// An Int64 (`-12`) or a Float64 in Julia's form (`1.0`, `-2.5e-7`).
+    /// An Int64 (`-12`), a Float64 in Julia's form (`1.0`, `-2.5e-7`) or a Float32 (`0.5f0`).
     fn number(&mut self) -> Result<Const, ParseError> {
         let at = self.pos;
         self.eat("-");
@@ -1120,6 +1125,20 @@ impl<'a> Cursor<'a> {
             self.pos += 1;
             self.eat("-");
             self.take_while(|c| c.is_ascii_digit());
+        }
+        if float && self.rest().starts_with('f') {
+            // A Float32 in Julia's form (`0.1f0`, `1.0f-7`).
+            let mantissa = &self.line.code[at..self.pos];
+            self.pos += 1;
+            let exp_at = self.pos;
+            self.eat("-");
+            self.take_while(|c| c.is_ascii_digit());
+            let exp = &self.line.code[exp_at..self.pos];
+            let text = &self.line.code[at..self.pos];
+            let parsed = format!("{mantissa}e{exp}").parse::<f32>().ok();
+            return parsed
+                .map(Const::f32)
+                .ok_or_else(|| error_at(self.line, at, &format!("`{text}` is not a number")));
         }
         let text = &self.line.code[at..self.pos];
         let parsed = if float {

@@ -192,6 +192,10 @@ pub enum Diff {
     /// code, pullback closures), or made by it with no rule (`tangent_of`): differentiating
     /// one is refused by name.
     Rewritten,
+    /// A conversion between float types (`Float32(x)` of a Float64): the gradient is
+    /// converted back to the operand's type (Zygote's `ProjectTo`). A rounding has no
+    /// finite-difference test; the fixtures check it.
+    Convert,
 }
 
 /// How the JIT runs a primitive.
@@ -570,9 +574,8 @@ prims! {
         kind: Scalar, diff: Diff::No, effects: Effects::throws("a Float64 that is not an integer"),
         interpreted_for: Some("Float64 operands"),
     }
-    /// `Float32(x)` of a number: rounded to the nearest Float32 (the AD refuses a function
-    /// holding a Float32 before any rule is asked).
-    ToFloat32 => "Float32" { kind: Scalar, diff: Diff::No, jit: Jit::Interpreted }
+    /// `Float32(x)` of a number: rounded to the nearest Float32.
+    ToFloat32 => "Float32" { kind: Scalar, diff: Diff::Convert, jit: Jit::Interpreted }
     /// `T(x)` of a number `x` and a fixed-width integer type `T` (the result's; `Int64` from
     /// one of them): exact, Julia's InexactError otherwise.
     ConvertInt => "convert_int" {

@@ -193,6 +193,7 @@ impl fmt::Display for Const {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Const::F64(b) => write_julia_float(f, f64::from_bits(*b)),
+            Const::F32(b) => f.write_str(&julia_float32(f32::from_bits(*b))),
             Const::Int(i) => write!(f, "{i}"),
             Const::Bool(b) => write!(f, "{b}"),
             Const::Nothing => f.write_str("nothing"),

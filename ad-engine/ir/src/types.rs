@@ -24,8 +24,8 @@ pub enum Type {
     /// `Union{}`: the type of an expression that never returns (it throws).
     Bottom,
     Float64,
-    /// `Float32`: a value; the AD refuses to differentiate through one by name, and the JIT
-    /// declines programs that hold one.
+    /// `Float32`: a value whose gradient is a Float32 (reverse mode; forward mode refuses
+    /// one by name), and the JIT declines programs that hold one.
     Float32,
     Int64,
     /// A fixed-width integer other than `Int64` (`UInt8`, `Int32`, ...): a value, never
@@ -323,6 +323,11 @@ impl Type {
         matches!(self, Type::Float64 | Type::Int64 | Type::Bool)
     }
 
+    /// Is this a float type, whose gradient is of its own type (Float64, Float32)?
+    pub fn is_float(&self) -> bool {
+        matches!(self, Type::Float64 | Type::Float32)
+    }
+
     /// Is this Julia's `Missing`, the type of `missing` (the prelude's `Base.Missing`)?
     pub fn is_missing(&self) -> bool {
         matches!(self, Type::Struct(s) if &*s.name == "Base.Missing")
@@ -473,11 +478,11 @@ impl Type {
 pub fn tangent_type(t: &Type) -> Type {
     match t {
         Type::Float64 => Type::Float64,
+        // Zygote's: a Float32's gradient is a Float32 (`ProjectTo` rounds it back).
+        Type::Float32 => Type::Float32,
         Type::Any => Type::Any,
         Type::Bottom => Type::Bottom,
-        // A Float32 has no tangent in zy yet: the AD refuses the functions holding one.
-        Type::Float32
-        | Type::Int64
+        Type::Int64
         | Type::Int(_)
         | Type::Bool
         | Type::Nothing

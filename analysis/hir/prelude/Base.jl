@@ -72,21 +72,21 @@ eltype(s::String) = Char
 
 The secant, `inv(cos(x))`.
 """
-sec(x::Real) = 1.0 / cos(x)
+sec(x::Real) = 1 / cos(x)
 
 """
     csc(x)
 
 The cosecant, `inv(sin(x))`.
 """
-csc(x::Real) = 1.0 / sin(x)
+csc(x::Real) = 1 / sin(x)
 
 """
     cot(x)
 
 The cotangent, `inv(tan(x))`.
 """
-cot(x::Real) = 1.0 / tan(x)
+cot(x::Real) = 1 / tan(x)
 
 """
     deg2rad(x)
@@ -94,6 +94,7 @@ cot(x::Real) = 1.0 / tan(x)
 `x` degrees in radians: `x * (π / 180)`.
 """
 deg2rad(x::Real) = float(x) * 0.017453292519943295
+deg2rad(x::Float32) = x * (3.1415927f0 / 180f0)
 
 """
     rad2deg(x)
@@ -101,6 +102,7 @@ deg2rad(x::Real) = float(x) * 0.017453292519943295
 `x` radians in degrees: `x * (180 / π)`.
 """
 rad2deg(x::Real) = float(x) * 57.29577951308232
+rad2deg(x::Float32) = x * (180f0 / 3.1415927f0)
 
 """
     clamp(x, lo, hi)
@@ -1338,6 +1340,31 @@ function _mapfoldl(f, op, init, x)
         v = op(v, f(x[k]))
     end
     return v
+end
+
+# Products of Float32 matrices and vectors: each entry the Float64 dot product rounded once
+# (BLAS's single-precision sums may differ in the last bit); with a Float64 operand, Float64.
+*(A::Matrix{Float32}, x::Vector{Float32}) = Float32.(Float64.(A) * Float64.(x))
+*(A::Matrix{Float32}, B::Matrix{Float32}) = Float32.(Float64.(A) * Float64.(B))
+*(A::Matrix{Float32}, x::Vector{Float64}) = Float64.(A) * x
+*(A::Matrix{Float64}, x::Vector{Float32}) = A * Float64.(x)
+
+# `sum`, `prod`, `maximum` and `minimum` of an array of Float32s or fixed-width integers, `z`
+# the zero or one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64; a
+# Float32's own, from the first element itself, so that `sum(Float32[-0.0])` is `-0.0f0`).
+_sized_sum(x, z) = isempty(x) ? z : _sized_fold(+, x, oftype(z, x[1]))
+_sized_prod(x, z) = isempty(x) ? z : _sized_fold(*, x, oftype(z, x[1]))
+_sized_maximum(x, z) = _sized_fold(max, x, _sized_first(x))
+_sized_minimum(x, z) = _sized_fold(min, x, _sized_first(x))
+function _sized_first(x)
+    isempty(x) && throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+    return x[1]
+end
+function _sized_fold(op, x, s)
+    for k in 2:length(x)
+        s = op(s, x[k])
+    end
+    return s
 end
 
 # `sum`, `prod`, `maximum` and `minimum` of a container of `Any`, `Real` or `Number`, named by
@@ -2815,7 +2842,7 @@ iseven(n::Float64) = iseven(Int(n))
 Approximate equality, Julia's: `x == y`, or both finite and `|x - y| ≤ max(atol, rtol
 max(|x|, |y|))`; arrays compare by the Euclidean norm of their difference.
 """
-function isapprox(x::Real, y::Real; atol::Real = 0.0, rtol::Real = _default_rtol(atol))
+function isapprox(x::Real, y::Real; atol::Real = 0.0, rtol::Real = _default_rtol(x, y, atol))
     return x == y ||
            (isfinite(x) && isfinite(y) && abs(x - y) <= max(atol, rtol * max(abs(x), abs(y))))
 end
@@ -2867,6 +2894,13 @@ function _equal_or_missing(x::AbstractArray, y::AbstractArray)
 end
 
 _default_rtol(atol) = atol > 0 ? 0.0 : sqrt(eps(Float64))
+# Julia's `rtoldefault(x, y, atol)`: the larger of the two types' `sqrt(eps(T))`.
+function _default_rtol(x, y, atol)
+    r = max(_rtol_of(x), _rtol_of(y))
+    return atol > 0 ? zero(r) : r
+end
+_rtol_of(x) = sqrt(eps(Float64))
+_rtol_of(x::Float32) = sqrt(eps(Float32))
 
 function _norm2(x)
     s = 0.0
@@ -2979,7 +3013,8 @@ fourthroot(x::Number) = sqrt(sqrt(x))
 The angle of the point `(x, y)` in `[-π, π]` (Julia's two-argument `atan`, signed zeros
 included), computed from the smaller ratio. Its derivatives are ChainRules' rule (below).
 """
-atan(y::Real, x::Real) = atan(float(y), float(x))
+atan(y::Real, x::Real) = atan(promote(float(y), float(x))...)
+atan(y::Float32, x::Float32) = Float32(atan(Float64(y), Float64(x)))
 
 function atan(yf::Float64, xf::Float64)
     if isnan(xf) || isnan(yf)
@@ -3379,6 +3414,8 @@ fldmod(x::Real, y::Real) = (fld(x, y), mod(x, y))
 """
 oftype(x::Float64, y::Real) = Float64(y)
 oftype(x::Int, y::Real) = Int(y)
+oftype(x::Float32, y::Real) = Float32(y)
+oftype(x::UInt64, y::Real) = UInt64(y)
 
 """
     trunc(x)
@@ -4183,6 +4220,8 @@ function sinpi(x::Float64)
     return signbit(x) ? -s : s
 end
 sinpi(x::Real) = sinpi(float(x))
+# A Float32's as Julia's Float32 kernels compute it: in Float64, rounded once.
+sinpi(x::Float32) = Float32(sinpi(Float64(x)))
 
 """
     cospi(x)
@@ -4197,6 +4236,7 @@ function cospi(x::Float64)
     return c + 0.0
 end
 cospi(x::Real) = cospi(float(x))
+cospi(x::Float32) = Float32(cospi(Float64(x)))
 
 """
     sincospi(x)
@@ -4227,6 +4267,7 @@ function tanpi(x::Float64)
     return signbit(x) ? -r : r
 end
 tanpi(x::Real) = tanpi(float(x))
+tanpi(x::Float32) = Float32(tanpi(Float64(x)))
 
 """
     sind(x), cosd(x), tand(x), sincosd(x)
@@ -4271,6 +4312,8 @@ function cosd(x::Real)
     end
     return _cosd_kernel(360.0 - rx)
 end
+sind(x::Float32) = Float32(sind(Float64(x)))
+cosd(x::Float32) = Float32(cosd(Float64(x)))
 tand(x::Real) = sind(x) / cosd(x)
 sincosd(x::Real) = (sind(x), cosd(x))
 
@@ -6805,6 +6848,7 @@ end
 # without `T`, each element converted by `T`.
 _typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
 _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
+_typed_cat(T::Type{Float32}, A::Array) = _gen_convert(T, zero(Float32), A)
 # `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
 _typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be `Float64` or `Int`")
 

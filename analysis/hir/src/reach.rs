@@ -549,6 +549,16 @@ pub const HOOKS: &[Hooks] = &[
             "Base._open_minimum",
         ],
     },
+    // ... or of an array of Float32s or fixed-width integers (`sum(UInt8[1, 2])`).
+    Hooks {
+        triggers: &["Base.sum", "Base.prod", "Base.maximum", "Base.minimum"],
+        hooks: &[
+            "Base._sized_sum",
+            "Base._sized_prod",
+            "Base._sized_maximum",
+            "Base._sized_minimum",
+        ],
+    },
     // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude, and
     // tests `isnothing(i)` at run time for `i isa Int`.
     Hooks {

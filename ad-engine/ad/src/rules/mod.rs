@@ -135,6 +135,11 @@ impl Emit<'_> {
     pub fn accum(&mut self, ty: &Type, a: Operand, b: Operand) -> Operand {
         match ty {
             Type::Float64 => self.add(a, b),
+            Type::Float32 => match (is_zero(&a), is_zero(&b)) {
+                (true, _) => b,
+                (_, true) => a,
+                _ => self.prim(Prim::Add, vec![a, b], Type::Float32),
+            },
             Type::Nothing => Const::Nothing.into(),
             _ => self.prim(Prim::Accum, vec![a, b], ty.clone()),
         }
@@ -144,6 +149,7 @@ impl Emit<'_> {
     pub fn zero_rdata(&mut self, ty: &Type) -> Operand {
         match ty {
             Type::Float64 => Const::f64(0.0).into(),
+            Type::Float32 => Const::f32(0.0).into(),
             Type::Nothing => Const::Nothing.into(),
             _ => self.prim(Prim::ZeroTangent, vec![], ty.clone()),
         }
@@ -266,7 +272,10 @@ impl Emit<'_> {
 }
 
 fn is_zero(op: &Operand) -> bool {
-    op.as_const().and_then(Const::as_f64) == Some(0.0)
+    match op.as_const() {
+        Some(Const::F32(bits)) => f32::from_bits(*bits) == 0.0,
+        c => c.and_then(Const::as_f64) == Some(0.0),
+    }
 }
 
 /// Is `op` the literal `0.0` (a structural zero tangent)?
@@ -369,7 +378,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
             Some(r) => r.forward(e, &s)?,
             None if p.is_nondifferentiable() || !s.active => plain(e, &s),
             // Results that do not depend on the operand's value.
-            None if p.info().diff == Diff::Constant => plain(e, &s),
+            None if matches!(p.info().diff, Diff::Constant | Diff::Convert) => plain(e, &s),
             None => return Err(unsupported(e.span, &format!("the primitive `{p}`"))),
         },
         Op::New(st) => data::forward_new(e, st, &s),
@@ -395,6 +404,7 @@ pub fn forward(e: &mut Emit, s: FwdStmt, callees: &mut Callees) -> Result<FwdOut
 pub fn reverse(e: &mut Emit, s: RevStmt) -> Vec<Option<Operand>> {
     match s.op {
         Op::Prim(p) if scalar::handles(*p) => scalar::reverse(e, *p, &s),
+        Op::Prim(Prim::ToFloat32) => scalar::rounding_reverse(e, &s),
         Op::Prim(p) => match rule(*p) {
             Some(r) => (r.reverse)(e, &s),
             None => s.none(),

@@ -655,7 +655,8 @@ fn one_minus_square_root(e: &mut Emit, k: &[Operand]) -> Operand {
 /// The primal operation; residuals are the operands and/or the result, as the reverse needs.
 pub fn forward(e: &mut Emit, p: Prim, s: &FwdStmt) -> FwdOut {
     let value = e.prim(p, s.args.clone(), s.ty.clone());
-    if !s.active || s.ty != Type::Float64 {
+    let float_operands = s.arg_tys.iter().any(Type::is_float);
+    if !s.active || !(s.ty.is_float() || p == Float && float_operands) {
         return FwdOut {
             value,
             shadow: None,
@@ -748,6 +749,9 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
     let (Some(dy), Some(r)) = (s.dy.clone(), rule(p)) else {
         return vec![None; n];
     };
+    if s.ty == Type::Float32 || s.arg_tys.contains(&Type::Float32) {
+        return in_float64(e, p, s, dy);
+    }
     if s.ty != Type::Float64 {
         return vec![None; n];
     }
@@ -768,6 +772,51 @@ pub fn reverse(e: &mut Emit, p: Prim, s: &RevStmt) -> Vec<Option<Operand>> {
         .enumerate()
         .map(|(i, g)| g.filter(|_| s.arg_tys.get(i) == Some(&Type::Float64)))
         .collect()
+}
+
+/// The reverse of a Float32 operation (or of `Float64(x)` of a Float32 `x`): the Float64
+/// rule's, run on the Float64 values of the kept Float32s and of `ȳ`, each Float32 operand's
+/// contribution rounded back to a Float32 (Zygote's `ProjectTo`). The partials are so exact
+/// to the Float64 (Julia's Float32 rules round each step, a last bit apart at most).
+fn in_float64(e: &mut Emit, p: Prim, s: &RevStmt, dy: Operand) -> Vec<Option<Operand>> {
+    let widen = |e: &mut Emit, x: Operand| match e.b.func.operand_ty(&x) {
+        Type::Float32 => e.prim(Float, vec![x], F64),
+        _ => x,
+    };
+    let dy = widen(e, dy);
+    let residuals = s.residuals.iter().map(|k| widen(e, k.clone())).collect();
+    let wide = |t: &Type| match t {
+        Type::Float32 => F64,
+        t => t.clone(),
+    };
+    let s64 = RevStmt {
+        op: s.op,
+        arg_tys: s.arg_tys.iter().map(wide).collect(),
+        consts: s.consts.clone(),
+        ty: wide(&s.ty),
+        residuals,
+        dy: Some(dy),
+    };
+    let out = match p {
+        // `Float64(x)` of a Float32: `x̄ = ȳ`, rounded below.
+        Float => vec![s64.dy.clone()],
+        _ => reverse(e, p, &s64),
+    };
+    out.into_iter()
+        .zip(&s.arg_tys)
+        .map(|(g, t)| match (g, t) {
+            (Some(g), Type::Float32) => Some(e.prim(ToFloat32, vec![g], Type::Float32)),
+            (g, _) => g,
+        })
+        .collect()
+}
+
+/// The reverse of `Float32(x)` of a Float64 `x`: `x̄ = Float64(ȳ)`, exact.
+pub fn rounding_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    match (&s.dy, s.arg_tys.as_slice()) {
+        (Some(dy), [Type::Float64]) => vec![Some(e.prim(Float, vec![dy.clone()], F64))],
+        _ => s.none(),
+    }
 }
 
 /// `rem(a, b) = a - b * trunc(a / b)`: `ā = ȳ`, `b̄ = -ȳ trunc(a / b)`; NaN where `a / b` is an

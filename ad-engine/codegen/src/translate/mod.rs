@@ -611,6 +611,11 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     fn constant(&mut self, c: &Const) -> R<Vec<ClValue>> {
         Ok(match c {
             Const::F64(bits) => vec![self.b.ins().f64const(f64::from_bits(*bits))],
+            Const::F32(_) => {
+                return Err(JitError::interpreted(
+                    "a Float32 (the JIT compiles the float Float64 only)",
+                ))
+            }
             Const::Int(i) => vec![self.b.ins().iconst(types::I64, *i)],
             Const::Bool(x) => vec![self.b.ins().iconst(types::I8, i64::from(*x))],
             // Singletons: their type is the value.

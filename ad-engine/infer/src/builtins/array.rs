@@ -177,7 +177,7 @@ pub(crate) fn broadcast_prim(
                 n = Some(2);
                 elems.push((**e).clone());
             }
-            t if t.is_number() => elems.push(t.clone()),
+            t if t.is_number() || is_sized(t) => elems.push(t.clone()),
             // A type or function is a scalar to broadcasting (Julia's `broadcastable` makes it
             // a `Ref`): `zero.(typeof(x))` with no array operand is the plain call.
             Type::Function(_)
@@ -327,7 +327,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             )
             .unwrap_or_else(fail)
         }
-        ("fill", [v, dims @ ..]) if v.ty.is_number() => {
+        ("fill", [v, dims @ ..]) if v.ty.is_number() || is_sized(&v.ty) => {
             shape_ctor(b, Prim::Fill, v.ty.clone(), dims, std::slice::from_ref(v))
                 .unwrap_or_else(fail)
         }
@@ -523,12 +523,19 @@ pub(crate) fn triangle(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<
 }
 
 /// The element type named by a type used as a value (`zeros(Int, n)`).
+/// A Float32 or a fixed-width integer: numbers an array holds as objects
+/// ([`super::data::is_element_type`]).
+fn is_sized(t: &Type) -> bool {
+    matches!(t, Type::Float32 | Type::Int(_))
+}
+
 fn elem_type(name: &str) -> Option<Type> {
     match name {
         "Float64" => Some(Type::Float64),
         "Int" | "Int64" => Some(Type::Int64),
         "Bool" => Some(Type::Bool),
-        _ => None,
+        "Float32" => Some(Type::Float32),
+        _ => zy_ir::IntKind::from_name(name).map(Type::Int),
     }
 }
 

@@ -785,6 +785,8 @@ pub(crate) fn nested_elements(t: &Type) -> Option<String> {
 pub(crate) fn is_element_type(t: &Type) -> bool {
     match t {
         _ if t.is_number() || *t == Type::Bottom || t.is_string() => true,
+        // Held as objects, each element a number of its own (`Vector{Float32}`, `UInt8[...]`).
+        Type::Float32 | Type::Int(_) => true,
         _ if t.is_any_symbol() => true,
         Type::Array(e, 1 | 2) => is_element_type(e),
         // A row `x'` of numbers (`rows = [v' for v in vs]`, Julia's `Vector{Adjoint{T,

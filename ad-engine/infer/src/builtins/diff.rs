@@ -205,13 +205,13 @@ fn differentiate(
         return cx.call_named(b, &"Base._view_derivative".into(), args);
     }
     let scalar_out = matches!(p, Prim::Gradient | Prim::Hessian);
-    if r == Type::Float32 || xtys.contains(&Type::Float32) {
+    if p == Prim::Derivative && r == Type::Float32 {
         return Err(Fail::unsupported(format!(
-            "`{name}` of a Float32 function or at a Float32 point: zy computes with Float32 \
-             but does not differentiate it yet; convert with `Float64(x)` first"
+            "`{name}` of a Float32 function: zy's forward mode does not differentiate a \
+             Float32 yet (`gradient` does); convert with `Float64(x)` first"
         )));
     }
-    if scalar_out && !r.is_real() {
+    if scalar_out && !(r.is_real() || r == Type::Float32) {
         return Err(Fail::not_differentiable(format!(
             "`{name}` needs a function returning a real number; this call returns {r}"
         )));

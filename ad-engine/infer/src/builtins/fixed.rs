@@ -101,17 +101,6 @@ pub(crate) const BINARY: &[&str] = &[
     "min",
 ];
 
-/// The calls that make an array of their arguments.
-pub(crate) const ARRAY_MAKERS: &[&str] = &["vect", "hcat", "vcat", "hvcat", "fill"];
-
-/// The refusal of an array of `elem`s, a number type zy's arrays do not hold.
-pub(crate) fn array_refusal(elem: &Type) -> Fail {
-    Fail::unsupported(format!(
-        "an array of {elem} values (zy's arrays hold Float64, Int64, Bool and objects); convert \
-         the elements (`Int(x)`, `Float64(x)`) first"
-    ))
-}
-
 /// `x[i]` and `x[i] = v` of an array or a tuple with fixed-width integer indices: each index
 /// as an Int, as Julia's `to_index` converts it (exactly: an index out of Int's range is an
 /// `InexactError` before it is a `BoundsError`).
@@ -156,12 +145,6 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             ("%", [x, t]) if is_integer(x) => {
                 let to = integer_type_value(t)?;
                 Some(Ok(truncated(b, x, &to)))
-            }
-            ("zeros" | "ones" | "fill" | "Array" | "Vector" | "Matrix", [t, ..]) => {
-                let elem @ Type::Int(_) = integer_type_value(t)? else {
-                    return None;
-                };
-                Some(Err(array_refusal(&elem)))
             }
             ("zero" | "one", [t]) => {
                 let Type::Int(k) = integer_type_value(t)? else {
@@ -212,10 +195,6 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         (op, [x, y]) if BINARY.contains(&op) && is_numeric(x) && is_numeric(y) => {
             binary(b, name, x, y)
-        }
-        (maker, _) if ARRAY_MAKERS.contains(&maker) => {
-            let elem = args.iter().find(|a| is_fixed(a)).map(|a| a.ty.clone());
-            Err(array_refusal(&elem.unwrap_or(Type::Int64)))
         }
         // The generic methods (`0x01 == nothing`), or no method.
         _ => return None,

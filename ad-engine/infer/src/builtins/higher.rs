@@ -265,6 +265,12 @@ fn sum(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &Val, args: &[Val]) -> Res
         // The program's own numbers add by its `+` (Julia's `mapreduce(f, +, xs)`).
         return cx.call_named(b, &"Base._number_mapsum".into(), args);
     }
+    if matches!(r, Type::Float32 | Type::Int(_)) {
+        // Float32s or fixed-width integers: the sum of the mapped array, in Julia's `add_sum`
+        // type.
+        let mapped = map(cx, b, f, std::slice::from_ref(xs), args)?;
+        return cx.call_named(b, &"sum".into(), &[mapped]);
+    }
     element_result(cx, f, &[(**e).clone()], "sum")?;
     Ok(invoke_synth(cx, b, "sum", args))
 }

@@ -794,7 +794,9 @@ pub(crate) fn call(
         // `Bool(x)`: `x` itself for a Bool; of another number, the prelude's `Base._bool`
         // (Julia's `Bool(x::Real)`, an `InexactError` unless `x` is 0 or 1).
         ("Bool", [x]) if x.ty == Type::Bool => Ok(x.clone()),
-        ("Bool", [x]) if x.ty.is_number() => cx.call_named(b, &"Base._bool".into(), args),
+        ("Bool", [x]) if x.ty.is_number() || matches!(x.ty, Type::Float32 | Type::Int(_)) => {
+            cx.call_named(b, &"Base._bool".into(), args)
+        }
         ("Bool", _) => Err(no_method(
             name,
             &crate::value::types(&args),
@@ -816,6 +818,20 @@ pub(crate) fn call(
         ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
             format!("`{name}` of more than {} dimensions", zy_ir::MAX_DIMS),
         )),
+        // Of an array of Float32s or fixed-width integers: the prelude's fold from the zero or
+        // one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64).
+        ("sum" | "prod" | "maximum" | "minimum", [x]) if sized_element(x).is_some() => {
+            let e = sized_element(x).unwrap_or(Type::Float32);
+            let acc = match e {
+                Type::Int(k) if k.signed() => Type::Int64,
+                Type::Int(_) => Type::Int(zy_ir::IntKind::UInt64),
+                t => t,
+            };
+            let unit = Val::lit(Const::Int(i64::from(name == "prod")));
+            let fold = format!("Base._sized_{name}");
+            crate::value::convert(b, unit, &acc)
+                .and_then(|unit| cx.call_named(b, &fold.as_str().into(), &[x.clone(), unit]))
+        }
         // Of a container of `Any`, `Real` or `Number`: the prelude's fold, each step dispatched
         // on the elements' own types.
         ("sum" | "prod" | "maximum" | "minimum", [x]) if open_element(x).is_some() => {
@@ -870,6 +886,14 @@ mod tests {
 
 /// The element type of `x`, an array of one of Julia's open abstract types (`Any` of a
 /// `Vector{Any}`, `Real`).
+/// The element type of an array of Float32s or fixed-width integers (held as objects).
+fn sized_element(x: &Val) -> Option<Type> {
+    match &x.ty {
+        Type::Array(e, _) if matches!(**e, Type::Float32 | Type::Int(_)) => Some((**e).clone()),
+        _ => None,
+    }
+}
+
 fn open_element(x: &Val) -> Option<Name> {
     match &x.ty {
         Type::Array(e, _) => match &**e {

@@ -1,7 +1,7 @@
 //! `Float32` (`Type::Float32`): `Float32(x)`, arithmetic with Julia's promotion (a Float32
 //! with any integer is a Float32, with a Float64 a Float64), exact comparisons, the
-//! elementary functions of one (a Float32 result), conversions. The AD refuses a function
-//! holding one by name (`zy_ad`), so none of these needs a rule yet.
+//! elementary functions of one (a Float32 result), conversions. Reverse mode differentiates
+//! them with the Float64 rules, rounded back (`zy_ad`'s `rules/scalar.rs`).
 
 use zy_ir::{Const, Prim, Type};
 
@@ -35,11 +35,6 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             [x] if is_numeric(x) => convert(b, x.clone(), &Type::Float32),
             _ => fail(),
         });
-    }
-    if let ("zeros" | "ones" | "fill" | "Array" | "Vector" | "Matrix", [t, ..]) = (name, args) {
-        if names_float32(t) {
-            return Some(Err(super::fixed::array_refusal(&Type::Float32)));
-        }
     }
     if let ("zero" | "one", [t]) = (name, args) {
         if names_float32(t) {
@@ -80,9 +75,6 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         (op, [x, y]) if super::fixed::BINARY.contains(&op) && is_numeric(x) && is_numeric(y) => {
             binary(b, name, x, y)
-        }
-        (maker, _) if super::fixed::ARRAY_MAKERS.contains(&maker) => {
-            Err(super::fixed::array_refusal(&Type::Float32))
         }
         // The generic methods (`1f0 == nothing`), or no method.
         _ => return None,

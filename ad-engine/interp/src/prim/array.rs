@@ -126,6 +126,16 @@ fn dims(args: &[Value], name: &str, all: &[Value]) -> Result<Shape, String> {
 /// `zeros(dims...)`, `ones(dims...)`.
 pub fn zeros_ones(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
     let shape = dims(args, p.julia_name(), args)?;
+    if let Some(unit) = ret.elem().and_then(|e| sized_unit(e, p == Prim::Ones)) {
+        // `zeros(Float32, n)`, `ones(UInt8, n)`: numbers held as objects.
+        let elem = unit.julia_type();
+        return alloc(shape, |n| {
+            ArrayData::Obj(crate::value::Objects {
+                elem,
+                items: vec![unit; n],
+            })
+        });
+    }
     if let Some(elem) = ret.elem().filter(|e| !e.is_number() && **e != Type::Any) {
         // `Vector{T}(undef, n)` of arrays or structs (inference's `undef_objects`), and the
         // result `map` fills: slots not set yet.
@@ -152,12 +162,32 @@ pub fn zeros_ones(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> 
     })
 }
 
+/// Zero or one of a Float32 or fixed-width integer element type `t`, which an array holds as
+/// objects.
+fn sized_unit(t: &Type, one: bool) -> Option<Value> {
+    let unit = u8::from(one);
+    match t {
+        Type::Float32 => Some(Value::F32(f32::from(unit))),
+        Type::Int(k) => Some(Value::Sized(*k, i64::from(unit))),
+        _ => None,
+    }
+}
+
 /// `fill(v, dims...)`.
 pub fn fill(args: &[Value]) -> Result<Value, String> {
     let Some((v, rest)) = args.split_first() else {
         return Err(method_error("fill", args));
     };
     let shape = dims(rest, "fill", args)?;
+    if matches!(v, Value::F32(_) | Value::Sized(..)) {
+        let elem = v.julia_type();
+        return alloc(shape, |n| {
+            ArrayData::Obj(crate::value::Objects {
+                elem,
+                items: vec![v.clone(); n],
+            })
+        });
+    }
     let e = v
         .number_elem()
         .ok_or_else(|| format!("unsupported: fill with a {} value", v.julia_type()))?;

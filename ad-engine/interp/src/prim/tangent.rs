@@ -84,6 +84,7 @@ fn zero_of(t: &Type, like: Option<&Value>, seen: &mut Seen) -> Result<Value, Str
     };
     Ok(match t {
         Type::Float64 => Value::F64(0.0),
+        Type::Float32 => Value::F32(0.0),
         Type::Int64 => Value::Int(0),
         Type::Bool => Value::Bool(false),
         Type::Nothing => Value::Nothing,

@@ -528,6 +528,8 @@ fn build(r: &Recipe) -> Function {
                 Const::F64(bits),
                 Const::f64(-0.0),
                 Const::f64(f64::NEG_INFINITY),
+                Const::F32(bits as u32),
+                Const::f32(f32::NEG_INFINITY),
                 Const::Int(bits as i64),
                 Const::Bool(bits % 2 == 0),
                 Const::Nothing,
