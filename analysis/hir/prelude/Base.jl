@@ -5071,33 +5071,43 @@ _index_text(i::Tuple) = join(map(repr, i), ", ")
 _index_text(i) = repr(i)
 
 """
-    replace(s, pat => rep, ...)
+    replace(s, pat => rep, ...; count)
 
 `s` with every occurrence of each pattern replaced by its replacement (as `print` writes it),
-from left to right, the earliest match first.
+from left to right, the earliest match first; with `count`, the first `count` of them.
 """
-replace(s::String, p::Pair) = _replace(s, string(p.first), string(p.second))
-replace(s::String, p::Pair, q::Pair) =
-    _replace(s, string(p.first), string(p.second), string(q.first), string(q.second))
-replace(s::String, p::Pair, q::Pair, r::Pair) =
-    _replace(s, string(p.first), string(p.second), string(q.first), string(q.second),
-             string(r.first), string(r.second))
+replace(s::AbstractString, p::Pair; count::Integer = typemax(Int)) =
+    _replace(s, _replace_count(count), string(p.first), string(p.second))
+replace(s::AbstractString, p::Pair, q::Pair; count::Integer = typemax(Int)) =
+    _replace(s, _replace_count(count), string(p.first), string(p.second), string(q.first),
+             string(q.second))
+replace(s::AbstractString, p::Pair, q::Pair, r::Pair; count::Integer = typemax(Int)) =
+    _replace(s, _replace_count(count), string(p.first), string(p.second), string(q.first),
+             string(q.second), string(r.first), string(r.second))
+function _replace_count(count)
+    count < 0 && throw(DomainError(count, "`count` must be non-negative."))
+    return Int(count)
+end
 
 """
-    parse(Int, s), parse(Float64, s), tryparse(Int, s)
+    parse(Int, s; base), parse(Float64, s), tryparse(Int, s; base)
 
-The number written in `s` (whitespace around it allowed; an Int may have a sign and a `0x`,
-`0o` or `0b` prefix), else Julia's `ArgumentError` (`OverflowError` for an Int out of range);
-`tryparse` gives `nothing` instead.
+The number written in `s` (whitespace around it allowed; an Int may have a sign, and a `0x`,
+`0o` or `0b` prefix where no `base` (2 to 62) is given), else Julia's `ArgumentError`
+(`OverflowError` for an Int out of range); `tryparse` gives `nothing` instead.
 """
-parse(::Type{Int64}, s::String) = _parse_int(s)
-parse(::Type{Int}, s::String) = _parse_int(s)
+parse(::Type{Int64}, s::AbstractString; base = nothing) = _parse_int_in(s, base)
+parse(::Type{Int}, s::AbstractString; base = nothing) = _parse_int_in(s, base)
 parse(::Type{Float64}, s::String) = _parse_float(s)
-function tryparse(::Type{Int64}, s::String)
-    ok, n = _tryparse_int(s)
+_parse_int_in(s, ::Nothing) = _parse_int(s)
+_parse_int_in(s, base::Int) = _parse_int(s, base)
+function tryparse(::Type{Int64}, s::AbstractString; base = nothing)
+    ok, n = _tryparse_int_in(s, base)
     return NothingOrInt(ok, n)
 end
-tryparse(::Type{Int}, s::String) = tryparse(Int64, s)
+_tryparse_int_in(s, ::Nothing) = _tryparse_int(s)
+_tryparse_int_in(s, base::Int) = _tryparse_int(s, base)
+tryparse(::Type{Int}, s::AbstractString; base = nothing) = tryparse(Int64, s; base = base)
 function tryparse(::Type{Float64}, s::String)
     ok, x = _tryparse_float(s)
     return ok ? x : nothing

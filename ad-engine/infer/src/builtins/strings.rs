@@ -57,6 +57,11 @@ fn string_fn(b: &mut PlanBuilder, f: &str, args: &[Val], ty: Type) -> Val {
     Val::of(b.prim(Prim::StringFn, all, ty.clone()), ty)
 }
 
+/// No `base` keyword, or an Int one.
+fn int_base(base: &[Val]) -> bool {
+    base.len() <= 1 && base.iter().all(|b| b.ty == Type::Int64)
+}
+
 /// `!v` of a `Bool`.
 fn not(b: &mut PlanBuilder, v: Val) -> Val {
     Val::of(b.prim(Prim::Not, vec![v.arg], Type::Bool), Type::Bool)
@@ -99,7 +104,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             string_fn(b, "sprintf", &[spec.clone(), x], Type::String)
         }
         ("_sprintf", [spec, x]) if is_str(spec) => {
-            if !matches!(x.ty, Type::Float64 | Type::Int64 | Type::Bool) {
+            if !matches!(
+                x.ty,
+                Type::Float64 | Type::Float32 | Type::Int64 | Type::Int(_) | Type::Bool
+            ) {
                 return Some(Err(Fail::unsupported(format!(
                     "`@sprintf` of a value of type {} for a numeric conversion",
                     x.ty
@@ -225,14 +233,24 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             let (x, p) = (as_string(b, x), as_string(b, p));
             string_fn(b, name, &[x, n.clone(), p], Type::String)
         }
-        // The prelude's `replace(s, pat => rep, ...)`: `_replace(s, pat, rep, ...)`.
-        ("_replace", [_, _, _, ..]) if all_str && args.len() % 2 == 1 => {
+        // The prelude's `replace(s, pat => rep, ...; count)`: `_replace(s, count, pat, rep,
+        // ...)`.
+        ("_replace", [s, count, pairs @ ..])
+            if is_str(s)
+                && count.ty == Type::Int64
+                && !pairs.is_empty()
+                && pairs.len() % 2 == 0
+                && pairs.iter().all(is_str) =>
+        {
             string_fn(b, "replace", args, Type::String)
         }
-        ("_parse_int", [_]) if all_str => string_fn(b, "parse_int", args, Type::Int64),
+        // `parse(Int, s)`, `parse(Int, s; base)`.
+        ("_parse_int", [s, base @ ..]) if is_str(s) && int_base(base) => {
+            string_fn(b, "parse_int", args, Type::Int64)
+        }
         ("_parse_float", [_]) if all_str => string_fn(b, "parse_float", args, Type::Float64),
         // `(parsed, value)`.
-        ("_tryparse_int", [_]) if all_str => {
+        ("_tryparse_int", [s, base @ ..]) if is_str(s) && int_base(base) => {
             let ty = Type::tuple([Type::Bool, Type::Int64]);
             string_fn(b, "tryparse_int", args, ty)
         }

@@ -5,7 +5,7 @@ use crate::show::show;
 use crate::value::{Array, ArrayData, Objects, Shape, Value};
 
 use super::method_error;
-use super::parse::{is_space, parse_float, parse_int};
+use super::parse::{is_space, parse_float, parse_int, valid_base};
 use super::printf::{sprintf, sprintf_text, Num};
 
 /// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
@@ -56,6 +56,25 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         (pad @ ("lpad" | "rpad"), [Value::Str(s), Value::Int(n), Value::Str(p)]) => {
             return pad_string(s, *n, p, pad == "lpad").map(|s| Value::Str(s.into()));
         }
+        // `replace(s, pat => rep, ...; count)`: the first `count` matches replaced.
+        ("replace", [Value::Str(s), Value::Int(count), pairs @ ..]) => {
+            let pairs = pairs.iter().map(|p| match p {
+                Value::Str(p) => Ok(p.clone()),
+                _ => Err(method_error(f, operands)),
+            });
+            let pairs = pairs.collect::<Result<Vec<_>, _>>()?;
+            let limit = usize::try_from(*count).unwrap_or(0);
+            return Ok(Value::Str(replace(s, &pairs, limit).into()));
+        }
+        // `parse(Int, s; base)` and `tryparse(Int, s; base)` (`(parsed, value)`).
+        ("parse_int", [Value::Str(s), Value::Int(base)]) => {
+            return Ok(Value::Int(parse_int(s, Some(valid_base(*base)?))?));
+        }
+        ("tryparse_int", [Value::Str(s), Value::Int(base)]) => {
+            let n = parse_int(s, Some(valid_base(*base)?)).ok();
+            let parsed = [Value::Bool(n.is_some()), Value::Int(n.unwrap_or(0))];
+            return Ok(Value::Tuple(parsed.into()));
+        }
         // One conversion of `@sprintf`: `%s` or `%c` of a text, `%c` of a code point, a
         // numeric conversion of a number.
         ("sprintf", [Value::Str(spec), Value::Str(text)]) => {
@@ -69,8 +88,11 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("sprintf", [Value::Str(spec), x]) => {
             let x = match x {
                 Value::F64(v) => Num::Float(*v),
+                Value::F32(v) => Num::Float(f64::from(*v)),
                 Value::Int(v) => Num::Int(*v),
                 Value::Bool(v) => Num::Int(i64::from(*v)),
+                Value::Sized(zy_ir::IntKind::UInt64, bits) => Num::UInt(*bits as u64),
+                Value::Sized(_, v) => Num::Int(*v),
                 _ => return Err(method_error(f, operands)),
             };
             return sprintf(spec, x).map(|s| Value::Str(s.into()));
@@ -94,12 +116,11 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("strip", [s]) => Value::Str(s.trim_matches(is_space).into()),
         ("lstrip", [s]) => Value::Str(s.trim_start_matches(is_space).into()),
         ("rstrip", [s]) => Value::Str(s.trim_end_matches(is_space).into()),
-        ("replace", [s, pairs @ ..]) => Value::Str(replace(s, pairs).into()),
-        ("parse_int", [s]) => Value::Int(parse_int(s)?),
+        ("parse_int", [s]) => Value::Int(parse_int(s, None)?),
         ("parse_float", [s]) => Value::F64(parse_float(s)?),
         // `tryparse(Int, s)` as `(parsed, value)`.
         ("tryparse_int", [s]) => {
-            let n = parse_int(s).ok();
+            let n = parse_int(s, None).ok();
             Value::Tuple(vec![Value::Bool(n.is_some()), Value::Int(n.unwrap_or(0))].into())
         }
         // `tryparse(Float64, s)` likewise; a text `parse` refuses stays refused.
@@ -148,14 +169,16 @@ fn pad_string(s: &str, n: i64, p: &str, left: bool) -> Result<String, String> {
     })
 }
 
-/// `replace(s, pat₁ => rep₁, ...)` of the texts `[pat₁, rep₁, ...]`: from left to right, the
-/// earliest match of any pattern (the first pattern of those that match there) is replaced
-/// and the search goes on after it; an empty pattern matches before every character and at
-/// the end.
-fn replace(s: &str, pairs: &[std::sync::Arc<str>]) -> String {
+/// `replace(s, pat₁ => rep₁, ...; count = limit)` of the texts `[pat₁, rep₁, ...]`: from left
+/// to right, the earliest match of any pattern (the first pattern of those that match there)
+/// is replaced and the search goes on after it, up to `limit` matches; an empty pattern
+/// matches before every character and at the end.
+fn replace(s: &str, pairs: &[std::sync::Arc<str>], limit: usize) -> String {
     let mut out = String::new();
     let mut at = 0;
-    while at <= s.len() {
+    let mut left = limit;
+    while at <= s.len() && left > 0 {
+        left -= 1;
         let found = pairs
             .chunks(2)
             .filter_map(|pr| s[at..].find(&*pr[0]).map(|k| (at + k, pr)))
