@@ -240,6 +240,31 @@ fn field(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(ExprKind::Field { base, name }, node.range)
 }
 
+/// `r"pattern"flags` as `Base.Regex("pattern", "flags")` and `s"text"` as
+/// `Base.SubstitutionString("text")`, their text raw as Julia's string macros read it.
+fn regex_literal(cx: &mut Cx, node: &SyntaxNode, name: &SyntaxNode) -> Option<Expr> {
+    let (string, flags) = match node.children.as_slice() {
+        [_, string] => (string, None),
+        [_, string, flags] if flags.kind == Kind::String => (string, Some(flags)),
+        _ => return None,
+    };
+    if string.kind != Kind::StringLit {
+        return None;
+    }
+    let callee = match (cx.text(name), flags) {
+        ("r", _) => "Base.Regex",
+        ("s", None) => "Base.SubstitutionString",
+        _ => return None,
+    };
+    let text = literals::string(cx, string);
+    let mut args = vec![text];
+    if callee == "Base.Regex" {
+        let flags = flags.map(|f| cx.text(f).to_string()).unwrap_or_default();
+        args.push(Expr::new(ExprKind::Str(flags), node.range));
+    }
+    Some(Expr::call(callee, args, node.range))
+}
+
 /// `@m ...` and string macros `r"..."`: outside the subset, named by the macro.
 fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     match node.children.first() {
@@ -248,6 +273,9 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 if string.kind == Kind::StringLit && cx.text(name) == "raw" {
                     return literals::string(cx, string);
                 }
+            }
+            if let Some(e) = regex_literal(cx, node, name) {
+                return e;
             }
             let is_cmd = node
                 .children

@@ -7,6 +7,7 @@ use crate::value::{Array, ArrayData, Objects, Shape, Value};
 use super::method_error;
 use super::parse::{is_space, parse_float, parse_int, valid_base};
 use super::printf::{sprintf, sprintf_text, Num};
+use super::regex;
 
 /// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
 /// as `show` writes it.
@@ -56,6 +57,35 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         (pad @ ("lpad" | "rpad"), [Value::Str(s), Value::Int(n), Value::Str(p)]) => {
             return pad_string(s, *n, p, pad == "lpad").map(|s| Value::Str(s.into()));
         }
+        // Regexes (the prelude's `Regex` holds its pattern and flags as text).
+        ("regex_flags", [Value::Str(p), Value::Str(flags)]) => {
+            return Ok(Value::Str(regex::regex_flags(p, flags)?.into()));
+        }
+        (
+            "regex_find",
+            [Value::Str(p), Value::Str(flags), Value::Str(s), Value::Int(i), Value::Int(mode), Value::Bool(captures)],
+        ) => {
+            let mode = match mode {
+                0 => regex::Mode::Search,
+                1 => regex::Mode::Anchored,
+                _ => regex::Mode::NonEmpty,
+            };
+            return regex::regex_find(p, flags, s, *i, mode, *captures);
+        }
+        (
+            "regex_replace",
+            [Value::Str(p), Value::Str(flags), Value::Str(s), Value::Str(rep), Value::Bool(substitute), Value::Int(count)],
+        ) => {
+            let out = regex::regex_replace(p, flags, s, rep, *substitute, *count)?;
+            return Ok(Value::Str(out.into()));
+        }
+        (
+            "regex_split",
+            [Value::Str(p), Value::Str(flags), Value::Str(s), Value::Int(limit), Value::Bool(keepempty)],
+        ) => {
+            let parts = regex::regex_split(p, flags, s, *limit, *keepempty)?;
+            return Ok(substrings(parts.iter().map(String::as_str)));
+        }
         // `replace(s, pat => rep, ...; count)`: the first `count` matches replaced.
         ("replace", [Value::Str(s), Value::Int(count), pairs @ ..]) => {
             let pairs = pairs.iter().map(|p| match p {
@@ -67,11 +97,11 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
             return Ok(Value::Str(replace(s, &pairs, limit).into()));
         }
         // `parse(Int, s; base)` and `tryparse(Int, s; base)` (`(parsed, value)`).
-        ("parse_int", [Value::Str(s), Value::Int(base)]) => {
-            return Ok(Value::Int(parse_int(s, Some(valid_base(*base)?))?));
+        ("parse_int", [Value::Str(s), base @ (Value::Int(_) | Value::Nothing)]) => {
+            return Ok(Value::Int(parse_int(s, base_of(base)?)?));
         }
-        ("tryparse_int", [Value::Str(s), Value::Int(base)]) => {
-            let n = parse_int(s, Some(valid_base(*base)?)).ok();
+        ("tryparse_int", [Value::Str(s), base @ (Value::Int(_) | Value::Nothing)]) => {
+            let n = parse_int(s, base_of(base)?).ok();
             let parsed = [Value::Bool(n.is_some()), Value::Int(n.unwrap_or(0))];
             return Ok(Value::Tuple(parsed.into()));
         }
@@ -167,6 +197,14 @@ fn pad_string(s: &str, n: i64, p: &str, left: bool) -> Result<String, String> {
     } else {
         s.to_string() + &fill
     })
+}
+
+/// The `base` keyword of `parse` and `tryparse` (`nothing` when none is given).
+fn base_of(base: &Value) -> Result<Option<u32>, String> {
+    match base {
+        Value::Int(b) => valid_base(*b).map(Some),
+        _ => Ok(None),
+    }
 }
 
 /// `replace(s, pat₁ => rep₁, ...; count = limit)` of the texts `[pat₁, rep₁, ...]`: from left
