@@ -5181,10 +5181,28 @@ startswith(s::SubString, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 1, fa
 The matches of `r` in `s`, each after the last, as Julia's iterator finds them (after an
 empty match, a non-empty one at the same place, else the search moves one character on).
 """
-function eachmatch(r::Regex, s::AbstractString)
-    found = RegexMatch[]
-    _each_match((a, b) -> push!(found, _regex_match(r, s, a, 1)), r, s)
-    return found
+struct RegexMatchIterator
+    regex::Regex
+    string::String
+end
+eachmatch(r::Regex, s::AbstractString) = RegexMatchIterator(r, string(s))
+IteratorSize(::Type{RegexMatchIterator}) = SizeUnknown()
+eltype(::Type{RegexMatchIterator}) = RegexMatch
+# The state: where the next search starts, and whether the last match was empty.
+function iterate(it::RegexMatchIterator, state = (1, false))
+    i, after_empty = state
+    r, s = it.regex, it.string
+    while true
+        a, b, _, _ = _regex_find(r.pattern, r.flags, s, i, after_empty ? 2 : 0, false)
+        if a == 0
+            (after_empty && i <= ncodeunits(s)) || return nothing
+            i = nextind(s, i)
+            after_empty = false
+        else
+            empty = b < a
+            return (_regex_match(r, s, a, 1), (empty ? a : nextind(s, b), empty))
+        end
+    end
 end
 # Calls `f(i, j)` with the byte range of each match, as Julia's `RegexMatchIterator` finds them.
 function _each_match(f, r::Regex, s::AbstractString)
