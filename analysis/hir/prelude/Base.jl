@@ -5157,8 +5157,9 @@ end
 getindex(m::RegexMatch, i::Int) = m.captures[i]
 
 # The first match of `r` in `s` from byte `i`: anywhere (`mode` 0), at `i` (1), at `i` and not
-# empty (2, `eachmatch` after an empty match). Julia's `nothing` where there is none would make
-# a `Union{Nothing, RegexMatch}`, which zy does not hold yet: refused by name.
+# empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`). Julia's
+# `nothing` where there is none would make a `Union{Nothing, RegexMatch}`, which zy does not
+# hold yet: refused by name.
 function _regex_match(r::Regex, s::AbstractString, i::Int, mode::Int)
     a, b, starts, ends = _regex_find(r.pattern, r.flags, s, i, mode, true)
     a == 0 && error("unsupported: `match` of a regex that does not match (Julia's `nothing`, a `Union{Nothing, RegexMatch}` zy does not hold yet); test with `occursin(r, s)` first")
@@ -5174,6 +5175,8 @@ occursin(r::Regex, s::String) = _regex_find(r.pattern, r.flags, s, 1, 0, false)[
 occursin(r::Regex, s::SubString) = _regex_find(r.pattern, r.flags, s, 1, 0, false)[1] > 0
 startswith(s::String, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 1, false)[1] > 0
 startswith(s::SubString, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 1, false)[1] > 0
+endswith(s::String, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 3, false)[1] > 0
+endswith(s::SubString, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 3, false)[1] > 0
 
 """
     eachmatch(r, s)

@@ -1179,7 +1179,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 70636..70640: abs2
-            <zy>/prelude/Base.jl (prelude) 362266..362270: abs2
+            <zy>/prelude/Base.jl (prelude) 362480..362484: abs2
         "#]],
     );
 }

@@ -131,6 +131,8 @@ pub enum Mode {
     Anchored,
     /// At the start only and not empty: PCRE's retry after an empty match (`eachmatch`).
     NonEmpty,
+    /// Anywhere, ending at the end (`endswith`, PCRE's `ENDANCHORED`).
+    AtEnd,
 }
 
 /// A match: its byte range and its groups' (`None` for a group in no match).
@@ -213,6 +215,16 @@ pub fn regex_find(
     mode: Mode,
     captures: bool,
 ) -> Result<Value, String> {
+    // A match ending at the end is a match of the pattern followed by `\z` (the pattern was
+    // checked whole when its `Regex` was made).
+    let at_end;
+    let (pattern, mode) = match mode {
+        Mode::AtEnd => {
+            at_end = format!("(?:{pattern})\\z");
+            (at_end.as_str(), Mode::Search)
+        }
+        _ => (pattern, mode),
+    };
     let c = compile(pattern, flags)?;
     let at = usize::try_from(i - 1).unwrap_or(0);
     let found = find(&c, pattern, s, at, mode)?;

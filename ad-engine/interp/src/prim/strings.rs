@@ -68,7 +68,8 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
             let mode = match mode {
                 0 => regex::Mode::Search,
                 1 => regex::Mode::Anchored,
-                _ => regex::Mode::NonEmpty,
+                2 => regex::Mode::NonEmpty,
+                _ => regex::Mode::AtEnd,
             };
             return regex::regex_find(p, flags, s, *i, mode, *captures);
         }
