@@ -14,7 +14,7 @@ s1(x) = x > 0 ? "positive" : "negative"
 s2(x) = "x = $x"
 s3(x) = :a
 s4(x) = '\xff'
-s5(x) = r"a+"
+s5(x) = b"a+"
 s6(x) = `ls`
 
 # Splatting.

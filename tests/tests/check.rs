@@ -288,8 +288,8 @@ fn what_zy_cannot_run_is_a_note_and_what_julia_raises_a_failure() {
     expect![[r#"
         t.jl:4:1 note skipped-statement zy does not run a call of `push!` at top level: only definitions are loaded (it may change `xs`, so a function that reads it is refused)
         t.jl:5:1 note test-not-run zy cannot run this test: ErrorException: `xs` is changed by top-level code that zy does not run (t.jl:4:1): its value here is unknown
-        t.jl:6:1 note test-not-run zy cannot run this test: unsupported: `@sprintf` conversion `%a`; zy formats `%d %i %f %e %g %s %c`
-        t.jl:7:1 note test-not-run zy cannot run this test: unsupported: `@sprintf` conversion `%a`; zy formats `%d %i %f %e %g %s %c`
+        t.jl:6:1 note test-not-run zy cannot run this test: unsupported: `@sprintf` conversion `%a`; zy formats `%d %i %x %o %f %e %g %s %c`
+        t.jl:7:1 note test-not-run zy cannot run this test: unsupported: `@sprintf` conversion `%a`; zy formats `%d %i %x %o %f %e %g %s %c`
         t.jl:17:1 error test-failed Error During Test: Expression: sqrt(-1.0) == 2.0, threw: DomainError with -1.0: sqrt was called with a negative real argument but will only return a complex result if called with a complex argument. Try sqrt(Complex(x)).
     "#]]
     .assert_eq(&messages(&json(&out)));

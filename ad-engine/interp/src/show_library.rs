@@ -4,7 +4,8 @@
 //! for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`,
 //! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `CartesianIndices((2, 3))`, `1//2`, `'a'`, `Val{3}()`, `findfirst`'s
 //! `Union{Nothing, Int64}` as `nothing` or the index, `missing`, `skipmissing(x)`, `pairs(x)` (a method's `kw...`) as Julia
-//! shows a dictionary (`Base.Pairs(:a => 1.0, :b => 2.0)`).
+//! shows a dictionary (`Base.Pairs(:a => 1.0, :b => 2.0)`), `r"a+b"i`, `s"<\1>"` and
+//! `RegexMatch("ab", 1="a")`.
 
 use std::fmt::{self, Write};
 
@@ -56,6 +57,12 @@ enum Form {
     ConjAdjoint,
     Set,
     Pairs,
+    /// `r"a+b"i`.
+    Regex,
+    /// `s"<\1>"`.
+    Substitution,
+    /// `RegexMatch("ab", 1="a")`.
+    RegexMatch,
     /// A Distributions.jl distribution: its type, then its parameters by name
     /// (`Normal{Float64}(μ=0.0, σ=1.0)`).
     Distribution,
@@ -102,6 +109,9 @@ fn form(t: &StructType) -> Option<Form> {
         "Base._RoundUp" => Form::Rounding("Up"),
         "Base._RoundDown" => Form::Rounding("Down"),
         "Base.Val" => Form::Val,
+        "Base.Regex" => Form::Regex,
+        "Base.SubstitutionString" => Form::Substitution,
+        "Base.RegexMatch" => Form::RegexMatch,
         name if name.starts_with("Distributions.") => Form::Distribution,
         _ => return None,
     })
@@ -446,6 +456,41 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             }
             None => return Ok(false),
         },
+        // A pattern as Julia's raw string literal (a quote escaped), then its flags.
+        Form::Regex | Form::Substitution => {
+            let (text, flags) = match form {
+                Form::Regex => (field("pattern"), field("flags")),
+                _ => (field("string"), None),
+            };
+            let (Some(Value::Str(text)), flags) = (text, flags) else {
+                return Ok(false);
+            };
+            let prefix = if matches!(form, Form::Regex) {
+                'r'
+            } else {
+                's'
+            };
+            write!(f, "{prefix}\"{}\"", text.replace('"', "\\\""))?;
+            if let Some(Value::Str(flags)) = flags {
+                f.write_str(flags)?;
+            }
+        }
+        // `RegexMatch("ab", 1="a", 2="b")`: the match, then each group by number.
+        Form::RegexMatch => {
+            let (Some(m), Some(Value::Array(groups))) = (field("match"), field("captures")) else {
+                return Ok(false);
+            };
+            f.write_str("RegexMatch(")?;
+            show(f, m)?;
+            let groups = groups.borrow();
+            if let ArrayData::Obj(o) = &groups.data {
+                for (k, g) in o.items.iter().enumerate() {
+                    write!(f, ", {}=", k + 1)?;
+                    show(f, g)?;
+                }
+            }
+            f.write_char(')')?;
+        }
         Form::Val => match t.params.as_slice() {
             [p] => write!(f, "Val{{{p}}}()")?,
             _ => return Ok(false),

@@ -5314,37 +5314,176 @@ _index_text(i::Tuple) = join(map(repr, i), ", ")
 _index_text(i) = repr(i)
 
 """
-    replace(s, pat => rep, ...)
+    replace(s, pat => rep, ...; count)
 
 `s` with every occurrence of each pattern replaced by its replacement (as `print` writes it),
-from left to right, the earliest match first.
+from left to right, the earliest match first; with `count`, the first `count` of them.
 """
-replace(s::String, p::Pair) = _replace(s, string(p.first), string(p.second))
-replace(s::String, p::Pair, q::Pair) =
-    _replace(s, string(p.first), string(p.second), string(q.first), string(q.second))
-replace(s::String, p::Pair, q::Pair, r::Pair) =
-    _replace(s, string(p.first), string(p.second), string(q.first), string(q.second),
-             string(r.first), string(r.second))
+replace(s::AbstractString, p::Pair; count::Integer = typemax(Int)) =
+    _replace(s, _replace_count(count), _pattern_text(p.first), _pattern_text(p.second))
+replace(s::AbstractString, p::Pair, q::Pair; count::Integer = typemax(Int)) =
+    _replace(s, _replace_count(count), _pattern_text(p.first), _pattern_text(p.second),
+             _pattern_text(q.first), _pattern_text(q.second))
+replace(s::AbstractString, p::Pair, q::Pair, r::Pair; count::Integer = typemax(Int)) =
+    _replace(s, _replace_count(count), _pattern_text(p.first), _pattern_text(p.second),
+             _pattern_text(q.first), _pattern_text(q.second), _pattern_text(r.first),
+             _pattern_text(r.second))
+_pattern_text(x) = string(x)
+_pattern_text(r::Regex) = error("unsupported: `replace` with a regex beside other patterns, or with a replacement that is not a string or `s\"...\"`")
+_pattern_text(r::SubstitutionString) = r.string
+function _replace_count(count)
+    count < 0 && throw(DomainError(count, "`count` must be non-negative."))
+    return Int(count)
+end
 
 """
-    parse(Int, s), parse(Float64, s), tryparse(Int, s)
+    parse(Int, s; base), parse(Float64, s), tryparse(Int, s; base)
 
-The number written in `s` (whitespace around it allowed; an Int may have a sign and a `0x`,
-`0o` or `0b` prefix), else Julia's `ArgumentError` (`OverflowError` for an Int out of range);
-`tryparse` gives `nothing` instead.
+The number written in `s` (whitespace around it allowed; an Int may have a sign, and a `0x`,
+`0o` or `0b` prefix where no `base` (2 to 62) is given), else Julia's `ArgumentError`
+(`OverflowError` for an Int out of range); `tryparse` gives `nothing` instead.
 """
-parse(::Type{Int64}, s::String) = _parse_int(s)
-parse(::Type{Int}, s::String) = _parse_int(s)
+parse(::Type{Int64}, s::AbstractString; base = nothing) = _parse_int(s, base)
+parse(::Type{Int}, s::AbstractString; base = nothing) = _parse_int(s, base)
 parse(::Type{Float64}, s::String) = _parse_float(s)
-function tryparse(::Type{Int64}, s::String)
-    ok, n = _tryparse_int(s)
+function tryparse(::Type{Int64}, s::AbstractString; base = nothing)
+    ok, n = _tryparse_int(s, base)
     return NothingOrInt(ok, n)
 end
-tryparse(::Type{Int}, s::String) = tryparse(Int64, s)
+tryparse(::Type{Int}, s::AbstractString; base = nothing) = tryparse(Int64, s; base = base)
 function tryparse(::Type{Float64}, s::String)
     ok, x = _tryparse_float(s)
     return ok ? x : nothing
 end
+
+# ---- Regular expressions (Julia's regex.jl) --------------------------------------------------
+# A `Regex` holds its pattern and flags as text; the primitives `_regex_*` compile and match
+# them (zy's interpreter, `prim/regex.rs`: PCRE's syntax and match order, what it cannot match
+# as PCRE does refused by name).
+
+"""
+    Regex(pattern, flags = ""), r"pattern"flags
+
+A regular expression; the flags `i` (case-insensitive), `m` (`^`/`$` at lines), `s` (`.`
+matches a newline).
+"""
+struct Regex
+    pattern::String
+    flags::String
+    function Regex(pattern::AbstractString, flags::AbstractString)
+        return new(string(pattern), _regex_flags(string(pattern), string(flags)))
+    end
+end
+Regex(pattern::AbstractString) = Regex(pattern, "")
+
+"""
+    SubstitutionString(s), s"text"
+
+A replacement for `replace(s, r => s"...")`: `\\0` the match, `\\1` (`\\g<1>`) a group.
+"""
+struct SubstitutionString
+    string::String
+end
+
+"""
+    RegexMatch
+
+A match of a `Regex`: `m.match`, `m.captures` (`m[i]`), `m.offset`, `m.offsets`, `m.regex`.
+"""
+struct RegexMatch
+    match::SubString{String}
+    captures::Vector{SubString{String}}
+    offset::Int
+    offsets::Vector{Int}
+    regex::Regex
+end
+getindex(m::RegexMatch, i::Int) = m.captures[i]
+
+# The first match of `r` in `s` from byte `i`: anywhere (`mode` 0), at `i` (1), at `i` and not
+# empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`). Julia's
+# `nothing` where there is none would make a `Union{Nothing, RegexMatch}`, which zy does not
+# hold yet: refused by name.
+function _regex_match(r::Regex, s::AbstractString, i::Int, mode::Int)
+    a, b, starts, ends = _regex_find(r.pattern, r.flags, s, i, mode, true)
+    a == 0 && error("unsupported: `match` of a regex that does not match (Julia's `nothing`, a `Union{Nothing, RegexMatch}` zy does not hold yet); test with `occursin(r, s)` first")
+    caps = SubString{String}[]
+    for k in 1:length(starts)
+        push!(caps, SubString(s, starts[k], ends[k]))
+    end
+    return RegexMatch(SubString(s, a, b), caps, a, starts, r)
+end
+match(r::Regex, s::AbstractString) = _regex_match(r, s, 1, 0)
+match(r::Regex, s::AbstractString, i::Int) = _regex_match(r, s, i, 0)
+occursin(r::Regex, s::String) = _regex_find(r.pattern, r.flags, s, 1, 0, false)[1] > 0
+occursin(r::Regex, s::SubString) = _regex_find(r.pattern, r.flags, s, 1, 0, false)[1] > 0
+startswith(s::String, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 1, false)[1] > 0
+startswith(s::SubString, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 1, false)[1] > 0
+endswith(s::String, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 3, false)[1] > 0
+endswith(s::SubString, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 3, false)[1] > 0
+
+"""
+    eachmatch(r, s)
+
+The matches of `r` in `s`, each after the last, as Julia's iterator finds them (after an
+empty match, a non-empty one at the same place, else the search moves one character on).
+"""
+struct RegexMatchIterator
+    regex::Regex
+    string::String
+end
+eachmatch(r::Regex, s::AbstractString) = RegexMatchIterator(r, string(s))
+IteratorSize(::Type{RegexMatchIterator}) = SizeUnknown()
+eltype(::Type{RegexMatchIterator}) = RegexMatch
+# The state: where the next search starts, and whether the last match was empty.
+function iterate(it::RegexMatchIterator, state = (1, false))
+    i, after_empty = state
+    r, s = it.regex, it.string
+    while true
+        a, b, _, _ = _regex_find(r.pattern, r.flags, s, i, after_empty ? 2 : 0, false)
+        if a == 0
+            (after_empty && i <= ncodeunits(s)) || return nothing
+            i = nextind(s, i)
+            after_empty = false
+        else
+            empty = b < a
+            return (_regex_match(r, s, a, 1), (empty ? a : nextind(s, b), empty))
+        end
+    end
+end
+# Calls `f(i, j)` with the byte range of each match, as Julia's `RegexMatchIterator` finds them.
+function _each_match(f, r::Regex, s::AbstractString)
+    i = 1
+    after_empty = false
+    while true
+        a, b, _, _ = _regex_find(r.pattern, r.flags, s, i, after_empty ? 2 : 0, false)
+        if a == 0
+            (after_empty && i <= ncodeunits(s)) || break
+            i = nextind(s, i)
+            after_empty = false
+        else
+            f(a, b)
+            after_empty = b < a
+            i = after_empty ? a : nextind(s, b)
+        end
+    end
+    return nothing
+end
+function _count_matches(r::Regex, s::AbstractString)
+    n = Ref(0)
+    _each_match((a, b) -> n[] += 1, r, s)
+    return n[]
+end
+count(r::Regex, s::String) = _count_matches(r, s)
+count(r::Regex, s::SubString) = _count_matches(r, s)
+split(s::String, r::Regex; limit::Int = 0, keepempty::Bool = true) =
+    _regex_split(r.pattern, r.flags, s, limit, keepempty)
+split(s::SubString, r::Regex; limit::Int = 0, keepempty::Bool = true) =
+    _regex_split(r.pattern, r.flags, s, limit, keepempty)
+replace(s::AbstractString, p::Pair{Regex, String}; count::Integer = typemax(Int)) =
+    _regex_replace(p.first.pattern, p.first.flags, s, p.second, false, _replace_count(count))
+replace(s::AbstractString, p::Pair{Regex, SubstitutionString}; count::Integer = typemax(Int)) =
+    _regex_replace(p.first.pattern, p.first.flags, s, p.second.string, true,
+                   _replace_count(count))
 
 # ---- Bits of an Int (Julia's int.jl) ---------------------------------------------------------
 

@@ -240,6 +240,31 @@ fn field(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(ExprKind::Field { base, name }, node.range)
 }
 
+/// `r"pattern"flags` as `Base.Regex("pattern", "flags")` and `s"text"` as
+/// `Base.SubstitutionString("text")`, their text raw as Julia's string macros read it.
+fn regex_literal(cx: &mut Cx, node: &SyntaxNode, name: &SyntaxNode) -> Option<Expr> {
+    let (string, flags) = match node.children.as_slice() {
+        [_, string] => (string, None),
+        [_, string, flags] if flags.kind == Kind::String => (string, Some(flags)),
+        _ => return None,
+    };
+    if string.kind != Kind::StringLit {
+        return None;
+    }
+    let callee = match (cx.text(name), flags) {
+        ("r", _) => "Base.Regex",
+        ("s", None) => "Base.SubstitutionString",
+        _ => return None,
+    };
+    let text = literals::string(cx, string);
+    let mut args = vec![text];
+    if callee == "Base.Regex" {
+        let flags = flags.map(|f| cx.text(f).to_string()).unwrap_or_default();
+        args.push(Expr::new(ExprKind::Str(flags), node.range));
+    }
+    Some(Expr::call(callee, args, node.range))
+}
+
 /// `@m ...` and string macros `r"..."`: outside the subset, named by the macro.
 fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     match node.children.first() {
@@ -248,6 +273,9 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 if string.kind == Kind::StringLit && cx.text(name) == "raw" {
                     return literals::string(cx, string);
                 }
+            }
+            if let Some(e) = regex_literal(cx, node, name) {
+                return e;
             }
             let is_cmd = node
                 .children
@@ -788,6 +816,21 @@ fn call_with(
         Some((last, list)) if last.kind == Kind::Do => (Some(last), list),
         _ => (None, rest),
     };
+    let is_sprint = !dotted && matches!(&callee_expr.kind, ExprKind::Ident(f) if f == "sprint");
+    let written = match (do_block, list) {
+        (Some(f), []) | (None, [f]) if is_sprint => sprint_function(cx, f),
+        _ => None,
+    };
+    if let Some(f) = written {
+        // `sprint(io -> ...)`: the function called on the empty text, its writes to `io`
+        // extending it, as a `show` method's are.
+        let empty = Expr::new(ExprKind::Str(String::new()), node.range);
+        let kind = ExprKind::Call {
+            callee: Box::new(f),
+            args: vec![empty],
+        };
+        return Expr::new(kind, node.range);
+    }
     let mut args = Vec::new();
     if let Some(do_block) = do_block {
         args.push(do_function(cx, do_block));
@@ -1072,6 +1115,38 @@ fn keyword_argument(cx: &mut Cx, node: &SyntaxNode, after_semicolon: bool) -> Op
 }
 
 /// `do x ... end`: an anonymous function.
+/// What a use of a written-to `io` other than a write is (`output::io_escape`).
+pub(crate) const IO_PASSED: &str = "`io` used otherwise than written to (`print(io, ...)`, `show(io, x)`, ...): zy holds it as the text written so far, which a function it is passed to cannot extend";
+
+/// The function `f` of `sprint(f)` written `io -> ...` or as a `do io ... end` block, with its
+/// one parameter the text written so far (`output::io_write`) and that text its value; `None`
+/// for any other argument.
+fn sprint_function(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
+    if !matches!(node.kind, Kind::Arrow | Kind::Do) {
+        return None;
+    }
+    let head = node.children.first()?;
+    let param = match head.children.as_slice() {
+        _ if head.leaf && head.kind == Kind::Identifier => head,
+        [p] if head.kind == Kind::Tuple && p.leaf && p.kind == Kind::Identifier => p,
+        _ => return None,
+    };
+    let io = cx.text(param).to_string();
+    let outer = std::mem::replace(&mut cx.io, Some(io.clone()));
+    let mut f = match node.kind {
+        Kind::Do => do_function(cx, node),
+        _ => arrow_function(cx, node),
+    };
+    cx.io = outer;
+    if let ExprKind::Function(def) = &mut f.kind {
+        if let Some(at) = crate::output::io_escape(&def.body, &io) {
+            return Some(cx.unsupported_at(at, IO_PASSED));
+        }
+        def.body.push(Expr::new(ExprKind::Ident(io), node.range));
+    }
+    Some(f)
+}
+
 fn do_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [head, body] = node.children.as_slice() else {
         return error_expr(node);

@@ -471,8 +471,8 @@ fn shared_identifiers(cx: &Cx, nodes: &[SyntaxNode]) -> Vec<String> {
 
 /// Library functions whose result is a new object, whatever their arguments.
 const NEW_OBJECT: [&str; 14] = [
-    "copy", "deepcopy", "collect", "similar", "zeros", "ones", "fill", "rand", "randn",
-    "Matrix", "Vector", "Array", "hcat", "vcat",
+    "copy", "deepcopy", "collect", "similar", "zeros", "ones", "fill", "rand", "randn", "Matrix",
+    "Vector", "Array", "hcat", "vcat",
 ];
 
 /// Is `n` a call that makes a new object: a broadcast `f.(x)`, arithmetic (`A + B`, `2A`,
@@ -482,7 +482,10 @@ fn makes_new_object(cx: &Cx, n: &SyntaxNode) -> bool {
         _ if n.leaf => false,
         Kind::DotCall => true,
         Kind::Call if n.is_infix() || n.is_prefix() => {
-            let op = n.children.get(usize::from(n.is_infix())).map(|o| cx.text(o));
+            let op = n
+                .children
+                .get(usize::from(n.is_infix()))
+                .map(|o| cx.text(o));
             op.is_some_and(|o| ["+", "-", "*", "/", "\\", "^"].contains(&o))
         }
         Kind::Call if !n.is_postfix() => n
@@ -795,8 +798,12 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
     cx.type_vars.truncate(enclosing);
     cx.io = outer;
     if let Some(io) = io {
-        // The text written is the method's value.
-        body.push(Expr::new(ExprKind::Ident(io), body_node.range));
+        match crate::output::io_escape(&body, &io) {
+            // The method stays, refused where it is called.
+            Some(at) => body = vec![cx.unsupported_at(at, crate::expr::IO_PASSED)],
+            // The text written is the method's value.
+            None => body.push(Expr::new(ExprKind::Ident(io), body_node.range)),
+        }
     }
     Some(method(cx, node, sig, body))
 }

@@ -204,6 +204,34 @@ pub(crate) fn io_write(
     ))
 }
 
+/// Where `body` uses the `io` of a `show` method or of `sprint(io -> ...)` otherwise than to
+/// write to it or return it (`helper(io, x)`, `out = io`): zy's `io` is the text written so far, which a
+/// function it is passed to cannot extend, so such a use is refused, never silently lost.
+pub(crate) fn io_escape(body: &[Expr], io: &str) -> Option<crate::ast::TextRange> {
+    body.iter().find_map(|e| escape_in(e, io))
+}
+
+fn escape_in(e: &Expr, io: &str) -> Option<crate::ast::TextRange> {
+    let is_io = |e: &Expr| matches!(&e.kind, ExprKind::Ident(s) if s == io);
+    match &e.kind {
+        ExprKind::Ident(s) if s == io => Some(e.range),
+        // A write (`io_write`): `io = string(io, ...)`, `io = showerror(io, x)`.
+        ExprKind::Assign { lhs, rhs } if is_io(lhs) => match &rhs.kind {
+            ExprKind::Call { callee, args }
+                if matches!(&callee.kind, ExprKind::Ident(f) if f == "string" || f == "showerror")
+                    && args.first().is_some_and(is_io) =>
+            {
+                io_escape(&args[1..], io)
+            }
+            _ => Some(e.range),
+        },
+        // The text written ends the function (lowering's `return` of a writing method).
+        ExprKind::Return(Some(v)) if is_io(v) => None,
+        ExprKind::Function(def) => io_escape(&def.body, io),
+        _ => e.children().into_iter().find_map(|c| escape_in(c, io)),
+    }
+}
+
 /// `sprint(showerror, e)`, `sprint(show, x)`, `sprint(print, x)`: the text each writes, as a
 /// `String`; `showerror(stdout, e)` (or `stderr`): the text computed and left out, with a note.
 pub(crate) fn text_of(cx: &mut Cx, node: &SyntaxNode, name: &str, args: &[Expr]) -> Option<Expr> {

@@ -1,7 +1,7 @@
 //! `@sprintf(fmt, xs...)` (the Printf standard library): the string Julia's format writes. The
 //! format is a literal, as Julia's macro requires, so it is split here: its text stays text,
-//! `%s` is the value as `string` prints it, and each other conversion (`%d %i %f %e %g` of a
-//! number, `%s` with a width or precision, `%c` of a character, with flags, width and
+//! `%s` is the value as `string` prints it, and each other conversion (`%d %i %x %o %f %e %g`
+//! of a number, `%s` with a width or precision, `%c` of a character, with flags, width and
 //! precision) becomes `Base._sprintf("%.3f", x)`, one formatted value; the parts are joined as
 //! an interpolated string is (`string(parts...)`).
 
@@ -109,11 +109,13 @@ fn pieces(text: &str) -> Result<Vec<Piece>, Refusal> {
         }
         let conv = chars.next().ok_or(Refusal::Invalid)?;
         let plain_s = match conv {
-            'd' | 'i' | 'u' | 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'c' | 'C' => false,
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'c' | 'C' => {
+                false
+            }
             's' | 'S' => spec == "%",
-            'x' | 'X' | 'o' | 'a' | 'A' | 'p' | 'n' | 'D' | 'O' | 'U' => {
+            'a' | 'A' | 'p' | 'n' | 'D' | 'O' | 'U' => {
                 return Err(Refusal::Unsupported(format!(
-                    "`@sprintf` conversion `%{conv}`; zy formats `%d %i %f %e %g %s %c`"
+                    "`@sprintf` conversion `%{conv}`; zy formats `%d %i %x %o %f %e %g %s %c`"
                 )))
             }
             _ => return Err(Refusal::Invalid),

@@ -34,6 +34,10 @@ pub(crate) const NAMES: &[&str] = &[
     "lpad",
     "rpad",
     "_replace",
+    "_regex_flags",
+    "_regex_find",
+    "_regex_replace",
+    "_regex_split",
     "_parse_int",
     "_parse_float",
     "_tryparse_int",
@@ -55,6 +59,11 @@ fn string_fn(b: &mut PlanBuilder, f: &str, args: &[Val], ty: Type) -> Val {
     let mut all = vec![Arg::Const(Const::Symbol(f.into()))];
     all.extend(args.iter().map(|a| a.arg.clone()));
     Val::of(b.prim(Prim::StringFn, all, ty.clone()), ty)
+}
+
+/// No `base` keyword, or an Int one (`nothing`: none given).
+fn int_base(base: &[Val]) -> bool {
+    base.len() <= 1 && base.iter().all(|b| matches!(b.ty, Type::Int64 | Type::Nothing))
 }
 
 /// `!v` of a `Bool`.
@@ -99,7 +108,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             string_fn(b, "sprintf", &[spec.clone(), x], Type::String)
         }
         ("_sprintf", [spec, x]) if is_str(spec) => {
-            if !matches!(x.ty, Type::Float64 | Type::Int64 | Type::Bool) {
+            if !matches!(
+                x.ty,
+                Type::Float64 | Type::Float32 | Type::Int64 | Type::Int(_) | Type::Bool
+            ) {
                 return Some(Err(Fail::unsupported(format!(
                     "`@sprintf` of a value of type {} for a numeric conversion",
                     x.ty
@@ -225,14 +237,52 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             let (x, p) = (as_string(b, x), as_string(b, p));
             string_fn(b, name, &[x, n.clone(), p], Type::String)
         }
-        // The prelude's `replace(s, pat => rep, ...)`: `_replace(s, pat, rep, ...)`.
-        ("_replace", [_, _, _, ..]) if all_str && args.len() % 2 == 1 => {
+        // The prelude's `replace(s, pat => rep, ...; count)`: `_replace(s, count, pat, rep,
+        // ...)`.
+        ("_replace", [s, count, pairs @ ..])
+            if is_str(s)
+                && count.ty == Type::Int64
+                && !pairs.is_empty()
+                && pairs.len() % 2 == 0
+                && pairs.iter().all(is_str) =>
+        {
             string_fn(b, "replace", args, Type::String)
         }
-        ("_parse_int", [_]) if all_str => string_fn(b, "parse_int", args, Type::Int64),
+        // The prelude's regexes: a pattern and its flags as text, then the string searched.
+        ("_regex_flags", [_, _]) if all_str => string_fn(b, "regex_flags", args, Type::String),
+        // `(i, j, group_starts, group_ends)` of the first match from `i` by a mode.
+        ("_regex_find", [p, f, s, i, mode, captures])
+            if [p, f, s].into_iter().all(is_str)
+                && i.ty == Type::Int64
+                && mode.ty == Type::Int64
+                && captures.ty == Type::Bool =>
+        {
+            let ints = Type::Array(std::sync::Arc::new(Type::Int64), 1);
+            let ty = Type::tuple([Type::Int64, Type::Int64, ints.clone(), ints]);
+            string_fn(b, "regex_find", args, ty)
+        }
+        ("_regex_replace", [p, f, s, rep, substitute, count])
+            if [p, f, s, rep].into_iter().all(is_str)
+                && substitute.ty == Type::Bool
+                && count.ty == Type::Int64 =>
+        {
+            string_fn(b, "regex_replace", args, Type::String)
+        }
+        ("_regex_split", [p, f, s, limit, keepempty])
+            if [p, f, s].into_iter().all(is_str)
+                && limit.ty == Type::Int64
+                && keepempty.ty == Type::Bool =>
+        {
+            let ty = Type::Array(std::sync::Arc::new(Type::SubString), 1);
+            string_fn(b, "regex_split", args, ty)
+        }
+        // `parse(Int, s)`, `parse(Int, s; base)`.
+        ("_parse_int", [s, base @ ..]) if is_str(s) && int_base(base) => {
+            string_fn(b, "parse_int", args, Type::Int64)
+        }
         ("_parse_float", [_]) if all_str => string_fn(b, "parse_float", args, Type::Float64),
         // `(parsed, value)`.
-        ("_tryparse_int", [_]) if all_str => {
+        ("_tryparse_int", [s, base @ ..]) if is_str(s) && int_base(base) => {
             let ty = Type::tuple([Type::Bool, Type::Int64]);
             string_fn(b, "tryparse_int", args, ty)
         }

@@ -8,6 +8,7 @@ pub mod factor;
 mod linalg;
 mod parse;
 mod printf;
+mod regex;
 mod reduce;
 mod scalar;
 mod single;

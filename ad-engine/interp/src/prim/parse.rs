@@ -13,8 +13,9 @@ pub fn is_space(c: char) -> bool {
 
 /// `parse(Int, s)` (`Ok(Ok(n))`), or why `s` is not an Int64 (`Ok(Err(message))`, Julia's
 /// `ArgumentError` or `OverflowError`): leading and trailing whitespace, a sign, a base prefix
-/// `0x`, `0o` or `0b`, then digits up to whitespace.
-pub fn parse_int(s: &str) -> Result<i64, String> {
+/// `0x`, `0o` or `0b` where no `base` is given (`parse(Int, s; base)`, 2 to 62), then digits
+/// up to whitespace.
+pub fn parse_int(s: &str, base: Option<u32>) -> Result<i64, String> {
     let quoted = || show(&Value::Str(s.into()));
     let mut chars = s.chars().peekable();
     let skip_space = |chars: &mut std::iter::Peekable<std::str::Chars>| {
@@ -29,8 +30,9 @@ pub fn parse_int(s: &str) -> Result<i64, String> {
     if chars.peek().is_none() {
         return Err("ArgumentError: input string is empty or only contains whitespace".into());
     }
-    let mut base = 10;
-    if chars.peek() == Some(&'0') {
+    let given = base;
+    let mut base = given.unwrap_or(10);
+    if given.is_none() && chars.peek() == Some(&'0') {
         let mut ahead = chars.clone();
         ahead.next();
         if let Some(b) = ahead.next().and_then(|c| match c {
@@ -51,7 +53,7 @@ pub fn parse_int(s: &str) -> Result<i64, String> {
     }
     let mut n: i64 = 0;
     while let Some(c) = chars.next_if(|&c| !is_space(c)) {
-        let d = c.to_digit(36).filter(|&d| d < base).ok_or_else(|| {
+        let d = digit(c, base).filter(|&d| d < base).ok_or_else(|| {
             format!(
                 "ArgumentError: invalid base {base} digit {} in {}",
                 show_char(c),
@@ -75,6 +77,29 @@ pub fn parse_int(s: &str) -> Result<i64, String> {
         ));
     }
     Ok(n)
+}
+
+/// The `base` keyword of `parse` and `tryparse`, or Julia's `ArgumentError` of one outside 2
+/// to 62 (which `tryparse` throws too).
+pub fn valid_base(base: i64) -> Result<u32, String> {
+    match base {
+        2..=62 => Ok(base as u32),
+        _ => Err(format!(
+            "ArgumentError: invalid base: base must be 2 ≤ base ≤ 62, got {base}"
+        )),
+    }
+}
+
+/// The value of the digit `c` in `base`, as Julia reads it: `0`-`9`, then letters of either
+/// case from 10 up to base 36; above it `A`-`Z` are 10 to 35 and `a`-`z` 36 to 61.
+fn digit(c: char, base: u32) -> Option<u32> {
+    match c {
+        '0'..='9' => c.to_digit(10),
+        'A'..='Z' => Some(c as u32 - 'A' as u32 + 10),
+        'a'..='z' if base <= 36 => Some(c as u32 - 'a' as u32 + 10),
+        'a'..='z' => Some(c as u32 - 'a' as u32 + 36),
+        _ => None,
+    }
 }
 
 /// `parse(Float64, s)`: C's `strtod` of the text between ASCII whitespace (decimal digits with

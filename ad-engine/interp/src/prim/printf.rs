@@ -1,11 +1,11 @@
-//! One conversion of Julia's `@sprintf` (the Printf standard library): `%d`/`%i`, `%f`/`%F`,
-//! `%e`/`%E`, `%g`/`%G` of a number, with the flags `-+ 0#`, a width and a precision. Lowering
-//! splits the format (a literal) into its text and one `string_fn(:sprintf, spec, x)` per
-//! conversion; this writes what Julia's `Printf.fmt` writes for that spec: decimal digits
-//! correctly rounded (ties to even, as Ryu's), `Inf`/`NaN` as Julia spells them, exponents of
-//! at least two digits, and `%d` of a float as `%.0f` (Printf's `floatfmt`); `%s` of a text
-//! and `%c` of a character, padded to the width (left-justified with `-`), `%s` cut to the
-//! precision.
+//! One conversion of Julia's `@sprintf` (the Printf standard library): `%d`/`%i`, `%x`/`%X`,
+//! `%o` (with `#`, the prefix `0x`, `0X` or `0`), `%f`/`%F`, `%e`/`%E`, `%g`/`%G` of a number,
+//! with the flags `-+ 0#`, a width and a precision. Lowering splits the format (a literal)
+//! into its text and one `string_fn(:sprintf, spec, x)` per conversion; this writes what
+//! Julia's `Printf.fmt` writes for that spec: decimal digits correctly rounded (ties to even,
+//! as Ryu's), `Inf`/`NaN` as Julia spells them, exponents of at least two digits, and an
+//! integer conversion of a float as `%.0f` (Printf's `floatfmt`); `%s` of a text and `%c` of a
+//! character, padded to the width (left-justified with `-`), `%s` cut to the precision.
 
 /// A parsed conversion `%[flags][width][.precision]conv`.
 struct Spec {
@@ -85,24 +85,27 @@ pub fn sprintf_text(spec: &str, text: &str) -> Result<String, String> {
 /// A number to format.
 #[derive(Clone, Copy)]
 pub enum Num {
+    /// A signed integer (`Int64`, `Bool`, `Int8` to `Int32`, `UInt8` to `UInt32`).
     Int(i64),
+    /// A `UInt64`.
+    UInt(u64),
+    /// A `Float64` (or `Float32`, widened).
     Float(f64),
 }
 
 /// `x` formatted by the conversion `spec` (`"%.3f"`), or the error of a spec zy does not know.
 pub fn sprintf(spec: &str, x: Num) -> Result<String, String> {
     let s = parse(spec).ok_or_else(|| format!("ArgumentError: invalid format string: '{spec}'"))?;
+    let int_conv = matches!(s.conv, 'd' | 'i' | 'x' | 'X' | 'o');
     let (negative, body) = match (s.conv, x) {
-        ('d' | 'i', Num::Int(n)) => {
-            let digits = n.unsigned_abs().to_string();
-            let min = s.precision.unwrap_or(0);
-            let pad = "0".repeat(min.saturating_sub(digits.len()));
-            (n < 0, format!("{pad}{digits}"))
-        }
-        ('d' | 'i', Num::Float(f)) => float_body(f, 'f', Some(0), s.hash),
+        (c, Num::Int(n)) if int_conv => (n < 0, int_digits(n.unsigned_abs(), c, s.precision)),
+        (c, Num::UInt(n)) if int_conv => (false, int_digits(n, c, s.precision)),
+        // Printf writes a float by an integer conversion as `%.0f`, whatever the base.
+        (_, Num::Float(f)) if int_conv => float_body(f, 'f', Some(0), s.hash),
         ('f' | 'F' | 'e' | 'E' | 'g' | 'G', x) => {
             let f = match x {
                 Num::Int(n) => n as f64,
+                Num::UInt(n) => n as f64,
                 Num::Float(f) => f,
             };
             float_body(f, s.conv, s.precision, s.hash)
@@ -118,8 +121,16 @@ pub fn sprintf(spec: &str, x: Num) -> Result<String, String> {
     } else {
         ""
     };
+    let int = int_conv && !matches!(x, Num::Float(_));
+    // `#` puts the base's prefix between the sign and the digits (or their zero padding).
+    let prefix = match s.conv {
+        'x' if int && s.hash => "0x",
+        'X' if int && s.hash => "0X",
+        'o' if int && s.hash => "0",
+        _ => "",
+    };
+    let sign = format!("{sign}{prefix}");
     // Printf clears the `0` flag of an integer conversion with a precision.
-    let int = matches!(s.conv, 'd' | 'i') && matches!(x, Num::Int(_));
     let zero = s.zero && !(int && s.precision.is_some_and(|p| p > 0));
     let len = sign.len() + body.chars().count();
     let fill = s.width.saturating_sub(len);
@@ -132,6 +143,19 @@ pub fn sprintf(spec: &str, x: Num) -> Result<String, String> {
     } else {
         format!("{}{sign}{body}", " ".repeat(fill))
     })
+}
+
+/// The digits of `n` in the base of the integer conversion `conv` (`x` lower-case hexadecimal,
+/// `X` upper-case, `o` octal, else decimal), zeros in front up to `precision` digits.
+fn int_digits(n: u64, conv: char, precision: Option<usize>) -> String {
+    let digits = match conv {
+        'x' => format!("{n:x}"),
+        'X' => format!("{n:X}"),
+        'o' => format!("{n:o}"),
+        _ => n.to_string(),
+    };
+    let pad = precision.unwrap_or(0).saturating_sub(digits.len());
+    format!("{}{digits}", "0".repeat(pad))
 }
 
 /// The digits of `|f|` (without its sign) by conversion `conv`, and whether `f` is negative.
@@ -242,5 +266,28 @@ mod tests {
         assert_eq!(sprintf("%05d", Num::Int(-42)), Ok("-0042".into()));
         assert_eq!(sprintf("%.3d", Num::Int(7)), Ok("007".into()));
         assert_eq!(sprintf("%f", Num::Int(3)), Ok("3.000000".into()));
+    }
+
+    #[test]
+    fn formats_other_bases_as_julias_printf() {
+        let i = |spec: &str, n: i64| sprintf(spec, Num::Int(n)).unwrap_or_else(|e| e);
+        assert_eq!(i("%x", 255), "ff");
+        assert_eq!(i("%X", 255), "FF");
+        assert_eq!(i("%o", 8), "10");
+        assert_eq!(i("%#x", 255), "0xff");
+        assert_eq!(i("%#X", 255), "0XFF");
+        assert_eq!(i("%#o", 8), "010");
+        assert_eq!(i("%x", -255), "-ff");
+        assert_eq!(i("%+x", 255), "+ff");
+        assert_eq!(i("%04x", 10), "000a");
+        assert_eq!(i("%#06x", 10), "0x000a");
+        assert_eq!(i("%-6x", 10), "a     ");
+        assert_eq!(i("%.4x", 10), "000a");
+        assert_eq!(i("%6.3x", 10), "   00a");
+        assert_eq!(
+            sprintf("%x", Num::UInt(u64::MAX)),
+            Ok("ffffffffffffffff".into())
+        );
+        assert_eq!(f("%x", 255.4), "255");
     }
 }

@@ -5,8 +5,9 @@ use crate::show::show;
 use crate::value::{Array, ArrayData, Objects, Shape, Value};
 
 use super::method_error;
-use super::parse::{is_space, parse_float, parse_int};
+use super::parse::{is_space, parse_float, parse_int, valid_base};
 use super::printf::{sprintf, sprintf_text, Num};
+use super::regex;
 
 /// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
 /// as `show` writes it.
@@ -56,6 +57,55 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         (pad @ ("lpad" | "rpad"), [Value::Str(s), Value::Int(n), Value::Str(p)]) => {
             return pad_string(s, *n, p, pad == "lpad").map(|s| Value::Str(s.into()));
         }
+        // Regexes (the prelude's `Regex` holds its pattern and flags as text).
+        ("regex_flags", [Value::Str(p), Value::Str(flags)]) => {
+            return Ok(Value::Str(regex::regex_flags(p, flags)?.into()));
+        }
+        (
+            "regex_find",
+            [Value::Str(p), Value::Str(flags), Value::Str(s), Value::Int(i), Value::Int(mode), Value::Bool(captures)],
+        ) => {
+            let mode = match mode {
+                0 => regex::Mode::Search,
+                1 => regex::Mode::Anchored,
+                2 => regex::Mode::NonEmpty,
+                _ => regex::Mode::AtEnd,
+            };
+            return regex::regex_find(p, flags, s, *i, mode, *captures);
+        }
+        (
+            "regex_replace",
+            [Value::Str(p), Value::Str(flags), Value::Str(s), Value::Str(rep), Value::Bool(substitute), Value::Int(count)],
+        ) => {
+            let out = regex::regex_replace(p, flags, s, rep, *substitute, *count)?;
+            return Ok(Value::Str(out.into()));
+        }
+        (
+            "regex_split",
+            [Value::Str(p), Value::Str(flags), Value::Str(s), Value::Int(limit), Value::Bool(keepempty)],
+        ) => {
+            let parts = regex::regex_split(p, flags, s, *limit, *keepempty)?;
+            return Ok(substrings(parts.iter().map(String::as_str)));
+        }
+        // `replace(s, pat => rep, ...; count)`: the first `count` matches replaced.
+        ("replace", [Value::Str(s), Value::Int(count), pairs @ ..]) => {
+            let pairs = pairs.iter().map(|p| match p {
+                Value::Str(p) => Ok(p.clone()),
+                _ => Err(method_error(f, operands)),
+            });
+            let pairs = pairs.collect::<Result<Vec<_>, _>>()?;
+            let limit = usize::try_from(*count).unwrap_or(0);
+            return Ok(Value::Str(replace(s, &pairs, limit).into()));
+        }
+        // `parse(Int, s; base)` and `tryparse(Int, s; base)` (`(parsed, value)`).
+        ("parse_int", [Value::Str(s), base @ (Value::Int(_) | Value::Nothing)]) => {
+            return Ok(Value::Int(parse_int(s, base_of(base)?)?));
+        }
+        ("tryparse_int", [Value::Str(s), base @ (Value::Int(_) | Value::Nothing)]) => {
+            let n = parse_int(s, base_of(base)?).ok();
+            let parsed = [Value::Bool(n.is_some()), Value::Int(n.unwrap_or(0))];
+            return Ok(Value::Tuple(parsed.into()));
+        }
         // One conversion of `@sprintf`: `%s` or `%c` of a text, `%c` of a code point, a
         // numeric conversion of a number.
         ("sprintf", [Value::Str(spec), Value::Str(text)]) => {
@@ -69,8 +119,11 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("sprintf", [Value::Str(spec), x]) => {
             let x = match x {
                 Value::F64(v) => Num::Float(*v),
+                Value::F32(v) => Num::Float(f64::from(*v)),
                 Value::Int(v) => Num::Int(*v),
                 Value::Bool(v) => Num::Int(i64::from(*v)),
+                Value::Sized(zy_ir::IntKind::UInt64, bits) => Num::UInt(*bits as u64),
+                Value::Sized(_, v) => Num::Int(*v),
                 _ => return Err(method_error(f, operands)),
             };
             return sprintf(spec, x).map(|s| Value::Str(s.into()));
@@ -94,12 +147,11 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         ("strip", [s]) => Value::Str(s.trim_matches(is_space).into()),
         ("lstrip", [s]) => Value::Str(s.trim_start_matches(is_space).into()),
         ("rstrip", [s]) => Value::Str(s.trim_end_matches(is_space).into()),
-        ("replace", [s, pairs @ ..]) => Value::Str(replace(s, pairs).into()),
-        ("parse_int", [s]) => Value::Int(parse_int(s)?),
+        ("parse_int", [s]) => Value::Int(parse_int(s, None)?),
         ("parse_float", [s]) => Value::F64(parse_float(s)?),
         // `tryparse(Int, s)` as `(parsed, value)`.
         ("tryparse_int", [s]) => {
-            let n = parse_int(s).ok();
+            let n = parse_int(s, None).ok();
             Value::Tuple(vec![Value::Bool(n.is_some()), Value::Int(n.unwrap_or(0))].into())
         }
         // `tryparse(Float64, s)` likewise; a text `parse` refuses stays refused.
@@ -148,14 +200,24 @@ fn pad_string(s: &str, n: i64, p: &str, left: bool) -> Result<String, String> {
     })
 }
 
-/// `replace(s, pat₁ => rep₁, ...)` of the texts `[pat₁, rep₁, ...]`: from left to right, the
-/// earliest match of any pattern (the first pattern of those that match there) is replaced
-/// and the search goes on after it; an empty pattern matches before every character and at
-/// the end.
-fn replace(s: &str, pairs: &[std::sync::Arc<str>]) -> String {
+/// The `base` keyword of `parse` and `tryparse` (`nothing` when none is given).
+fn base_of(base: &Value) -> Result<Option<u32>, String> {
+    match base {
+        Value::Int(b) => valid_base(*b).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// `replace(s, pat₁ => rep₁, ...; count = limit)` of the texts `[pat₁, rep₁, ...]`: from left
+/// to right, the earliest match of any pattern (the first pattern of those that match there)
+/// is replaced and the search goes on after it, up to `limit` matches; an empty pattern
+/// matches before every character and at the end.
+fn replace(s: &str, pairs: &[std::sync::Arc<str>], limit: usize) -> String {
     let mut out = String::new();
     let mut at = 0;
-    while at <= s.len() {
+    let mut left = limit;
+    while at <= s.len() && left > 0 {
+        left -= 1;
         let found = pairs
             .chunks(2)
             .filter_map(|pr| s[at..].find(&*pr[0]).map(|k| (at + k, pr)))

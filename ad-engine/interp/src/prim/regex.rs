@@ -1,0 +1,427 @@
+//! Julia's regular expressions (`r"a+b"i`, `Regex(p, flags)`): Julia compiles them with PCRE,
+//! zy with the `regex-automata` crate, whose syntax is PCRE's for what both read and whose
+//! leftmost-first matches are PCRE's backtracking order. What PCRE reads otherwise, or zy
+//! cannot match as PCRE does, is refused by name, never matched differently: syntax the crate
+//! lacks (lookaround, backreferences, atomic groups, `\Z`, ...) or reads otherwise (`\<`,
+//! `\>`, `\b{...}`), named groups (a `RegexMatch` shows them by name), the flags `x` and `a`;
+//! at match time `$` (and `^` with `m`) against a text ending in a newline, a group that
+//! takes part in no match (Julia's `nothing` capture), and after an empty match a longer one
+//! at the same place that PCRE's `NOTEMPTY_ATSTART` retry could prefer.
+//!
+//! The prelude's `Regex` holds the pattern and its flags as text; each operation compiles
+//! them (a cache keeps the compiled forms).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use regex_automata::meta::Regex;
+use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input, MatchKind};
+use regex_syntax::hir::Look;
+
+use crate::value::{Array, ArrayData, Shape, Value};
+
+/// A pattern compiled twice: with PCRE's preference order, and reporting the longest match
+/// (to tell whether a longer match than an empty one exists at a place).
+struct Compiled {
+    first: Regex,
+    longest: Regex,
+    /// The pattern has `$` without `m` or `^`/`$` with `m`: PCRE treats a final newline
+    /// otherwise than the crate.
+    line_anchor: bool,
+}
+
+thread_local! {
+    static CACHE: RefCell<HashMap<(String, String), Rc<Compiled>>> =
+        RefCell::new(HashMap::new());
+}
+
+/// `flags` in Julia's order (`i`, `m`, `s`), as `show` writes them, or Julia's
+/// `ArgumentError` of an unknown flag.
+pub fn normalised_flags(flags: &str) -> Result<String, String> {
+    for f in flags.chars() {
+        match f {
+            'i' | 'm' | 's' => {}
+            'x' | 'a' => {
+                return Err(format!(
+                    "unsupported: the regex flag `{f}` (zy's regexes take `i`, `m` and `s`)"
+                ))
+            }
+            _ => return Err(format!("ArgumentError: unknown regex flag: {f}")),
+        }
+    }
+    Ok("ims".chars().filter(|f| flags.contains(*f)).collect())
+}
+
+/// `Regex(pattern, flags)`: the flags as `show` writes them, or why zy cannot match the
+/// pattern as Julia does.
+pub fn regex_flags(pattern: &str, flags: &str) -> Result<String, String> {
+    compile(pattern, flags)?;
+    normalised_flags(flags)
+}
+
+fn compile(pattern: &str, flags: &str) -> Result<Rc<Compiled>, String> {
+    let key = (pattern.to_string(), flags.to_string());
+    if let Some(c) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok(c);
+    }
+    normalised_flags(flags)?;
+    for bad in ["\\<", "\\>", "\\b{", "\\B{"] {
+        if pattern.contains(bad) {
+            return Err(format!(
+                "unsupported: `{bad}` in the regex {}: PCRE reads it otherwise than zy",
+                shown(pattern)
+            ));
+        }
+    }
+    let config = syntax::Config::new()
+        .case_insensitive(flags.contains('i'))
+        .multi_line(flags.contains('m'))
+        .dot_matches_new_line(flags.contains('s'));
+    let hir = syntax::parse_with(pattern, &config).map_err(|e| {
+        let why = e.to_string();
+        let why = why.lines().last().unwrap_or_default().trim().to_string();
+        format!(
+            "unsupported: the regex {} ({why}); zy reads PCRE's syntax without lookaround, \
+             backreferences, atomic groups and `\\Z`",
+            shown(pattern)
+        )
+    })?;
+    let looks = hir.properties().look_set();
+    let line_anchor =
+        looks.contains(Look::End) || looks.contains(Look::StartLF) || looks.contains(Look::EndLF);
+    let build = |kind: MatchKind| {
+        Regex::builder()
+            .configure(Regex::config().match_kind(kind))
+            .build_from_hir(&hir)
+            .map_err(|e| format!("unsupported: the regex {} ({e})", shown(pattern)))
+    };
+    let first = build(MatchKind::LeftmostFirst)?;
+    if first
+        .group_info()
+        .all_names()
+        .any(|(_, _, name)| name.is_some())
+    {
+        return Err(format!(
+            "unsupported: a named group in the regex {}",
+            shown(pattern)
+        ));
+    }
+    let compiled = Rc::new(Compiled {
+        first,
+        longest: build(MatchKind::All)?,
+        line_anchor,
+    });
+    CACHE.with(|c| c.borrow_mut().insert(key, compiled.clone()));
+    Ok(compiled)
+}
+
+/// `r"..."` as Julia shows a pattern.
+fn shown(pattern: &str) -> String {
+    format!("r\"{}\"", pattern.replace('"', "\\\""))
+}
+
+/// Where a search starts and how.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Mode {
+    /// Anywhere from the start.
+    Search,
+    /// At the start only (`startswith`).
+    Anchored,
+    /// At the start only and not empty: PCRE's retry after an empty match (`eachmatch`).
+    NonEmpty,
+    /// Anywhere, ending at the end (`endswith`, PCRE's `ENDANCHORED`).
+    AtEnd,
+}
+
+/// A match: its byte range and its groups' (`None` for a group in no match).
+struct Found {
+    range: std::ops::Range<usize>,
+    groups: Vec<Option<std::ops::Range<usize>>>,
+}
+
+/// The first match of `pattern` in `s` from byte `at` (0-based) by `mode`.
+fn find(
+    c: &Compiled,
+    pattern: &str,
+    s: &str,
+    at: usize,
+    mode: Mode,
+) -> Result<Option<Found>, String> {
+    if c.line_anchor && s.ends_with('\n') {
+        return Err(format!(
+            "unsupported: the regex {} has a line anchor and the text ends in a newline \
+             (PCRE's `$` also matches before it)",
+            shown(pattern)
+        ));
+    }
+    if at > s.len() {
+        return Ok(None);
+    }
+    let anchored = if mode == Mode::Search {
+        Anchored::No
+    } else {
+        Anchored::Yes
+    };
+    let input = Input::new(s).range(at..).anchored(anchored);
+    let mut caps = c.first.create_captures();
+    c.first.search_captures(&input, &mut caps);
+    let Some(m) = caps.get_match() else {
+        return Ok(None);
+    };
+    if m.is_empty() && mode == Mode::NonEmpty {
+        // PCRE retries for a non-empty match in its own order, which the crate cannot
+        // follow: only where there is none is the answer known.
+        return match c.longest.find(input) {
+            Some(l) if !l.is_empty() => Err(format!(
+                "unsupported: after an empty match, the regex {} also matches {:?} at byte \
+                 {}, which PCRE's retry may prefer",
+                shown(pattern),
+                &s[l.range()],
+                at + 1
+            )),
+            _ => Ok(None),
+        };
+    }
+    let groups = (1..caps.group_len()).map(|g| caps.get_group(g).map(|s| s.range()));
+    Ok(Some(Found {
+        range: m.range(),
+        groups: groups.collect(),
+    }))
+}
+
+/// The 1-based index of the last character of `s[r]` (`r.start` for an empty range: the
+/// `j` of `SubString(s, i, j)`).
+fn last_index(s: &str, r: &std::ops::Range<usize>) -> i64 {
+    match s[r.clone()].char_indices().last() {
+        Some((k, _)) => (r.start + k + 1) as i64,
+        None => r.start as i64,
+    }
+}
+
+fn ints(v: Vec<i64>) -> Value {
+    Array::new(Shape::Vector(v.len()), ArrayData::Int(v)).into_value()
+}
+
+/// `regex_find(pattern, flags, s, i, mode, captures)`: the first match at or after byte `i`
+/// (1-based) as `(i, j, group_starts, group_ends)`, `i` 0 if none; with `captures`, a group
+/// that took part in no match is refused.
+pub fn regex_find(
+    pattern: &str,
+    flags: &str,
+    s: &str,
+    i: i64,
+    mode: Mode,
+    captures: bool,
+) -> Result<Value, String> {
+    // A match ending at the end is a match of the pattern followed by `\z` (the pattern was
+    // checked whole when its `Regex` was made).
+    let at_end;
+    let (pattern, mode) = match mode {
+        Mode::AtEnd => {
+            at_end = format!("(?:{pattern})\\z");
+            (at_end.as_str(), Mode::Search)
+        }
+        _ => (pattern, mode),
+    };
+    let c = compile(pattern, flags)?;
+    let at = usize::try_from(i - 1).unwrap_or(0);
+    let found = find(&c, pattern, s, at, mode)?;
+    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    let (i, j) = match &found {
+        None => (0, 0),
+        Some(f) => {
+            if captures {
+                for (k, g) in f.groups.iter().enumerate() {
+                    let Some(g) = g else {
+                        return Err(format!(
+                            "unsupported: group {} of the regex {} takes no part in this match \
+                             (Julia's `nothing` capture)",
+                            k + 1,
+                            shown(pattern)
+                        ));
+                    };
+                    starts.push(g.start as i64 + 1);
+                    ends.push(last_index(s, g));
+                }
+            }
+            (f.range.start as i64 + 1, last_index(s, &f.range))
+        }
+    };
+    Ok(Value::Tuple(
+        vec![Value::Int(i), Value::Int(j), ints(starts), ints(ends)].into(),
+    ))
+}
+
+/// The byte after the character at `at` (or `at + 1` at the end).
+fn after(s: &str, at: usize) -> usize {
+    at + s[at..].chars().next().map_or(1, char::len_utf8)
+}
+
+/// `replace(s, r => rep; count)`: Julia's loop over `findnext` (an empty match right after a
+/// replaced one is skipped, the search moves one character on after an empty match); `rep`
+/// a `SubstitutionString` (`\0`, `\1`, `\g<1>`, `\\`) when `substitute`.
+pub fn regex_replace(
+    pattern: &str,
+    flags: &str,
+    s: &str,
+    rep: &str,
+    substitute: bool,
+    count: i64,
+) -> Result<String, String> {
+    let c = compile(pattern, flags)?;
+    let mut out = String::new();
+    let mut kept = 0; // the first byte not yet copied
+    let mut at = 0;
+    // Julia counts the matches found, replaced or not.
+    let mut n = 0;
+    while n < count {
+        let Some(f) = find(&c, pattern, s, at, Mode::Search)? else {
+            break;
+        };
+        n += 1;
+        let r = f.range.clone();
+        if kept == 0 || r.end > kept {
+            out.push_str(&s[kept..r.start]);
+            if substitute {
+                substitution(&mut out, rep, s, &f, pattern)?;
+            } else {
+                out.push_str(rep);
+            }
+        }
+        if r.is_empty() {
+            kept = r.start;
+            if r.start >= s.len() {
+                break;
+            }
+            at = after(s, r.start);
+        } else {
+            kept = r.end;
+            at = r.end;
+        }
+    }
+    out.push_str(&s[kept.min(s.len())..]);
+    Ok(out)
+}
+
+/// Write `rep` with its group references replaced by the groups of `f`.
+fn substitution(
+    out: &mut String,
+    rep: &str,
+    s: &str,
+    f: &Found,
+    pattern: &str,
+) -> Result<(), String> {
+    let group = |k: usize| -> Result<&str, String> {
+        let r = if k == 0 {
+            Some(f.range.clone())
+        } else {
+            f.groups.get(k - 1).cloned().ok_or_else(|| {
+                format!(
+                    "ErrorException: PCRE error: unknown substring (group {k} of {})",
+                    shown(pattern)
+                )
+            })?
+        };
+        Ok(r.map_or("", |r| &s[r]))
+    };
+    let mut chars = rep.char_indices().peekable();
+    while let Some((_, ch)) = chars.next() {
+        if ch != '\\' {
+            out.push(ch);
+            continue;
+        }
+        match chars.peek().map(|&(_, c)| c) {
+            Some('\\') => {
+                chars.next();
+                out.push('\\');
+            }
+            Some(d) if d.is_ascii_digit() => {
+                let mut k = 0usize;
+                while let Some(&(_, d)) = chars.peek().filter(|(_, d)| d.is_ascii_digit()) {
+                    k = k * 10 + d.to_digit(10).unwrap_or(0) as usize;
+                    chars.next();
+                }
+                out.push_str(group(k)?);
+            }
+            Some('g') => {
+                chars.next();
+                let mut name = String::new();
+                if chars.next().map(|(_, c)| c) != Some('<') {
+                    return Err("ArgumentError: Bad substitution string: \\g without <".into());
+                }
+                for (_, c) in chars.by_ref() {
+                    if c == '>' {
+                        break;
+                    }
+                    name.push(c);
+                }
+                let k = name
+                    .parse::<usize>()
+                    .map_err(|_| format!("unsupported: the named group reference `\\g<{name}>`"))?;
+                out.push_str(group(k)?);
+            }
+            _ => out.push('\\'),
+        }
+    }
+    Ok(())
+}
+
+/// `split(s, r; limit, keepempty)`: the parts between matches, as Julia's `_split` over
+/// `findnext` (a match starting past the last character ends it).
+pub fn regex_split(
+    pattern: &str,
+    flags: &str,
+    s: &str,
+    limit: i64,
+    keepempty: bool,
+) -> Result<Vec<String>, String> {
+    let c = compile(pattern, flags)?;
+    let mut parts = Vec::new();
+    let mut i = 0; // the start of the current part
+    let mut at = 0;
+    let last = s.char_indices().last().map_or(0, |(k, _)| k);
+    while let Some(f) = find(&c, pattern, s, at, Mode::Search)? {
+        let (j, k) = (f.range.start, f.range.end);
+        if s.is_empty() || j > last || (limit > 0 && parts.len() as i64 == limit - 1) {
+            break;
+        }
+        if i < k {
+            if keepempty || i < j {
+                parts.push(s[i..j].to_string());
+            }
+            i = k;
+        }
+        at = if k <= j { after(s, j) } else { k };
+    }
+    if keepempty || i < s.len() {
+        parts.push(s[i.min(s.len())..].to_string());
+    }
+    Ok(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{regex_replace, regex_split};
+
+    fn split(p: &str, s: &str) -> Vec<String> {
+        regex_split(p, "", s, 0, true).unwrap_or_else(|e| vec![e])
+    }
+
+    fn replace(p: &str, s: &str, rep: &str) -> String {
+        regex_replace(p, "", s, rep, true, i64::MAX).unwrap_or_else(|e| e)
+    }
+
+    #[test]
+    fn splits_and_replaces_as_julia() {
+        assert_eq!(split(r"\s+", "a  b c"), ["a", "b", "c"]);
+        assert_eq!(split(r"\s+", " a b "), ["", "a", "b", ""]);
+        assert_eq!(split(r",", "a,,b"), ["a", "", "b"]);
+        assert_eq!(split(r"x*", "abc"), ["a", "b", "c"]);
+        assert_eq!(replace(r"(\d+)", "a12b3", r"<\1>"), "a<12>b<3>");
+        assert_eq!(replace(r"x*", "abc", "-"), "-a-b-c-");
+        assert_eq!(replace(r"a*", "baaac", "-"), "-b-c-");
+        assert_eq!(replace(r"(a)(b)", "abab", r"\2\1\0\\"), r"baab\baab\");
+    }
+}
