@@ -451,6 +451,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
         items: FxHashSet::default(),
         followed: FxHashSet::default(),
         waiting: FxHashMap::default(),
+        parked: FxHashSet::default(),
         values: FxHashSet::default(),
         types: FxHashSet::default(),
         queue: Vec::new(),
@@ -534,6 +535,10 @@ struct Reach<'db> {
     /// Items waiting for a struct to be reached as a value: a struct in the program, a method
     /// not yet.
     waiting: FxHashMap<Name, Vec<ItemId>>,
+    /// The items in `waiting`: following one again would find the same guard unmet (values
+    /// are only added, and reaching a guard as a value takes its items out), so it is not
+    /// looked at again until then.
+    parked: FxHashSet<ItemId>,
     /// Names reached as values, and those reached only as types (hashed: every name met is
     /// looked up here).
     values: FxHashSet<Name>,
@@ -556,6 +561,7 @@ impl Reach<'_> {
                     self.queue.push((hook.into(), Mention::Value));
                 }
                 for item in self.waiting.remove(&name).unwrap_or_default() {
+                    self.parked.remove(&item);
                     self.follow(db, root, item);
                 }
                 // `zy_ir::callable_name`, written into a buffer kept across visits.
@@ -592,7 +598,7 @@ impl Reach<'_> {
     /// values need is not reached as a value, queue only the types it names, and leave a
     /// method out of the program.
     fn follow(&mut self, db: &dyn salsa::Database, root: SourceFile, item: ItemId) {
-        if self.followed.contains(&item) {
+        if self.followed.contains(&item) || self.parked.contains(&item) {
             return;
         }
         let module = self.modules.item_module(db, item);
@@ -606,11 +612,8 @@ impl Reach<'_> {
             });
             return;
         };
-        let waiting = self.waiting.entry(guard).or_default();
-        if waiting.contains(&item) {
-            return;
-        }
-        waiting.push(item);
+        self.waiting.entry(guard).or_default().push(item);
+        self.parked.insert(item);
         if item.kind(db) == ItemKind::Function {
             for t in sig.types.iter() {
                 let t = self.names.resolve(&module, t);
