@@ -35,7 +35,7 @@ use crate::scope::{
     ScopeNames,
 };
 use crate::signature::Signature;
-use crate::stub::{is_stub, BundledMethod};
+use crate::stub::{is_stub, BundledMethod, Resolved};
 
 /// The program with where each body comes from.
 #[derive(Clone, Debug, Default)]
@@ -149,16 +149,24 @@ pub(crate) fn indexed_in_root(db: &dyn salsa::Database, root: SourceFile, item: 
     }
 }
 
-/// The stubs of the library methods that the programs of one root reach, each made once. A
-/// stub depends only on its build-time method (fixed for an item while its file has the
-/// bundled text, which the caller's read of [`bundled_method`] tracks), on the root's scope
-/// and on the modules its files are loaded into; [`stub_memo`] reads the last two, so a new,
-/// empty memo replaces this one when either changes. One memo for every stub rather than a
-/// query each: a first gradient makes ~1,200, and a query's own bookkeeping cost more than
-/// the stub, in the first run and in the editor's re-runs after each edit.
+/// The stubs of the library methods that the programs of one root reach, each made once, and
+/// the names resolved for them in each module ([`Resolved`]). A stub depends only on its
+/// build-time method (fixed for an item while its file has the bundled text, which the
+/// caller's read of [`bundled_method`] tracks), on the root's scope and on the modules its
+/// files are loaded into; [`stub_memo`] reads the last two, so a new, empty memo replaces this
+/// one when either changes. One memo for every stub rather than a query each: a first gradient
+/// makes ~1,200, and a query's own bookkeeping cost more than the stub, in the first run and
+/// in the editor's re-runs after each edit.
 pub(crate) struct StubMemo {
     modules: FileModules,
-    stubs: Mutex<FxHashMap<ItemId, Indexed>>,
+    stubs: Mutex<Stubs>,
+}
+
+/// What a [`StubMemo`] has made: the stubs, and the names resolved for them in each module.
+#[derive(Default)]
+struct Stubs {
+    made: FxHashMap<ItemId, Indexed>,
+    resolved: FxHashMap<Name, Resolved>,
 }
 
 impl StubMemo {
@@ -170,19 +178,20 @@ impl StubMemo {
         item: ItemId,
         method: &BundledMethod,
     ) -> Indexed {
-        let stubs = || self.stubs.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(found) = stubs().get(&item) {
+        let mut stubs = self.stubs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = stubs.made.get(&item) {
             return found.clone();
         }
-        let module = self.modules.item_module(db, item);
         let names = root_scope_names(db, root);
+        let module = self.modules.item_module(db, item);
+        let memo = stubs.resolved.entry(module.clone()).or_default();
         let mut body_names = Vec::new();
-        method.body_names(&module, names, &mut |n| body_names.push(n));
+        method.body_names(&module, names, memo, &mut |n| body_names.push(n));
         let made = Indexed {
-            item: Arc::new(method.resolved_stub(item.span_file(), &module, names)),
+            item: Arc::new(method.resolved_stub(item.span_file(), &module, names, memo)),
             body_names: Some(body_names.into()),
         };
-        stubs().insert(item, made.clone());
+        stubs.made.insert(item, made.clone());
         made
     }
 }
