@@ -429,7 +429,7 @@ mod tests {
         };
         assert_eq!(
             names(&|f| crate::reach::item_names(lowered, &mut |n, m| f(n, m))),
-            names(&|f| crate::program::indexed_names(indexed, &mut |n, m| f(n, m))),
+            names(&|f| crate::program::indexed_names(&indexed, &mut |n, m| f(n, m))),
             "{at}: names"
         );
     }

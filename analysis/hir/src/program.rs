@@ -13,7 +13,7 @@
 //! a whole program of their own, read [`ProgramKey::rule_source`].
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
@@ -35,7 +35,7 @@ use crate::scope::{
     ScopeNames,
 };
 use crate::signature::Signature;
-use crate::stub::is_stub;
+use crate::stub::{is_stub, BundledMethod, Resolved};
 
 /// The program with where each body comes from.
 #[derive(Clone, Debug, Default)]
@@ -134,25 +134,77 @@ pub(crate) fn resolved_in_root(
 pub(crate) struct Indexed {
     pub(crate) item: Arc<zy_lower::LoweredItem>,
     /// A stub's body's names (`None`: the item is lowered whole, its body in `item`).
-    body_names: Option<Vec<Name>>,
+    body_names: Option<Arc<[Name]>>,
 }
 
-/// `item` as the program of `root` indexes it (see [`Indexed`]).
-#[salsa::tracked(returns(ref))]
+/// `item` as the program of `root` indexes it (see [`Indexed`]): a bundled library method's
+/// stub from the root's [`StubMemo`], any other item's resolved lowering.
 pub(crate) fn indexed_in_root(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> Indexed {
-    let Some(method) = bundled_method(db, item) else {
-        return Indexed {
+    match bundled_method(db, item) {
+        Some(method) => stub_memo(db, root).stub(db, root, item, method),
+        None => Indexed {
             item: resolved_in_root(db, root, item).clone(),
             body_names: None,
+        },
+    }
+}
+
+/// The stubs of the library methods that the programs of one root reach, each made once, and
+/// the names resolved for them in each module ([`Resolved`]). A stub depends only on its
+/// build-time method (fixed for an item while its file has the bundled text, which the
+/// caller's read of [`bundled_method`] tracks), on the root's scope and on the modules its
+/// files are loaded into; [`stub_memo`] reads the last two, so a new, empty memo replaces this
+/// one when either changes. One memo for every stub rather than a query each: a first gradient
+/// makes ~1,200, and a query's own bookkeeping cost more than the stub, in the first run and
+/// in the editor's re-runs after each edit.
+pub(crate) struct StubMemo {
+    modules: FileModules,
+    stubs: Mutex<Stubs>,
+}
+
+/// What a [`StubMemo`] has made: the stubs, and the names resolved for them in each module.
+#[derive(Default)]
+struct Stubs {
+    made: FxHashMap<ItemId, Indexed>,
+    resolved: FxHashMap<Name, Resolved>,
+}
+
+impl StubMemo {
+    /// The stub of `item`, a bundled `method`, in the program of `root`.
+    fn stub(
+        &self,
+        db: &dyn salsa::Database,
+        root: SourceFile,
+        item: ItemId,
+        method: &BundledMethod,
+    ) -> Indexed {
+        let mut stubs = self.stubs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = stubs.made.get(&item) {
+            return found.clone();
+        }
+        let names = root_scope_names(db, root);
+        let module = self.modules.item_module(db, item);
+        let memo = stubs.resolved.entry(module.clone()).or_default();
+        let mut body_names = Vec::new();
+        method.body_names(&module, names, memo, &mut |n| body_names.push(n));
+        let made = Indexed {
+            item: Arc::new(method.resolved_stub(item.span_file(), &module, names, memo)),
+            body_names: Some(body_names.into()),
         };
-    };
-    let module = item_module(db, root, item);
-    let names = root_scope_names(db, root);
-    let mut body_names = Vec::new();
-    method.body_names(&module, names, &mut |n| body_names.push(n));
-    Indexed {
-        item: Arc::new(method.resolved_stub(item.span_file(), &module, names)),
-        body_names: Some(body_names),
+        stubs.made.insert(item, made.clone());
+        made
+    }
+}
+
+/// The memo of `root`'s stubs (see [`StubMemo`]): made anew, empty, when the root's scope or
+/// the modules of its files change.
+#[salsa::tracked(returns(ref), no_eq)]
+fn stub_memo(db: &dyn salsa::Database, root: SourceFile) -> StubMemo {
+    // Read for the dependency: every stub is resolved in this scope.
+    let _ = root_scope_names(db, root);
+    StubMemo {
+        modules: FileModules::of_root(db, root),
+        stubs: Mutex::default(),
     }
 }
 
@@ -160,7 +212,7 @@ pub(crate) fn indexed_in_root(db: &dyn salsa::Database, root: SourceFile, item: 
 /// [`crate::reach::item_names`]).
 pub(crate) fn indexed_names(indexed: &Indexed, f: &mut impl FnMut(&Name, Mention)) {
     item_names(&indexed.item, f);
-    for n in indexed.body_names.iter().flatten() {
+    for n in indexed.body_names.iter().flat_map(|n| n.iter()) {
         f(n, Mention::Value);
     }
 }
@@ -403,11 +455,12 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
     let mut reach = Reach {
         keyed: prelude_items(db, root),
         names: root_scope_names(db, root),
-        modules: FileModules::of_root(db, root),
+        modules: &stub_memo(db, root).modules,
         concrete: FxHashMap::default(),
         items: FxHashSet::default(),
         followed: FxHashSet::default(),
         waiting: FxHashMap::default(),
+        parked: FxHashSet::default(),
         values: FxHashSet::default(),
         types: FxHashSet::default(),
         queue: Vec::new(),
@@ -481,7 +534,7 @@ struct Reached {
 struct Reach<'db> {
     keyed: &'db FxHashMap<Name, Vec<ItemId>>,
     names: &'db ScopeNames,
-    modules: FileModules,
+    modules: &'db FileModules,
     /// Whether each name met as a guard is a library struct with values (see
     /// [`Reach::unmet_guard`]).
     concrete: FxHashMap<Name, bool>,
@@ -491,6 +544,10 @@ struct Reach<'db> {
     /// Items waiting for a struct to be reached as a value: a struct in the program, a method
     /// not yet.
     waiting: FxHashMap<Name, Vec<ItemId>>,
+    /// The items in `waiting`: following one again would find the same guard unmet (values
+    /// are only added, and reaching a guard as a value takes its items out), so it is not
+    /// looked at again until then.
+    parked: FxHashSet<ItemId>,
     /// Names reached as values, and those reached only as types (hashed: every name met is
     /// looked up here).
     values: FxHashSet<Name>,
@@ -513,6 +570,7 @@ impl Reach<'_> {
                     self.queue.push((hook.into(), Mention::Value));
                 }
                 for item in self.waiting.remove(&name).unwrap_or_default() {
+                    self.parked.remove(&item);
                     self.follow(db, root, item);
                 }
                 // `zy_ir::callable_name`, written into a buffer kept across visits.
@@ -549,7 +607,7 @@ impl Reach<'_> {
     /// values need is not reached as a value, queue only the types it names, and leave a
     /// method out of the program.
     fn follow(&mut self, db: &dyn salsa::Database, root: SourceFile, item: ItemId) {
-        if self.followed.contains(&item) {
+        if self.followed.contains(&item) || self.parked.contains(&item) {
             return;
         }
         let module = self.modules.item_module(db, item);
@@ -558,16 +616,13 @@ impl Reach<'_> {
             self.items.insert(item);
             self.followed.insert(item);
             let queue = &mut self.queue;
-            indexed_names(indexed_in_root(db, root, item), &mut |n, m| {
+            indexed_names(&indexed_in_root(db, root, item), &mut |n, m| {
                 queue.push((n.clone(), m))
             });
             return;
         };
-        let waiting = self.waiting.entry(guard).or_default();
-        if waiting.contains(&item) {
-            return;
-        }
-        waiting.push(item);
+        self.waiting.entry(guard).or_default().push(item);
+        self.parked.insert(item);
         if item.kind(db) == ItemKind::Function {
             for t in sig.types.iter() {
                 let t = self.names.resolve(&module, t);
@@ -575,7 +630,7 @@ impl Reach<'_> {
             }
         } else if self.items.insert(item) {
             let queue = &mut self.queue;
-            indexed_names(indexed_in_root(db, root, item), &mut |n, m| {
+            indexed_names(&indexed_in_root(db, root, item), &mut |n, m| {
                 if m == Mention::Type {
                     queue.push((n.clone(), m))
                 }
@@ -657,7 +712,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             if reached.as_ref().is_some_and(|r| !r.items.contains(&item)) {
                 continue;
             }
-            let lowered = &indexed_in_root(db, root, item).item;
+            let lowered = indexed_in_root(db, root, item).item;
             for (i, (name, _)) in lowered.methods.iter().enumerate() {
                 index
                     .method_origin
@@ -668,7 +723,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             for g in &lowered.globals {
                 index.global_origin.insert(g.name.clone(), item);
             }
-            let mut part = (**lowered).clone();
+            let mut part = (*lowered).clone();
             part.errors.clear(); // reported per item
             part.add_to(&mut index.program, &mut index.errors);
         }

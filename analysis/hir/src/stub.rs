@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use zy_ir::{Function, Method, Name, Span, Type, TypeExpr};
 use zy_lower::LoweredItem;
 
@@ -22,7 +23,7 @@ pub(crate) enum StaticType {
 impl StaticType {
     /// The type with its names resolved by `name`, except the type variables `bound` (as
     /// `crate::resolve` resolves a lowered signature's types).
-    fn resolved(&self, bound: &[&str], name: &impl Fn(&str) -> Name) -> TypeExpr {
+    fn resolved(&self, bound: &[&str], name: &mut impl FnMut(&'static str) -> Name) -> TypeExpr {
         match self {
             StaticType::Named(n, params) => TypeExpr::Named {
                 name: if bound.contains(n) {
@@ -34,6 +35,22 @@ impl StaticType {
             },
             StaticType::Typeof(n) => TypeExpr::Typeof(name(n)),
         }
+    }
+}
+
+/// Names of the build-time index resolved in one module, each once: the stubs of a module's
+/// methods mention the same names over and over (`AbstractArray`, `length`, `eltype`). Valid
+/// while the scope it was filled from is.
+#[derive(Default)]
+pub(crate) struct Resolved(FxHashMap<&'static str, Name>);
+
+impl Resolved {
+    /// [`ScopeNames::resolve`] of `name` in `module`.
+    fn get(&mut self, names: &ScopeNames, module: &str, name: &'static str) -> Name {
+        self.0
+            .entry(name)
+            .or_insert_with(|| names.resolve(module, name))
+            .clone()
     }
 }
 
@@ -66,9 +83,16 @@ impl BundledMethod {
     /// The item as lowering makes it and `crate::resolve` resolves it in `module`, but with a
     /// body that has no blocks (which inference refuses as malformed, so a stub never runs):
     /// the item whose spans carry `span_file`. Its names are resolved as they are made, not
-    /// made as written first (a first gradient makes ~1,300 stubs).
-    pub fn resolved_stub(&self, span_file: u32, module: &str, names: &ScopeNames) -> LoweredItem {
-        let name = |n: &str| names.resolve(module, n);
+    /// made as written first (a first gradient makes ~1,300 stubs), through `memo`, the names
+    /// already resolved in `module`.
+    pub(crate) fn resolved_stub(
+        &self,
+        span_file: u32,
+        module: &str,
+        names: &ScopeNames,
+        memo: &mut Resolved,
+    ) -> LoweredItem {
+        let mut name = |n: &'static str| memo.get(names, module, n);
         let span = Span::new(span_file, self.span.0, self.span.1);
         let body = Function {
             name: self.generic.into(),
@@ -84,13 +108,13 @@ impl BundledMethod {
             sig: self
                 .sig
                 .iter()
-                .map(|t| t.as_ref().map(|t| t.resolved(bound, &name)))
+                .map(|t| t.as_ref().map(|t| t.resolved(bound, &mut name)))
                 .collect(),
             where_params: bound.iter().map(|&p| p.into()).collect(),
             where_bounds: self
                 .where_bounds
                 .iter()
-                .map(|(p, t)| ((*p).into(), t.resolved(bound, &name)))
+                .map(|(p, t)| ((*p).into(), t.resolved(bound, &mut name)))
                 .collect(),
             body: Arc::new(body),
             span,
@@ -104,13 +128,19 @@ impl BundledMethod {
 
     /// The names its body refers to, resolved in `module` as `crate::resolve` resolves the
     /// lowered body's (the build script leaves out the bodies that read a module's member,
-    /// `M.f`, which resolution rewrites).
-    pub fn body_names(&self, module: &str, names: &ScopeNames, f: &mut impl FnMut(Name)) {
+    /// `M.f`, which resolution rewrites), through `memo` as [`BundledMethod::resolved_stub`].
+    pub(crate) fn body_names(
+        &self,
+        module: &str,
+        names: &ScopeNames,
+        memo: &mut Resolved,
+        f: &mut impl FnMut(Name),
+    ) {
         for &(kind, n) in self.uses {
             let type_var = self.where_params.contains(&n);
             match kind {
                 Use::Call | Use::Global if type_var => f(n.into()),
-                Use::Call | Use::Func => f(names.resolve(module, n)),
+                Use::Call | Use::Func => f(memo.get(names, module, n)),
                 // A type applied to parameters (`SubString{String}`): resolved word by word,
                 // and the types it names, as the lowered body's global is.
                 Use::Global if n.contains('{') => {
@@ -119,7 +149,7 @@ impl BundledMethod {
                     crate::reach::applied_type_names(&q, &mut |t| f(t.clone()));
                 }
                 Use::Global => {
-                    let q = names.resolve(module, n);
+                    let q = memo.get(names, module, n);
                     // Resolution makes the load of such a binding a call of `error`.
                     if names.changed_by_skipped_code(&q).is_some() {
                         f("error".into());

@@ -243,6 +243,28 @@ fn a_program_holds_only_the_library_functions_it_reaches() {
     assert_eq!(lowered(&log), 1, "bodies read besides abs2's: {log:?}");
 }
 
+/// The library's stubs are made once per root and kept across edits that leave the scope's
+/// names alone; a user's method of a library function still applies after such an edit, and
+/// undoing it takes it away.
+#[test]
+fn library_stubs_outlive_body_edits_and_a_user_method_still_applies() {
+    let (mut db, file) = db_with("f(x) = sum(x)\n");
+    let v = Type::Array(Type::Float64.into(), 1);
+    assert_eq!(ret(&db, file, "f", &[v.clone()]), Type::Float64);
+    db.enable_query_log();
+    file.set_text(&mut db)
+        .to("f(x) = sum(x) * 2.0\n".to_string());
+    assert_eq!(ret(&db, file, "f", &[v.clone()]), Type::Float64);
+    let log = db.take_query_log();
+    assert!(!log.iter().any(|q| q.starts_with("stub_memo(")), "{log:?}");
+    // The user's method is more specific than the library's `sum(::AbstractArray)`.
+    let extended = "Base.sum(x::Vector{Float64}) = 1\nf(x) = sum(x)\n";
+    file.set_text(&mut db).to(extended.to_string());
+    assert_eq!(ret(&db, file, "f", &[v.clone()]), Type::Int64);
+    file.set_text(&mut db).to("f(x) = sum(x)\n".to_string());
+    assert_eq!(ret(&db, file, "f", &[v]), Type::Float64);
+}
+
 #[test]
 fn methods_on_matrices_wait_until_the_program_can_make_one() {
     let matrix = Type::Array(Type::Float64.into(), 2);
