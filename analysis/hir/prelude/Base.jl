@@ -462,6 +462,16 @@ _vector(x::Array{Bool}, n::Int) = fill(false, n)
 _matrix(x::Array{Float64}, m::Int, n::Int) = zeros(m, n)
 _matrix(x::Array{Int}, m::Int, n::Int) = fill(0, m, n)
 _matrix(x::Array{Bool}, m::Int, n::Int) = fill(false, m, n)
+_matrix(x::Array{Union{Missing, Float64}}, m::Int, n::Int) = _zeroed(undef_objects(eltype(x), m, n), 0.0)
+_matrix(x::Array{Union{Missing, Int}}, m::Int, n::Int) = _zeroed(undef_objects(eltype(x), m, n), 0)
+# An array of `Union{Missing, T}` set to `T`'s zero where it held `missing`, as the slots the
+# sums along a dimension add to.
+function _zeroed(S::AbstractArray, z)
+    for k in eachindex(S)
+        S[k] = z
+    end
+    return S
+end
 # Of arrays, structs or tuples: slots the comprehension sets.
 _vector(x::Array, n::Int) = undef_objects(eltype(x), n)
 _matrix(x::Array, m::Int, n::Int) = undef_objects(eltype(x), m, n)
@@ -4712,6 +4722,8 @@ known where the call is compiled, so a branch on it that cannot run is not typed
 (===)(::Tuple{}, ::Tuple) = false
 (===)(::Tuple, ::Tuple{}) = false
 (===)(x::Tuple, y::Tuple) = x[1] === y[1] && tail(x) === tail(y)
+# Named tuples of one type (the same names in the same order) by their values.
+(===)(x::T, y::T) where {T<:NamedTuple} = values(x) === values(y)
 
 """
     findall(x)

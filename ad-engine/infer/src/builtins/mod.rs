@@ -800,6 +800,14 @@ pub(crate) fn call(
             &crate::value::types(&args),
         )),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
+        // `fill(missing, n)`: Julia's `Vector{Missing}`, which holds nothing else.
+        ("fill", [v, ..]) if v.ty.is_missing() || v.ty == Type::Nothing => {
+            Err(Fail::unsupported(format!(
+                "`fill({0}, n)` (Julia's array of {1} alone, `Vector{{{1}}}`): zy's arrays hold                  numbers, arrays, structs and tuples; for slots to set later write                  `Vector{{Union{{{1}, Float64}}}}({0}, n)`",
+                if v.ty == Type::Nothing { "nothing" } else { "missing" },
+                v.ty
+            )))
+        }
         // `fill(v, n)`, `fill(v, m, n)` of a value that is not a number (a tuple, a struct, an
         // array): the prelude's `Base._fill_any`, every element the one `v` (Julia's aliasing).
         ("fill", [v, dims @ ..])
