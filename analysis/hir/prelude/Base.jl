@@ -1847,6 +1847,12 @@ coalesce(x, y...) = x
 !=(::Missing, ::Missing) = missing
 !=(::Missing, ::Any) = missing
 !=(::Any, ::Missing) = missing
+# Of tuples that may hold `missing`: Julia's three-valued `&` of the elements' `==` (`false`
+# wherever a pair is unequal, else `missing` where one is `missing`).
+_tuple_equal(::Tuple{}, ::Tuple{}) = true
+_tuple_equal(::Tuple{}, ::Tuple) = false
+_tuple_equal(::Tuple, ::Tuple{}) = false
+_tuple_equal(x::Tuple, y::Tuple) = (x[1] == y[1]) & _tuple_equal(tail(x), tail(y))
 <(::Missing, ::Missing) = missing
 <(::Missing, ::Any) = missing
 <(::Any, ::Missing) = missing
@@ -4788,6 +4794,7 @@ isequal(::Tuple{}, ::Tuple{}) = true
 isequal(::Tuple{}, ::Tuple) = false
 isequal(::Tuple, ::Tuple{}) = false
 isequal(a::Tuple, b::Tuple) = isequal(a[1], b[1]) && isequal(tail(a), tail(b))
+isequal(a::NamedTuple, b::NamedTuple) = keys(a) == keys(b) && isequal(values(a), values(b))
 isequal(a::AbstractArray, b::AbstractArray) = size(a) == size(b) && all(isequal.(a, b))
 isequal(a, b) = a == b
 
