@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 70636..70640: abs2
-            <zy>/prelude/Base.jl (prelude) 356352..356356: abs2
+            <zy>/prelude/Base.jl (prelude) 71445..71449: abs2
+            <zy>/prelude/Base.jl (prelude) 357398..357402: abs2
         "#]],
     );
 }
