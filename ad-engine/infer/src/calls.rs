@@ -1214,8 +1214,12 @@ impl<'a> Cx<'a> {
             | Type::Tuple(_)
             | Type::NamedTuple(_)
             | Type::Struct(_) => crate::type_values::value_name(t)?,
-            // `Union{Missing, Float64}` (an array's `eltype`).
-            Type::Union(_) if crate::absent::number_member(t).is_some() => {
+            // `Union{Missing, Float64}`, `Union{Missing, Nothing, Float64}` (an array's
+            // `eltype`).
+            Type::Union(_)
+                if crate::absent::number_member(t).is_some()
+                    || crate::join::missing_or(std::slice::from_ref(t)).is_some() =>
+            {
                 crate::type_values::value_name(t)?
             }
             _ => {

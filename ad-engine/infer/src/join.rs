@@ -27,7 +27,8 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
 
 /// Julia's `Union{Missing, T}` of `missing` and numbers (`[1.0, missing]`, `x > 0 ? x :
 /// missing`, a comparison of an element of such an array: `Union{Missing, Bool}`), or of two
-/// such unions. `None` unless `missing` is among them and every other member is a number.
+/// such unions, `nothing` among them too (`Union{Missing, Nothing, Float64}`). `None` unless
+/// `missing` is among them and every other member is a number or `nothing`.
 pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
     let mut members = Vec::new();
     for t in types {
@@ -36,8 +37,8 @@ pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
             t => members.push(t.clone()),
         }
     }
-    if !members.iter().any(Type::is_missing)
-        || !members.iter().all(|t| t.is_missing() || t.is_number())
+    let absent = |t: &Type| t.is_missing() || *t == Type::Nothing;
+    if !members.iter().any(Type::is_missing) || !members.iter().all(|t| absent(t) || t.is_number())
     {
         return None;
     }
@@ -45,10 +46,14 @@ pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
     members.dedup();
     let mut names: Vec<String> = members
         .iter()
-        .filter(|t| !t.is_missing())
+        .filter(|t| !absent(t))
         .map(ToString::to_string)
         .collect();
     names.sort();
+    // Julia orders the singletons first: `Union{Missing, Nothing, Float64}`.
+    if members.contains(&Type::Nothing) {
+        names.insert(0, "Nothing".into());
+    }
     names.insert(0, "Missing".into());
     let name = format!("Union{{{}}}", names.join(", "));
     Some(Type::union(name.as_str().into(), members))

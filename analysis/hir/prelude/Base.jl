@@ -2461,6 +2461,8 @@ _extend_to(x::Vector{Union{Missing, Float64}}, n::Int) = length(x) == n ? x : _r
 _extend_to(x::Vector{Union{Missing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
 _extend_to(x::Vector{Union{Nothing, Float64}}, n::Int) = length(x) == n ? x : _refilled(x, n)
 _extend_to(x::Vector{Union{Nothing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Missing, Nothing, Float64}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Missing, Nothing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
 function _refilled(x::Vector, n::Int)
     y = _vector(x, n)
     for k in 1:n
@@ -2775,6 +2777,9 @@ _array_equal(x::AbstractArray{Union{Missing, Float64}, N}, y::AbstractArray{Unio
 _array_equal(x::AbstractArray{Union{Missing, Int}, N}, y::AbstractArray{T, N}) where {T, N} = _equal_or_missing(x, y)
 _array_equal(x::AbstractArray{S, N}, y::AbstractArray{Union{Missing, Int}, N}) where {S, N} = _equal_or_missing(x, y)
 _array_equal(x::AbstractArray{Union{Missing, Int}, N}, y::AbstractArray{Union{Missing, Int}, N}) where {N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{Union{Missing, Nothing, Float64}, N}, y::AbstractArray{T, N}) where {T, N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{S, N}, y::AbstractArray{Union{Missing, Nothing, Float64}, N}) where {S, N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{Union{Missing, Nothing, Float64}, N}, y::AbstractArray{Union{Missing, Nothing, Float64}, N}) where {N} = _equal_or_missing(x, y)
 function _equal_or_missing(x::AbstractArray, y::AbstractArray)
     size(x) == size(y) || return false
     anymissing = false

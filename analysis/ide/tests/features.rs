@@ -1179,7 +1179,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 71445..71449: abs2
-            <zy>/prelude/Base.jl (prelude) 357398..357402: abs2
+            <zy>/prelude/Base.jl (prelude) 358021..358025: abs2
         "#]],
     );
 }

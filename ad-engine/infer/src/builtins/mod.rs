@@ -812,7 +812,9 @@ pub(crate) fn call(
         // `fill(missing, n)`: Julia's `Vector{Missing}`, which holds nothing else.
         ("fill", [v, ..]) if v.ty.is_missing() || v.ty == Type::Nothing => {
             Err(Fail::unsupported(format!(
-                "`fill({0}, n)` (Julia's array of {1} alone, `Vector{{{1}}}`): zy's arrays hold                  numbers, arrays, structs and tuples; for slots to set later write                  `Vector{{Union{{{1}, Float64}}}}({0}, n)`",
+                "`fill({0}, n)` (Julia's array of {1} alone, `Vector{{{1}}}`): zy's arrays hold \
+                 numbers, arrays, structs and tuples; for slots to set later write \
+                 `Vector{{Union{{{1}, Float64}}}}({0}, n)`",
                 if v.ty == Type::Nothing { "nothing" } else { "missing" },
                 v.ty
             )))
