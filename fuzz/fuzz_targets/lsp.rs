@@ -31,6 +31,10 @@ const SNIPPETS: &[&str] = &[
     "# zy: at g([1.0, 2.0])\ng(v) = sum(v .^ 2)\n",
     "struct P\n    a\nend\n# zy: at h(P(1.0))\nh(p) = p.a^2\n",
     "x̄ = 1.0 # ∇ 🙂\n",
+    "# zy: at m([1.0, missing, 3.0])\nm(x) = sum(skipmissing(x)) + count(ismissing, x)\n",
+    "f(x::Int, y) = 1\nf(x, y::Int) = 2\n# zy: at k(1)\nk(a) = f(a, a)\n",
+    "# zy: at s(1.5f0)\ns(x) = x * UInt8(2) + Float32(0.5)\n",
+    "# zy: at t(2.0)\nt(x) = (a = x, b = 1) === (a = 2.0, b = 1) ? x^2 : -x\n",
     "(", ")", "end\n", "\n", " ", "x", "2.0", "# zy: at ", "function ", "=", "ȳ",
 ];
 

@@ -7,15 +7,17 @@ use crate::value::promote;
 
 /// The element type of an array literal mixing `missing` (or `nothing`) with numbers, as
 /// Julia's `vect` promotes it: the numbers' promoted type in a union with the absent value's
-/// (`[1, 2.0, missing]` holds `Union{Missing, Float64}`). `None` unless an absent value is
-/// among them and every other element is a number.
+/// (`[1, 2.0, missing]` holds `Union{Missing, Float64}`, `[1.0, missing, nothing]`
+/// `Union{Missing, Nothing, Float64}`). `None` unless an absent value is among them and every
+/// other element is a number.
 pub(crate) fn literal_elem(a: &Type, b: &Type) -> Option<Type> {
     let mut absent: Option<Type> = None;
     let mut number: Option<Type> = None;
     for t in members(a).chain(members(b)) {
         if t.is_missing() || *t == Type::Nothing {
+            // `missing` beside `nothing`: `Union{Missing, Nothing, T}`.
             if absent.as_ref().is_some_and(|x| x != t) {
-                return None;
+                return crate::join::missing_or(&[a.clone(), b.clone()]);
             }
             absent = Some(t.clone());
         } else if t.is_number() {
@@ -103,8 +105,13 @@ mod tests {
             shown(super::literal_elem(&Type::Nothing, &Type::Float64)),
             Some("Union{Nothing, Float64}".into())
         );
-        // `missing` beside `nothing`, or beside a string: not such a union.
-        assert_eq!(super::literal_elem(&m, &Type::Nothing), None);
+        // `missing` beside `nothing`: both, first in Julia's order; beside a string: no union.
+        let both = super::literal_elem(&m, &Type::Nothing).unwrap();
+        assert_eq!(both.to_string(), "Union{Missing, Nothing}");
+        assert_eq!(
+            shown(super::literal_elem(&both, &Type::Float64)),
+            Some("Union{Missing, Nothing, Float64}".into())
+        );
         assert_eq!(super::literal_elem(&m, &Type::String), None);
         assert_eq!(super::number_member(&first), Some(Type::Int64));
         assert_eq!(

@@ -427,8 +427,8 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// `length(c)` of a struct of the program that defines Julia's iteration protocol
-    /// (`Base.iterate`) and no `Base.length`: Julia's `MethodError`, saying what iterates it.
+    /// `length(c)` of a struct that defines Julia's iteration protocol (`Base.iterate`) and no
+    /// `Base.length`: Julia's `MethodError`, saying what iterates it if the program defines it.
     fn length_of_iterated(&self, name: &str, args: &[Val]) -> Option<Fail> {
         let [xs] = args else { return None };
         let Type::Struct(s) = &xs.ty else { return None };
@@ -436,6 +436,13 @@ impl<'a> Cx<'a> {
             return None;
         }
         crate::iterate::iterated_struct(&xs.ty, self.program)?;
+        // The library's lazy iterators (`skipmissing(x)`): Julia's error, its type in full.
+        if is_library(&s.name) {
+            return Some(crate::error::no_method(
+                "length",
+                std::slice::from_ref(&xs.ty),
+            ));
+        }
         Some(Fail::method(format!(
             "MethodError: no method matching length(::{0}) (a `{0}` has `Base.iterate` methods, \
              which `for` loops, generators, the lazy iterators and the reductions follow; \
@@ -494,8 +501,10 @@ impl<'a> Cx<'a> {
                 "`new` without the struct's type parameters",
             ));
         };
-        let given: Vec<(Type, Option<Const>)> =
-            given.iter().map(|t| (t.ty.clone(), t.konst.clone())).collect();
+        let given: Vec<(Type, Option<Const>)> = given
+            .iter()
+            .map(|t| (t.ty.clone(), t.konst.clone()))
+            .collect();
         let params = self.given_params(def, &given, "new")?;
         if fields.len() > def.fields.len() {
             return Err(Fail::method(format!(
@@ -849,7 +858,7 @@ impl<'a> Cx<'a> {
             Some(def) => dispatch::select_constructor(self.program, gf, def, &types),
             None => dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method),
         };
-        if selected.is_err() && is_library(name) {
+        if selected.as_ref().is_err_and(|f| !f.is_ambiguity()) && is_library(name) {
             if let Some(r) = self.user_array_interface(b, name, args) {
                 return r;
             }
@@ -862,6 +871,8 @@ impl<'a> Cx<'a> {
                     None => Err(crate::error::no_method(name, &types)),
                 };
             }
+            // Julia's error: the builtin's methods are less specific than either.
+            Err(ambiguity) if ambiguity.is_ambiguity() => return Err(ambiguity),
             Err(no_match)
                 if reads_views(name, &types)
                     || (is_library(name)
@@ -1240,8 +1251,12 @@ impl<'a> Cx<'a> {
             | Type::Tuple(_)
             | Type::NamedTuple(_)
             | Type::Struct(_) => crate::type_values::value_name(t)?,
-            // `Union{Missing, Float64}` (an array's `eltype`).
-            Type::Union(_) if crate::absent::number_member(t).is_some() => {
+            // `Union{Missing, Float64}`, `Union{Missing, Nothing, Float64}` (an array's
+            // `eltype`).
+            Type::Union(_)
+                if crate::absent::number_member(t).is_some()
+                    || crate::join::missing_or(std::slice::from_ref(t)).is_some() =>
+            {
                 crate::type_values::value_name(t)?
             }
             _ => {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use zy_ir::{GenericFunction, Name, Op, Program, StructDef, StructKind, StructType, Type};
 
-use crate::error::{no_method, signature, Fail};
+use crate::error::{ambiguous, no_method, Fail};
 use crate::pattern::{
     concrete, dims_type, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings, Pat,
 };
@@ -154,10 +154,7 @@ fn select_among(
         (_, true) => Err(no_method(&gf.name, args)),
         (Some(&(DEFAULT | CONVERTING)), _) => Ok(Choice::Default),
         (Some(&i), _) => Ok(Choice::Method(i as u32)),
-        (None, _) => Err(Fail::method(format!(
-            "MethodError: {} is ambiguous",
-            signature(&gf.name, args)
-        ))),
+        (None, _) => Err(ambiguous(&gf.name, args)),
     }
 }
 

@@ -75,6 +75,11 @@ impl Fail {
         }
     }
 
+    /// Is this [`ambiguous`]'s error, which no builtin or fallback may answer instead?
+    pub(crate) fn is_ambiguity(&self) -> bool {
+        self.code == "method-error" && self.message.ends_with(AMBIGUOUS)
+    }
+
     pub fn unsupported(message: impl Into<String>) -> Fail {
         Fail {
             code: "unsupported",
@@ -106,6 +111,15 @@ pub(crate) fn no_method(name: &str, args: &[zy_ir::Type]) -> Fail {
         signature(name, args)
     ))
 }
+
+/// Julia's `MethodError` of a call to which several methods apply, none more specific than
+/// the others.
+pub(crate) fn ambiguous(name: &str, args: &[zy_ir::Type]) -> Fail {
+    Fail::method(format!("MethodError: {}{AMBIGUOUS}", signature(name, args)))
+}
+
+/// How the message of [`ambiguous`] ends.
+const AMBIGUOUS: &str = " is ambiguous.";
 
 /// `f(::Float64, ::Int64)`; a function of Base by its name alone, as every module sees it, and
 /// so the types the libraries export (`::Char`, `::Rational{Int64}`).

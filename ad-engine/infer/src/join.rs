@@ -36,7 +36,8 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
 
 /// Julia's `Union{Missing, T}` of `missing` and numbers (`[1.0, missing]`, `x > 0 ? x :
 /// missing`, a comparison of an element of such an array: `Union{Missing, Bool}`), or of two
-/// such unions. `None` unless `missing` is among them and every other member is a number.
+/// such unions, `nothing` among them too (`Union{Missing, Nothing, Float64}`). `None` unless
+/// `missing` is among them and every other member is a number or `nothing`.
 pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
     let mut members = Vec::new();
     for t in types {
@@ -45,8 +46,8 @@ pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
             t => members.push(t.clone()),
         }
     }
-    if !members.iter().any(Type::is_missing)
-        || !members.iter().all(|t| t.is_missing() || t.is_number())
+    let absent = |t: &Type| t.is_missing() || *t == Type::Nothing;
+    if !members.iter().any(Type::is_missing) || !members.iter().all(|t| absent(t) || t.is_number())
     {
         return None;
     }
@@ -54,10 +55,14 @@ pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
     members.dedup();
     let mut names: Vec<String> = members
         .iter()
-        .filter(|t| !t.is_missing())
+        .filter(|t| !absent(t))
         .map(ToString::to_string)
         .collect();
     names.sort();
+    // Julia orders the singletons first: `Union{Missing, Nothing, Float64}`.
+    if members.contains(&Type::Nothing) {
+        names.insert(0, "Nothing".into());
+    }
     names.insert(0, "Missing".into());
     let name = format!("Union{{{}}}", names.join(", "));
     Some(Type::union(name.as_str().into(), members))

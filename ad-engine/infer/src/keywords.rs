@@ -100,12 +100,14 @@ impl Cx<'_> {
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
-        let selected = dispatch::select(self.program, gf, &types)
-            .ok()
-            .and_then(|method| {
-                let m = gf.methods.get(method as usize)?;
-                Some((m.keywords.clone(), m))
-            });
+        let selected = match dispatch::select(self.program, gf, &types) {
+            Err(ambiguity) if ambiguity.is_ambiguity() => return Err(ambiguity),
+            selected => selected.ok(),
+        };
+        let selected = selected.and_then(|method| {
+            let m = gf.methods.get(method as usize)?;
+            Some((m.keywords.clone(), m))
+        });
         let (keywords, m) = match selected {
             Some((Some(keywords), m)) => (keywords, m),
             // As without keywords, a library function with no method for a range that takes
@@ -186,8 +188,13 @@ impl Cx<'_> {
         // `transpose(x)`, `Symmetric(A)` and views (`view(A, :, 1:2)`, a shared `reshape`): the
         // prelude's methods, which read them element by element, or its reading of a copy.
         let wrapper = crate::calls::reads_as_copy(&a.ty);
-        let array =
-            wrapper || matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if e.is_number());
+        // Arrays of numbers; `sum`'s also of numbers that may be `missing` (`nothing`).
+        let numbers = |e: &Type| {
+            e.is_number()
+                || (name.strip_prefix("Base.").unwrap_or(name) == "sum"
+                    && crate::absent::number_member(e).is_some())
+        };
+        let array = wrapper || matches!(&a.ty, Type::Array(e, _) | Type::Adjoint(e) if numbers(e));
         if &**k != "dims" || !array {
             return Ok(None);
         }

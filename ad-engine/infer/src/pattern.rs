@@ -976,10 +976,12 @@ pub(crate) fn dims_of(t: &Type) -> Option<u8> {
     }
 }
 
-/// The number type a type value names (`Float64`, `Int`, `Bool`, `Nothing`), the types a
-/// `Type{T}` parameter binds `T` to.
+/// The type a type value names (`Float64`, `Int`, `Bool`, `Nothing`, `Symbol`, `String`), the
+/// types a `Type{T}` parameter binds `T` to.
 fn named_leaf(name: &str) -> Option<Type> {
     match name {
+        "Symbol" => Some(Type::any_symbol()),
+        "String" => Some(Type::String),
         "Float64" => Some(Type::Float64),
         "Float32" => Some(Type::Float32),
         "Int" | "Int64" => Some(Type::Int64),

@@ -131,7 +131,7 @@ fn ambiguous_methods_are_an_error() {
         method(&mut p, "g", sig, b.done());
     }
     expect![[r#"
-        error[method-error] at 0..1000: MethodError: g(::Float64, ::Float64) is ambiguous
+        error[method-error] at 0..1000: MethodError: g(::Float64, ::Float64) is ambiguous.
     "#]]
     .assert_eq(&errs(&p, "g", &[Type::Float64, Type::Float64]));
     // One of them applies alone: no ambiguity.

@@ -236,7 +236,8 @@ pub const UNDEF_SLOT: &str = "#undef";
 
 impl Objects {
     /// `n` unset slots of element type `elem`; of `Union{Missing, T}` (`Union{Nothing, T}`)
-    /// of a number type `T`, `n` times `missing` (`nothing`), as Julia fills them.
+    /// of a number type `T`, `n` times `missing` (`nothing`), as Julia fills them (`missing`
+    /// of `Union{Missing, Nothing, T}`, the first of its members in Julia's order).
     pub fn unset(elem: Type, n: usize) -> Objects {
         let absent = match &elem {
             Type::Union(u)
@@ -244,7 +245,9 @@ impl Objects {
                     .iter()
                     .all(|m| m.is_number() || m.is_missing() || *m == Type::Nothing) =>
             {
-                u.members.iter().find_map(|m| match m {
+                let missing_first = u.members.iter().filter(|m| m.is_missing());
+                let nothing = u.members.iter().filter(|m| **m == Type::Nothing);
+                missing_first.chain(nothing).find_map(|m| match m {
                     Type::Nothing => Some(Value::Nothing),
                     Type::Struct(s) if m.is_missing() => {
                         Some(Value::Struct(s.clone(), Rc::from([])))

@@ -464,6 +464,16 @@ _vector(x::Array{Bool}, n::Int) = fill(false, n)
 _matrix(x::Array{Float64}, m::Int, n::Int) = zeros(m, n)
 _matrix(x::Array{Int}, m::Int, n::Int) = fill(0, m, n)
 _matrix(x::Array{Bool}, m::Int, n::Int) = fill(false, m, n)
+_matrix(x::Array{Union{Missing, Float64}}, m::Int, n::Int) = _zeroed(undef_objects(eltype(x), m, n), 0.0)
+_matrix(x::Array{Union{Missing, Int}}, m::Int, n::Int) = _zeroed(undef_objects(eltype(x), m, n), 0)
+# An array of `Union{Missing, T}` set to `T`'s zero where it held `missing`, as the slots the
+# sums along a dimension add to.
+function _zeroed(S::AbstractArray, z)
+    for k in eachindex(S)
+        S[k] = z
+    end
+    return S
+end
 # Of arrays, structs or tuples: slots the comprehension sets.
 _vector(x::Array, n::Int) = undef_objects(eltype(x), n)
 _matrix(x::Array, m::Int, n::Int) = undef_objects(eltype(x), m, n)
@@ -1948,6 +1958,12 @@ coalesce(x, y...) = x
 !=(::Missing, ::Missing) = missing
 !=(::Missing, ::Any) = missing
 !=(::Any, ::Missing) = missing
+# Of tuples that may hold `missing`: Julia's three-valued `&` of the elements' `==` (`false`
+# wherever a pair is unequal, else `missing` where one is `missing`).
+_tuple_equal(::Tuple{}, ::Tuple{}) = true
+_tuple_equal(::Tuple{}, ::Tuple) = false
+_tuple_equal(::Tuple, ::Tuple{}) = false
+_tuple_equal(x::Tuple, y::Tuple) = (x[1] == y[1]) & _tuple_equal(tail(x), tail(y))
 <(::Missing, ::Missing) = missing
 <(::Missing, ::Any) = missing
 <(::Any, ::Missing) = missing
@@ -2565,6 +2581,8 @@ _extend_to(x::Vector{Union{Missing, Float64}}, n::Int) = length(x) == n ? x : _r
 _extend_to(x::Vector{Union{Missing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
 _extend_to(x::Vector{Union{Nothing, Float64}}, n::Int) = length(x) == n ? x : _refilled(x, n)
 _extend_to(x::Vector{Union{Nothing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Missing, Nothing, Float64}}, n::Int) = length(x) == n ? x : _refilled(x, n)
+_extend_to(x::Vector{Union{Missing, Nothing, Int}}, n::Int) = length(x) == n ? x : _refilled(x, n)
 function _refilled(x::Vector, n::Int)
     y = _vector(x, n)
     for k in 1:n
@@ -2879,6 +2897,9 @@ _array_equal(x::AbstractArray{Union{Missing, Float64}, N}, y::AbstractArray{Unio
 _array_equal(x::AbstractArray{Union{Missing, Int}, N}, y::AbstractArray{T, N}) where {T, N} = _equal_or_missing(x, y)
 _array_equal(x::AbstractArray{S, N}, y::AbstractArray{Union{Missing, Int}, N}) where {S, N} = _equal_or_missing(x, y)
 _array_equal(x::AbstractArray{Union{Missing, Int}, N}, y::AbstractArray{Union{Missing, Int}, N}) where {N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{Union{Missing, Nothing, Float64}, N}, y::AbstractArray{T, N}) where {T, N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{S, N}, y::AbstractArray{Union{Missing, Nothing, Float64}, N}) where {S, N} = _equal_or_missing(x, y)
+_array_equal(x::AbstractArray{Union{Missing, Nothing, Float64}, N}, y::AbstractArray{Union{Missing, Nothing, Float64}, N}) where {N} = _equal_or_missing(x, y)
 function _equal_or_missing(x::AbstractArray, y::AbstractArray)
     size(x) == size(y) || return false
     anymissing = false
@@ -4949,6 +4970,8 @@ known where the call is compiled, so a branch on it that cannot run is not typed
 (===)(::Tuple{}, ::Tuple) = false
 (===)(::Tuple, ::Tuple{}) = false
 (===)(x::Tuple, y::Tuple) = x[1] === y[1] && tail(x) === tail(y)
+# Named tuples of one type (the same names in the same order) by their values.
+(===)(x::T, y::T) where {T<:NamedTuple} = values(x) === values(y)
 
 """
     findall(x)
@@ -5013,6 +5036,7 @@ isequal(::Tuple{}, ::Tuple{}) = true
 isequal(::Tuple{}, ::Tuple) = false
 isequal(::Tuple, ::Tuple{}) = false
 isequal(a::Tuple, b::Tuple) = isequal(a[1], b[1]) && isequal(tail(a), tail(b))
+isequal(a::NamedTuple, b::NamedTuple) = keys(a) == keys(b) && isequal(values(a), values(b))
 isequal(a::AbstractArray, b::AbstractArray) = size(a) == size(b) && all(isequal.(a, b))
 isequal(a, b) = a == b
 

@@ -51,8 +51,11 @@ mean(r::Union{Base.UnitRange{Int}, Base.StepRange{Int, Int}, Base.LinRange, Base
 mean(s::Base.SkipMissing{<:AbstractArray}) = sum(s) / length(collect(s))
 mean(s::Base.SkipMissing) = mean(Base.SkipMissing(collect(s.x)))
 # Of an array holding `missing`, `missing`.
-mean(x::AbstractArray{Union{Missing, Float64}}) = any(ismissing, x) ? missing : mean(skipmissing(x))
-mean(x::AbstractArray{Union{Missing, Int}}) = any(ismissing, x) ? missing : mean(skipmissing(x))
+mean(x::AbstractArray{Union{Missing, Float64}}; dims = Colon()) = _mean_missing(x, dims)
+mean(x::AbstractArray{Union{Missing, Int}}; dims = Colon()) = _mean_missing(x, dims)
+# Along dimensions: `missing` in the means of the slices that hold one.
+_mean_missing(x::AbstractArray, ::Colon) = any(ismissing, x) ? missing : mean(skipmissing(x))
+_mean_missing(x::AbstractArray, dims) = _mean(x, dims)
 mean(itr) = mean(identity, itr)
 mean(f, itr) = _mean_nonempty(map(f, collect(itr)))
 mean(s::Union{Base.RowSlices, Base.ColumnSlices, Base.Slices}) = _mean_nonempty(s)

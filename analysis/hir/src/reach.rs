@@ -389,11 +389,11 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base._round_digits", "Base._round_sigdigits"],
     },
-    // `missing` (its struct, which inference's patterns name), and `!` of the three-valued
-    // `==` of arrays that may hold it.
+    // `missing` (its struct, which inference's patterns name), `!` of the three-valued `==` of
+    // arrays that may hold it, and that `==` of tuples.
     Hooks {
         triggers: &["Base.Missing"],
-        hooks: &["Base.!"],
+        hooks: &["Base.!", "Base._tuple_equal"],
     },
     // `==` and `!=` of two arrays.
     Hooks {

@@ -38,7 +38,8 @@ impl Document {
             Some(lc) => lc.col,
             None => content.len() as u32,
         };
-        let mut off = (start + col).min(content_end) as usize;
+        // A client's column may be any u32 (`u32::MAX` past the line's end).
+        let mut off = start.saturating_add(col).min(content_end) as usize;
         while !self.text.is_char_boundary(off) {
             off -= 1;
         }
@@ -97,6 +98,7 @@ mod tests {
     #[test]
     fn positions_past_the_end_clamp() {
         let doc = Document::new("ab\ncd".into(), 1);
+        assert_eq!(doc.offset(Position::new(1, u32::MAX)), 5);
         assert_eq!(doc.offset(Position::new(0, 99)), 2);
         assert_eq!(doc.offset(Position::new(7, 0)), 5);
     }

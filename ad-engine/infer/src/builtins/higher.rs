@@ -64,7 +64,7 @@ fn builtin_func(cx: &Cx, f: &Val, xs: &[Val]) -> Option<Name> {
         })
         .collect();
     dispatch::select(cx.program, gf, &elems)
-        .is_err()
+        .is_err_and(|f| !f.is_ambiguity())
         .then(|| Name::from(builtin))
 }
 

@@ -665,6 +665,12 @@ pub(crate) fn call(
         ("==" | "!=", [x, y]) if is_array(x) && is_array(y) => {
             prelude_equality(cx, b, "Base._array_equal", name, x, y)
         }
+        // Tuples that may hold `missing`: Julia's three-valued `==`.
+        ("==" | "!=", [x, y])
+            if is_tuple(x) && is_tuple(y) && (may_miss(&x.ty) || may_miss(&y.ty)) =>
+        {
+            prelude_equality(cx, b, "Base._tuple_equal", name, x, y)
+        }
         ("==" | "!=", [x, y]) if is_tuple(x) && is_tuple(y) => tuple_equality(cx, b, name, x, y),
         // Named tuples: the same names in the same order, and `==` values.
         (
@@ -681,6 +687,9 @@ pub(crate) fn call(
                 return Some(Ok(Val::lit(Const::Bool(name != "=="))));
             }
             let (xv, yv) = (named::values(b, x), named::values(b, y));
+            if may_miss(&xv.ty) || may_miss(&yv.ty) {
+                return Some(prelude_equality(cx, b, "Base._tuple_equal", name, &xv, &yv));
+            }
             tuple_equality(cx, b, name, &xv, &yv)
         }
         (
@@ -802,6 +811,16 @@ pub(crate) fn call(
             &crate::value::types(&args),
         )),
         ("zero" | "one", _) => scalar::zero_one(b, name, args),
+        // `fill(missing, n)`: Julia's `Vector{Missing}`, which holds nothing else.
+        ("fill", [v, ..]) if v.ty.is_missing() || v.ty == Type::Nothing => {
+            Err(Fail::unsupported(format!(
+                "`fill({0}, n)` (Julia's array of {1} alone, `Vector{{{1}}}`): zy's arrays hold \
+                 numbers, arrays, structs and tuples; for slots to set later write \
+                 `Vector{{Union{{{1}, Float64}}}}({0}, n)`",
+                if v.ty == Type::Nothing { "nothing" } else { "missing" },
+                v.ty
+            )))
+        }
         // `fill(v, n)`, `fill(v, m, n)` of a value that is not a number (a tuple, a struct, an
         // array): the prelude's `Base._fill_any`, every element the one `v` (Julia's aliasing).
         ("fill", [v, dims @ ..])
@@ -1190,6 +1209,17 @@ fn tuple_equality(
         b.prim(Prim::Not, vec![all.arg], Type::Bool),
         Type::Bool,
     ))
+}
+
+/// Does a value of type `t` hold `missing` (itself, a union with it, or a tuple or named tuple
+/// of such), where `==` is three-valued?
+fn may_miss(t: &Type) -> bool {
+    match t {
+        Type::Union(u) => u.members.iter().any(Type::is_missing),
+        Type::Tuple(ts) => ts.iter().any(may_miss),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| may_miss(t)),
+        t => t.is_missing(),
+    }
 }
 
 /// The prelude's `Base.NothingOrInt`, `findfirst`'s `Union{Nothing, Int64}`.
