@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 74983..74987: abs2
-            <zy>/prelude/Base.jl (prelude) 361900..361904: abs2
+            <zy>/prelude/Base.jl (prelude) 77174..77178: abs2
+            <zy>/prelude/Base.jl (prelude) 377117..377121: abs2
         "#]],
     );
 }
