@@ -57,6 +57,22 @@ pub fn masked(inst: &Arc<Instance>, mask: ArgMask) -> Arc<Instance> {
     })
 }
 
+/// The mask by which [`masked`] named `keyed_name` after `inst`, if it did (`f⟨2⟩` of `f`).
+pub fn mask_of(inst: &Arc<Instance>, keyed_name: &str) -> Option<ArgMask> {
+    let positions = keyed_name
+        .strip_prefix(&*inst.name)?
+        .strip_prefix('⟨')?
+        .strip_suffix('⟩')?;
+    let active: Vec<usize> = positions
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let mask = ArgMask::of(&inst.args, |i| active.contains(&(i + 1)));
+    (*masked(inst, mask).name == *keyed_name).then_some(mask)
+}
+
 /// The forward instance: `f⁺(x1, x1_f, x2, ...)`, a shadow after each argument with fdata.
 /// Its function also takes, after those, the shadows of the globals `f` reaches (see
 /// [`crate::globals`]), which follow from `f` and are not part of the key.
