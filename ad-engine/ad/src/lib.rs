@@ -132,8 +132,8 @@ fn gradient_program_in(
 }
 
 /// [`gradient_program`] with each instance's adjoint given by `adjoint` (called with the
-/// program built so far, the instance and the arguments active at its calls), as [`instance_adjoint`] builds it or from a cache
-/// of its results.
+/// program built so far, the instance and the arguments active at its calls), as
+/// [`instance_adjoint`] builds it or from a cache of its results.
 pub fn gradient_program_with(
     prog: &TypedProgram,
     inst: &Arc<Instance>,

@@ -199,7 +199,8 @@ struct Cx<'f> {
     globals: &'f GlobalShadows,
     /// Whether to tap named variables' values and adjoints ([`adjoint_with`]).
     trace: bool,
-    /// Per value: whether it carries a gradient to a call ([`crate::activity::carried_across_calls`]).
+    /// Per value: whether it carries a gradient to a call
+    /// ([`crate::activity::carried_across_calls`]).
     carries: Vec<bool>,
     /// The arguments differentiated.
     mask: ArgMask,
