@@ -8,7 +8,44 @@
 
 use std::sync::Arc;
 
-use zy_ir::{Block, Function, Instance, Op, Operand, Prim, Span, Terminator, Value, ValueKind};
+use zy_ir::{
+    Block, Function, Instance, Op, Operand, Prim, Span, Terminator, Type, Value, ValueKind,
+};
+
+/// Which differentiable arguments of a call are active there (depend on a differentiated
+/// input): an adjoint is built per instance and mask, and an inactive argument is no seed of the
+/// callee's activity (its refusals do not fire) and gets `nothing` from its pullback. Bit `i`
+/// marks argument `i` inactive; arguments past the 64th are always active.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ArgMask(u64);
+
+impl ArgMask {
+    /// Every argument active: the adjoint a gradient's root and a rule-given adjoint use.
+    pub const ALL: ArgMask = ArgMask(0);
+
+    /// The mask of arguments of types `tys` where `active(i)` says whether argument `i` is
+    /// active; one that is not differentiable counts as active (no gradient reaches it anyway),
+    /// so that a call with every differentiable argument active has [`ArgMask::ALL`].
+    pub fn of(tys: &[Type], active: impl Fn(usize) -> bool) -> ArgMask {
+        let bits = tys
+            .iter()
+            .enumerate()
+            .take(64)
+            .filter(|&(i, t)| t.is_differentiable() && !active(i))
+            .fold(0u64, |m, (i, _)| m | (1 << i));
+        ArgMask(bits)
+    }
+
+    /// Is every argument active?
+    pub fn is_all(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Is argument `i` active?
+    pub fn is_active(self, i: usize) -> bool {
+        i >= 64 || self.0 & (1 << i) == 0
+    }
+}
 
 /// Where a value is used.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -102,6 +139,17 @@ pub fn analyse(func: &Function) -> Activity {
 /// Analyse `func`, where a call of an instance for which `reads_globals` holds reaches a global
 /// object: its result may depend on what another call wrote there, so it is varied.
 pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) -> Activity {
+    analyse_masked(func, reads_globals, ArgMask::ALL)
+}
+
+/// [`analyse_in`] with only the arguments `mask` leaves active differentiated: the others are
+/// constants of this call (an inactive object argument is one the caller made from constants
+/// and the callee does not write).
+pub fn analyse_masked(
+    func: &Function,
+    reads_globals: &dyn Fn(&Instance) -> bool,
+    mask: ArgMask,
+) -> Activity {
     let n = func.values.len();
     let mut values = vec![ValueActivity::default(); n];
     let loops = crate::cfg::in_loop(func);
@@ -133,9 +181,10 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
             }
         }
     }
-    let varied = varied_from(func, func.args(), &incoming, reads_globals, &[]);
+    let seeds = seeds(func, mask);
+    let varied = varied_from(func, &seeds, &incoming, reads_globals, &[]);
     let useful = useful_values(func, &incoming, reads_globals);
-    let carries = carried(func, &values, &varied, &incoming, reads_globals);
+    let carries = carried(func, &values, &varied, &incoming, &seeds, reads_globals);
     for (i, a) in values.iter_mut().enumerate() {
         a.varied = varied[i];
         a.useful = useful[i];
@@ -155,6 +204,14 @@ pub fn analyse_in(func: &Function, reads_globals: &dyn Fn(&Instance) -> bool) ->
         })
         .collect();
     Activity { values, args }
+}
+
+/// The arguments of `func` that `mask` leaves active.
+fn seeds(func: &Function, mask: ArgMask) -> Vec<Value> {
+    let args = func.args().iter().enumerate();
+    args.filter(|&(i, _)| mask.is_active(i))
+        .map(|(_, &a)| a)
+        .collect()
 }
 
 /// For each block parameter, the operands passed to it by every jump; for each field read of
@@ -242,6 +299,7 @@ fn carried(
     values: &[ValueActivity],
     varied: &[bool],
     incoming: &[Vec<Operand>],
+    seeds: &[Value],
     reads_globals: &dyn Fn(&Instance) -> bool,
 ) -> Vec<bool> {
     if !applies_underived(func) {
@@ -250,7 +308,7 @@ fn carried(
     let mut now = varied.to_vec();
     loop {
         let constant = constant_objects(func, values, &now, &|_| false);
-        let next = varied_from(func, func.args(), incoming, reads_globals, &constant);
+        let next = varied_from(func, seeds, incoming, reads_globals, &constant);
         if next == now {
             return now;
         }
@@ -291,8 +349,43 @@ pub fn constant_arrays(
     reads_globals: &dyn Fn(&Instance) -> bool,
     writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
 ) -> Vec<bool> {
+    let act = analyse_in(func, reads_globals);
+    match constant_fixpoint(func, &act, reads_globals, ArgMask::ALL, writes) {
+        Some((constant, _)) => constant,
+        None => vec![false; func.values.len()],
+    }
+}
+
+/// Per value of `func` (analysed as `act`, with the arguments `mask` leaves active), whether it
+/// depends differentiably on a differentiated argument, the arrays [`constant_arrays`] finds
+/// counting as constants: the activity's `carries`, a call of a callee that `writes` nothing
+/// and returns numbers reading such an array. What the reverse transform asks of a call's
+/// arguments: one that carries nothing is inactive in the callee's adjoint.
+pub fn carried_across_calls(
+    func: &Function,
+    act: &Activity,
+    reads_globals: &dyn Fn(&Instance) -> bool,
+    mask: ArgMask,
+    writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
+) -> Vec<bool> {
+    match constant_fixpoint(func, act, reads_globals, mask, writes) {
+        Some((_, carries)) => carries,
+        None => act.values.iter().map(|a| a.carries).collect(),
+    }
+}
+
+/// The constant arrays and what carries a gradient (see [`carried_across_calls`]), where `func`
+/// applies a primitive with an operand it has no derivative in or makes an array from
+/// constants alone; `None` elsewhere.
+fn constant_fixpoint(
+    func: &Function,
+    act: &Activity,
+    reads_globals: &dyn Fn(&Instance) -> bool,
+    mask: ArgMask,
+    writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
+) -> Option<(Vec<bool>, Vec<bool>)> {
     if !applies_underived(func) && !makes_constant_array(func) {
-        return vec![false; func.values.len()];
+        return None;
     }
     let mut writers: Vec<&Arc<Instance>> = Vec::new();
     for d in &func.values {
@@ -306,14 +399,14 @@ pub fn constant_arrays(
         }
     }
     let calls_ok = |c: &Instance| !writers.iter().any(|w| ***w == *c);
-    let act = analyse_in(func, reads_globals);
     let incoming = incoming_args(func);
+    let seeds = seeds(func, mask);
     let mut carries: Vec<bool> = act.values.iter().map(|a| a.varied).collect();
     loop {
         let constant = constant_objects(func, &act.values, &carries, &calls_ok);
-        let next = varied_from(func, func.args(), &incoming, reads_globals, &constant);
+        let next = varied_from(func, &seeds, &incoming, reads_globals, &constant);
         if next == carries {
-            return constant;
+            return Some((constant, carries));
         }
         carries = next;
     }

@@ -16,7 +16,7 @@ use zy_ir::{
     Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram, ValueKind,
 };
 
-use crate::activity::{analyse_in, Activity};
+use crate::activity::{analyse_masked, Activity, ArgMask};
 use crate::names;
 use crate::tangent::has_fdata;
 use crate::AdError;
@@ -145,7 +145,12 @@ impl GlobalShadows {
     /// What a gradient reaches in `func`, a call that reaches a global with a shadow counting
     /// as reading and writing it (`store!(x)` then `G[]` returned reaches `x`).
     pub fn activity(&self, func: &Function) -> Activity {
-        analyse_in(func, &|c| !self.reached(c).is_empty())
+        self.activity_masked(func, ArgMask::ALL)
+    }
+
+    /// [`GlobalShadows::activity`] with only the arguments `mask` leaves active differentiated.
+    pub fn activity_masked(&self, func: &Function, mask: ArgMask) -> Activity {
+        analyse_masked(func, &|c| !self.reached(c).is_empty(), mask)
     }
 
     /// The globals with shadows that `inst` reaches, in the order its forward function takes

@@ -57,7 +57,9 @@ use std::sync::Arc;
 
 use zy_ir::{Instance, Program, Span, TypedProgram};
 
-pub use activity::{analyse, analyse_in, Activity, ArgGradient, UseSite, ValueActivity};
+pub use activity::{
+    analyse, analyse_in, analyse_masked, Activity, ArgGradient, ArgMask, UseSite, ValueActivity,
+};
 pub use driver::may_mutate;
 pub use expand::{expand, expand_with_rrules};
 pub use forward_driver::forward_gradient_program;
@@ -124,14 +126,14 @@ fn gradient_program_in(
     inst: &Instance,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
     let globals = GlobalShadows::of(prog);
-    gradient_program_with(prog, &Arc::new(inst.clone()), &mut |p, i| {
-        instance_adjoint(source, p, &globals, i)
+    gradient_program_with(prog, &Arc::new(inst.clone()), &mut |p, i, m| {
+        instance_adjoint(source, p, &globals, i, m)
     })
 }
 
 /// [`gradient_program`] with each instance's adjoint given by `adjoint` (called with the
-/// program built so far and the instance), as [`instance_adjoint`] builds it or from a cache
-/// of its results.
+/// program built so far, the instance and the arguments active at its calls), as
+/// [`instance_adjoint`] builds it or from a cache of its results.
 pub fn gradient_program_with(
     prog: &TypedProgram,
     inst: &Arc<Instance>,
@@ -152,7 +154,7 @@ pub fn gradient_program_with(
     Ok((dinst, out))
 }
 
-/// The forward and pullback functions of `inst` in `prog`, if present.
+/// The forward and pullback functions of `inst` (every argument active) in `prog`, if present.
 fn adjoint_of<'p>(
     prog: &'p TypedProgram,
     inst: &Instance,
@@ -163,9 +165,10 @@ fn adjoint_of<'p>(
 }
 
 /// Where [`add_adjoints_with`] and [`gradient_program_with`] take each instance's adjoint
-/// from: called with the program built so far and the instance.
+/// from: called with the program built so far, the instance and the arguments active at its
+/// calls (one adjoint per instance and mask, named by [`names::masked`]).
 pub type AdjointSource<'a> =
-    dyn FnMut(&TypedProgram, &Arc<Instance>) -> Result<InstanceAdjoint, AdError> + 'a;
+    dyn FnMut(&TypedProgram, &Arc<Instance>, ArgMask) -> Result<InstanceAdjoint, AdError> + 'a;
 
 /// The adjoint of one instance: its forward function `f⁺`, its pullback `f⁻`, and what they
 /// were built from.
@@ -175,8 +178,8 @@ pub struct InstanceAdjoint {
     pub forward: Arc<zy_ir::Function>,
     /// `f⁻`.
     pub pullback: Arc<zy_ir::Function>,
-    /// The user functions whose adjoints these call.
-    pub callees: Vec<Arc<Instance>>,
+    /// The user functions whose adjoints these call, with the arguments active at the calls.
+    pub callees: Vec<(Arc<Instance>, ArgMask)>,
     /// How the adjoint was made: the body the transform differentiated, or the in-source rule.
     pub origin: AdjointOrigin,
     /// Typed bodies these call that the program did not hold (an rrule, its pullback and
@@ -195,15 +198,16 @@ pub enum AdjointOrigin {
 }
 
 /// Build the adjoint of `inst`, a function of `prog` (with differentiation calls expanded),
-/// from an `rrule` of `source` where one applies, else by transforming its body. `globals`
-/// are the reaches of `prog`'s functions.
+/// with respect to the arguments `mask` leaves active, from an `rrule` of `source` where one
+/// applies, else by transforming its body. `globals` are the reaches of `prog`'s functions.
 pub fn instance_adjoint(
     source: Option<&Program>,
     prog: &TypedProgram,
     globals: &GlobalShadows,
     inst: &Arc<Instance>,
+    mask: ArgMask,
 ) -> Result<InstanceAdjoint, AdError> {
-    instance_adjoint_in(source, prog, globals, inst, false)
+    instance_adjoint_in(source, prog, globals, inst, mask, false)
 }
 
 /// [`instance_adjoint`] for the gradient debugger: a derived adjoint taps the value and the
@@ -215,8 +219,9 @@ pub fn traced_instance_adjoint(
     prog: &TypedProgram,
     globals: &GlobalShadows,
     inst: &Arc<Instance>,
+    mask: ArgMask,
 ) -> Result<InstanceAdjoint, AdError> {
-    instance_adjoint_in(source, prog, globals, inst, true)
+    instance_adjoint_in(source, prog, globals, inst, mask, true)
 }
 
 fn instance_adjoint_in(
@@ -224,6 +229,7 @@ fn instance_adjoint_in(
     prog: &TypedProgram,
     globals: &GlobalShadows,
     inst: &Arc<Instance>,
+    mask: ArgMask,
     trace: bool,
 ) -> Result<InstanceAdjoint, AdError> {
     let func = prog
@@ -240,6 +246,15 @@ fn instance_adjoint_in(
         Some(src) => rrule::find(src, inst, &mut support)?,
         None => None,
     };
+    let fixed = |i: &Instance| {
+        checkpoint::is_checkpointed(i) || source.is_some_and(|s| rrule::may_apply(s, i))
+    };
+    if !mask.is_all() && (rule.is_some() || checkpoint::is_checkpointed(inst)) {
+        return Err(AdError::new(
+            func.span,
+            format!("internal error: `{inst}` has an adjoint for all its arguments only"),
+        ));
+    }
     if let Some(rule) = rule {
         if driver::may_mutate(prog, inst) {
             // The pullback restores what the forward pass overwrote; a rule's does not.
@@ -274,7 +289,18 @@ fn instance_adjoint_in(
     checkpoint::check_calls(prog, globals, &body)?;
     trybody::check_calls(prog, &body)?;
     payload::route(prog, &mut body)?;
-    let adj = transform::adjoint_with(inst, &body, globals, trace)?;
+    let setting = transform::Setting {
+        mask,
+        fixed: &fixed,
+        writes: &mut |c| mutates::may_mutate(prog, c),
+    };
+    let keyed = names::masked(inst, mask);
+    let adj = if mask.is_all() {
+        transform::adjoint_with(inst, &body, globals, setting, trace)?
+    } else {
+        let aliased = globals.aliased(&keyed, inst);
+        transform::adjoint_with(&keyed, &body, &aliased, setting, trace)?
+    };
     Ok(InstanceAdjoint {
         forward: Arc::new(adj.forward),
         pullback: Arc::new(adj.pullback),
@@ -296,24 +322,26 @@ pub fn add_adjoints(
     // What each function reaches follows from the primal bodies (generated code reaches what
     // the function it derives from reaches), so adding adjoints does not change it.
     let globals = GlobalShadows::of(prog);
-    add_adjoints_with(prog, inst, &mut |p, i| {
-        instance_adjoint(source, p, &globals, i)
+    add_adjoints_with(prog, inst, &mut |p, i, m| {
+        instance_adjoint(source, p, &globals, i, m)
     })
 }
 
-/// [`add_adjoints`] with each instance's adjoint given by `adjoint`.
+/// [`add_adjoints`] with each instance's adjoint given by `adjoint`: `inst`'s with every
+/// argument active, each callee's for the arguments active at its calls.
 pub fn add_adjoints_with(
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
     adjoint: &mut AdjointSource<'_>,
 ) -> Result<(), AdError> {
-    let mut work = vec![inst.clone()];
-    while let Some(i) = work.pop() {
-        let fwd = names::forward_instance(&i);
+    let mut work = vec![(inst.clone(), ArgMask::ALL)];
+    while let Some((i, mask)) = work.pop() {
+        let keyed = names::masked(&i, mask);
+        let fwd = names::forward_instance(&keyed);
         if prog.functions.contains_key(&fwd) {
             continue;
         }
-        let adj = adjoint(prog, &i)?;
+        let adj = adjoint(prog, &i, mask)?;
         for (k, f) in adj.support.functions {
             prog.functions.entry(k).or_insert(f);
         }
@@ -322,7 +350,7 @@ pub fn add_adjoints_with(
         }
         prog.functions.insert(fwd, adj.forward);
         prog.functions
-            .insert(names::pullback_instance(&i), adj.pullback);
+            .insert(names::pullback_instance(&keyed), adj.pullback);
         work.extend(adj.callees);
     }
     Ok(())

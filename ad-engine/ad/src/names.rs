@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use zy_ir::{Instance, Name, Type};
 
+use crate::activity::ArgMask;
 use crate::tangent::{fdata_type, has_fdata};
 
 /// Is argument 0 of `inst` the callee itself (a callable struct or closure, or the function
@@ -32,6 +33,44 @@ pub fn adjoint_sig(inst: &Instance) -> Arc<[Type]> {
     std::iter::once(Type::Function(suffixed(&inst.name, "⁻")))
         .chain(inst.args.iter().cloned())
         .collect()
+}
+
+/// The instance whose adjoint differentiates `inst` with respect to the arguments `mask` leaves
+/// active: `inst` itself when every argument is, else `f⟨i,j⟩`, the 1-based positions of its
+/// active differentiable arguments (`gamma_inc⟨2⟩` of `gamma_inc(2.0, x)`). Its forward
+/// function `f⟨i,j⟩⁺` and pullback `f⟨i,j⟩⁻` follow from it as from any instance.
+pub fn masked(inst: &Arc<Instance>, mask: ArgMask) -> Arc<Instance> {
+    if mask.is_all() {
+        return inst.clone();
+    }
+    let positions: Vec<String> = inst
+        .args
+        .iter()
+        .enumerate()
+        .filter(|&(i, t)| t.is_differentiable() && mask.is_active(i))
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    Arc::new(Instance {
+        name: format!("{}⟨{}⟩", inst.name, positions.join(",")).into(),
+        method: inst.method,
+        args: inst.args.clone(),
+    })
+}
+
+/// The mask by which [`masked`] named `keyed_name` after `inst`, if it did (`f⟨2⟩` of `f`).
+pub fn mask_of(inst: &Arc<Instance>, keyed_name: &str) -> Option<ArgMask> {
+    let positions = keyed_name
+        .strip_prefix(&*inst.name)?
+        .strip_prefix('⟨')?
+        .strip_suffix('⟩')?;
+    let active: Vec<usize> = positions
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let mask = ArgMask::of(&inst.args, |i| active.contains(&(i + 1)));
+    (*masked(inst, mask).name == *keyed_name).then_some(mask)
 }
 
 /// The forward instance: `f⁺(x1, x1_f, x2, ...)`, a shadow after each argument with fdata.

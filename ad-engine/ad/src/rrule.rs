@@ -29,6 +29,18 @@ pub struct Rrule {
     pub span: Span,
 }
 
+/// Does `program` have an `rrule` method for `inst`'s function (which [`find`] may find to
+/// apply to its argument types)?
+pub fn may_apply(program: &Program, inst: &Instance) -> bool {
+    let wanted = Some(TypeExpr::Typeof(inst.name.clone()));
+    program.functions.get("rrule").is_some_and(|generic| {
+        generic
+            .methods
+            .iter()
+            .any(|m| m.sig.first() == Some(&wanted))
+    }) && !names::has_callee_arg(inst)
+}
+
 /// The rrule overriding `inst`, if `program` has one; its typed bodies are added to `out`.
 pub fn find(
     program: &Program,

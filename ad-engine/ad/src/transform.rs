@@ -21,7 +21,7 @@ use zy_ir::{
     Terminator, Type, Value, ValueKind, Var, VarInit,
 };
 
-use crate::activity::Activity;
+use crate::activity::{Activity, ArgMask};
 use crate::cfg::{in_loop, loop_span, reaches, reaches_from, single_exit};
 use crate::globals::GlobalShadows;
 use crate::names;
@@ -33,8 +33,9 @@ use crate::AdError;
 pub struct Adjoint {
     pub forward: Function,
     pub pullback: Function,
-    /// User functions called on the active path: their adjoints are needed too.
-    pub callees: Vec<Arc<Instance>>,
+    /// User functions called on the active path, with the arguments active at the calls:
+    /// their adjoints are needed too.
+    pub callees: Vec<(Arc<Instance>, ArgMask)>,
 }
 
 /// Per primal block: the residuals (forward values) its reverse reads, and their homes.
@@ -57,23 +58,46 @@ struct BlockTape {
     counter: Option<Value>,
 }
 
+/// What the transform of one instance knows beyond its body: which of its arguments are
+/// active, and which callees take another adjoint than one per mask.
+pub struct Setting<'a> {
+    /// The arguments differentiated (an adjoint is built per instance and mask, see
+    /// [`ArgMask`]): an inactive one is a constant of the body and gets `nothing` from the
+    /// pullback.
+    pub mask: ArgMask,
+    /// Callees whose adjoint is fixed for all their arguments (an in-source `rrule`, a
+    /// checkpointed call): called with every argument active.
+    pub fixed: &'a dyn Fn(&Instance) -> bool,
+    /// Whether a callee may write an object it did not make: an array made from constants
+    /// passed to one that does not, and returns a number, is inactive in its adjoint.
+    pub writes: &'a mut dyn FnMut(&Arc<Instance>) -> bool,
+}
+
 /// Transform `func`, the body of `inst`, in a program whose functions reach the globals
-/// `globals` says.
+/// `globals` says, every argument active and every callee called with all of its arguments
+/// active.
 pub fn adjoint(
     inst: &Arc<Instance>,
     func: &Function,
     globals: &GlobalShadows,
 ) -> Result<Adjoint, AdError> {
-    adjoint_with(inst, func, globals, false)
+    let setting = Setting {
+        mask: ArgMask::ALL,
+        fixed: &|_| true,
+        writes: &mut |_| true,
+    };
+    adjoint_with(inst, func, globals, setting, false)
 }
 
-/// [`adjoint`]; with `trace`, the forward function taps the value and the pullback the
+/// [`adjoint`] as `setting` says (`inst` names the adjoint: [`names::masked`] for a mask
+/// other than all); with `trace`, the forward function taps the value and the pullback the
 /// adjoint of every active variable with a source name (`tap`, [`Prim::Tap`]) for the gradient
 /// debugger's watched run.
 pub fn adjoint_with(
     inst: &Arc<Instance>,
     func: &Function,
     globals: &GlobalShadows,
+    setting: Setting<'_>,
     trace: bool,
 ) -> Result<Adjoint, AdError> {
     reject_nested(func)?;
@@ -82,9 +106,20 @@ pub fn adjoint_with(
     let mut primal = func.clone();
     crate::simplify::renumber(&mut primal);
     let (f, exit) = single_exit(&primal)?;
-    let act = globals.activity(&f);
+    let act = globals.activity_masked(&f, setting.mask);
+    let reads_globals = |c: &Instance| !globals.reached(c).is_empty();
+    let carries = crate::activity::carried_across_calls(
+        &f,
+        &act,
+        &reads_globals,
+        setting.mask,
+        setting.writes,
+    );
     let mut cx = Cx::new(&f, exit, act, globals);
     cx.trace = trace;
+    cx.carries = carries;
+    cx.mask = setting.mask;
+    cx.fixed = setting.fixed;
     let mut callees = Callees {
         wanted: Vec::new(),
         globals,
@@ -164,6 +199,13 @@ struct Cx<'f> {
     globals: &'f GlobalShadows,
     /// Whether to tap named variables' values and adjoints ([`adjoint_with`]).
     trace: bool,
+    /// Per value: whether it carries a gradient to a call
+    /// ([`crate::activity::carried_across_calls`]).
+    carries: Vec<bool>,
+    /// The arguments differentiated.
+    mask: ArgMask,
+    /// Callees called with every argument active ([`Setting::fixed`]).
+    fixed: &'f dyn Fn(&Instance) -> bool,
 }
 
 impl<'f> Cx<'f> {
@@ -203,6 +245,9 @@ impl<'f> Cx<'f> {
             counted,
             globals,
             trace: false,
+            carries: Vec::new(),
+            mask: ArgMask::ALL,
+            fixed: &|_| true,
         }
     }
 
@@ -240,7 +285,22 @@ impl<'f> Cx<'f> {
     /// constants only counting as a constant?
     fn carries(&self, a: &Operand) -> bool {
         a.as_value()
-            .is_some_and(|x| self.act.values[x.index()].carries)
+            .is_some_and(|x| self.carries.get(x.index()).copied().unwrap_or(true))
+    }
+
+    /// The arguments of the call `v` active at it: those that carry a gradient, or all for a
+    /// callee whose adjoint is fixed ([`Setting::fixed`]); all for any other statement.
+    fn call_mask(&self, v: Value) -> ArgMask {
+        match self.f.stmt(v) {
+            Some(Stmt {
+                op: Op::Invoke(c),
+                args,
+            }) if !(self.fixed)(c) => {
+                let tys: Vec<Type> = args.iter().map(|a| self.f.operand_ty(a)).collect();
+                ArgMask::of(&tys, |i| self.carries(&args[i]))
+            }
+            _ => ArgMask::ALL,
+        }
     }
 
     fn multi_pred(&self, b: Block) -> bool {
@@ -361,6 +421,7 @@ fn forward_pass(
                 ty: d.ty.clone(),
                 active: cx.live[b.index()] && cx.is_stmt_active(v),
                 varied: s.args.iter().map(|a| cx.carries(a)).collect(),
+                mask: cx.call_mask(v),
             };
             let active = fs.active;
             let mut e = Emit {
@@ -929,6 +990,7 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
                 ty: d.ty.clone(),
                 residuals,
                 dy: dyv,
+                mask: cx.call_mask(v),
             };
             let mut e = Emit {
                 bcast: None,
@@ -995,7 +1057,13 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
         if b == Block::ENTRY {
             let mut parts = Vec::new();
             let mut tys = Vec::new();
-            for &a in f.args() {
+            for (i, &a) in f.args().iter().enumerate() {
+                if !cx.mask.is_active(i) {
+                    // An inactive argument gets no cotangent.
+                    parts.push(Const::Nothing.into());
+                    tys.push(Type::Nothing);
+                    continue;
+                }
                 let rty = rdata_type(f.ty(a));
                 let val = match g.var(a) {
                     Some(var) => g.sb.use_var(rb, var),

@@ -118,3 +118,89 @@ fn uses_are_listed_with_their_statements() {
         .iter()
         .all(|d| d.ty == Type::Float64 || d.ty == Type::Int64));
 }
+
+/// The names of the forward functions in the gradient program of `name(args...)`, and the
+/// program, which the AD builds in reverse mode alone (or the error).
+fn forward_functions(
+    src: &str,
+    name: &str,
+    args: &[zy_interp::Value],
+) -> Result<(Vec<String>, zy_ir::TypedProgram), zy_ad::AdError> {
+    let (inst, prog) = common::run::typed(src, name, args);
+    let (_, prog) = zy_ad::gradient_program(&prog, &inst)?;
+    let mut names: Vec<String> = prog
+        .functions
+        .keys()
+        .filter(|i| i.name.ends_with('⁺'))
+        .map(|i| i.name.to_string())
+        .collect();
+    names.sort();
+    Ok((names, prog))
+}
+
+/// One function called with a constant first argument, a constant second one and neither has
+/// three adjoints; a masked one's pullback gives the constant nothing.
+#[test]
+fn a_call_is_differentiated_in_the_arguments_that_vary_there() {
+    use zy_interp::Value::F64;
+    let src = "h(c, x) = c * sin(x)\nk(x) = h(2.0, x) + h(x, 1.0) + h(x, x)";
+    let (names, prog) = forward_functions(src, "k", &[F64(0.5)]).unwrap();
+    assert_eq!(names, ["h⁺", "h⟨1⟩⁺", "h⟨2⟩⁺", "k⁺"]);
+    let back = prog
+        .functions
+        .iter()
+        .find(|(i, _)| &*i.name == "h⟨2⟩⁻")
+        .map(|(_, f)| f.ret.clone());
+    assert_eq!(
+        back,
+        Some(Type::tuple([Type::Nothing, Type::Float64])),
+        "h⟨2⟩⁻ returns no cotangent for c"
+    );
+    common::run::check_fd(src, "k", vec![F64(0.5)]);
+}
+
+/// A Bessel order constant at the call of a helper is no refusal; one that varies is, by name,
+/// marked for forward mode to try.
+#[test]
+fn a_constant_order_passed_to_a_helper_is_not_differentiated() {
+    use zy_interp::Value::F64;
+    let jx = "jx(nu, x) = x * besselj(nu, x)\n";
+    let constant = format!("{jx}k(x) = jx(1.5, x) + jx(2.5, x)");
+    let (names, _) = forward_functions(&constant, "k", &[F64(1.2)]).unwrap();
+    assert_eq!(names, ["jx⟨2⟩⁺", "k⁺"]);
+    common::run::check_fd(&constant, "k", vec![F64(1.2)]);
+    let varied = format!("{jx}k(x) = jx(x, 2.0)");
+    let e = forward_functions(&varied, "k", &[F64(1.2)]).unwrap_err();
+    assert!(
+        e.message.contains("with respect to its order"),
+        "{}",
+        e.message
+    );
+    assert!(e.nested_reverse);
+}
+
+/// An array made from constants and passed to a helper that only reads it is inactive there.
+#[test]
+fn a_constant_array_passed_to_a_reader_is_inactive() {
+    use zy_interp::Value::F64;
+    let src = "poly(c, x) = c[1] + c[2] * x + c[3] * x^2\nk(x) = poly([1.0, 2.0, 3.0], x)";
+    let (names, _) = forward_functions(src, "k", &[F64(0.5)]).unwrap();
+    assert_eq!(names, ["k⁺", "poly⟨2⟩⁺"]);
+    common::run::check_fd(src, "k", vec![F64(0.5)]);
+    // Written by the helper, it stays active.
+    let writer = "function poly(c, x)\n    c[1] = x\n    return c[1] * c[2]\nend\nk(x) = poly([1.0, 2.0], x)";
+    let (names, _) = forward_functions(writer, "k", &[F64(0.5)]).unwrap();
+    assert_eq!(names, ["k⁺", "poly⁺"]);
+    common::run::check_fd(writer, "k", vec![F64(0.5)]);
+}
+
+/// A recursive function whose active argument alternates: the two adjoints call each other.
+#[test]
+fn recursion_alternates_between_masks() {
+    use zy_interp::Value::{Int, F64};
+    let src = "swap(a, b, n) = n == 0 ? a * sin(b) : swap(b, a, n - 1)\nk(x, n) = swap(2.0, x, n)";
+    let (names, _) = forward_functions(src, "k", &[F64(0.5), Int(3)]).unwrap();
+    assert_eq!(names, ["k⁺", "swap⟨1⟩⁺", "swap⟨2⟩⁺"]);
+    common::run::check_fd(src, "k", vec![F64(0.5), Int(3)]);
+    common::run::check_fd(src, "k", vec![F64(0.5), Int(2)]);
+}

@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use zy_ad::{Activity, AdError, AdjointOrigin, GlobalShadows, InstanceAdjoint};
+use zy_ad::{Activity, AdError, AdjointOrigin, ArgMask, GlobalShadows, InstanceAdjoint};
 use zy_ir::{Instance, TypedProgram};
 
 use crate::call::typed_program;
@@ -54,12 +54,15 @@ pub struct AdjointKey {
     /// The instance differentiated.
     #[returns(ref)]
     pub instance: Arc<Instance>,
+    /// The arguments it is differentiated with respect to (those active at its calls).
+    #[returns(copy)]
+    pub mask: ArgMask,
 }
 
 impl AdjointKey {
-    /// The key of `id`'s own adjoint, in its own program.
+    /// The key of `id`'s own adjoint, in its own program, every argument active.
     pub fn of(db: &dyn salsa::Database, id: InstanceId) -> AdjointKey {
-        AdjointKey::new(db, id, id.instance(db).clone())
+        AdjointKey::new(db, id, id.instance(db).clone(), ArgMask::ALL)
     }
 }
 
@@ -72,7 +75,8 @@ pub fn adjoint(db: &dyn salsa::Database, key: AdjointKey) -> Result<InstanceAdjo
         .map_err(Clone::clone)?;
     let source = key.program(db).program(db).rule_source(db, program);
     let globals = shadows(db, key.program(db));
-    let adj = zy_ad::instance_adjoint(Some(source), program, globals, key.instance(db))?;
+    let (inst, mask) = (key.instance(db), key.mask(db));
+    let adj = zy_ad::instance_adjoint(Some(source), program, globals, inst, mask)?;
     if let AdjointOrigin::Rule { .. } = adj.origin {
         // The rule was inferred from the index, which compares by signatures: depend on the
         // bodies of the rule and its pullback.
@@ -94,7 +98,7 @@ pub fn reaching(db: &dyn salsa::Database, key: AdjointKey) -> Option<Activity> {
         return None;
     };
     let globals = shadows(db, key.program(db));
-    Some(globals.activity(body))
+    Some(globals.activity_masked(body, key.mask(db)))
 }
 
 /// The program that computes the gradient of `id`: its [`expanded`] program, the adjoint of
@@ -126,8 +130,8 @@ fn shadows(db: &dyn salsa::Database, id: InstanceId) -> GlobalShadows {
 pub fn gradient(db: &dyn salsa::Database, id: InstanceId) -> Result<GradientProgram, AdError> {
     let program = expanded(db, id).as_ref().map_err(Clone::clone)?;
     let inst = id.instance(db);
-    let reverse = zy_ad::gradient_program_with(program, inst, &mut |_, i| {
-        adjoint(db, AdjointKey::new(db, id, i.clone())).clone()
+    let reverse = zy_ad::gradient_program_with(program, inst, &mut |_, i, mask| {
+        adjoint(db, AdjointKey::new(db, id, i.clone(), mask)).clone()
     });
     let (driver, program, forward) = match reverse {
         Ok((driver, program)) => (driver, program, None),

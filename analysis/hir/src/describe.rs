@@ -26,8 +26,9 @@ pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
         }
         "adjoint" | "reaching" => {
             let key = AdjointKey::from_id(id);
-            let (inst, program) = (key.instance(db), key.program(db).instance(db));
-            if inst == program {
+            let inst = zy_ad::names::masked(key.instance(db), key.mask(db));
+            let program = key.program(db).instance(db);
+            if inst == *program {
                 inst.to_string()
             } else {
                 format!("{inst} in {program}")

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use zy_ad::ArgMask;
 use zy_hir::{ProgramKey, RootDatabase};
 use zy_interp::{Step, Value, Watch};
 use zy_ir::{Function, Instance, Name, Program, Span, Type, TypedProgram};
@@ -35,6 +36,8 @@ struct Known {
 /// run), copies of them as they were on entry and, once it returned, as it left them.
 struct Call {
     known: usize,
+    /// The arguments the adjoint called differentiates (the others get `nothing`).
+    mask: ArgMask,
     args: Vec<Value>,
     entry: Vec<Value>,
     after: Vec<Value>,
@@ -48,9 +51,10 @@ struct Violation {
 
 struct Debugger<'a> {
     known: Vec<Known>,
-    /// `f⁺`, `f⁻` and an rrule pullback's call method, by instance, to the index in `known`.
-    forward: HashMap<Arc<Instance>, usize>,
-    pullback: HashMap<Arc<Instance>, usize>,
+    /// `f⁺`, `f⁻` (or a masked adjoint's `f⟨i⟩⁺`, `f⟨i⟩⁻`, with its mask, once called) and an
+    /// rrule pullback's call method, by instance, to the index in `known`.
+    forward: HashMap<Arc<Instance>, (usize, ArgMask)>,
+    pullback: HashMap<Arc<Instance>, (usize, ArgMask)>,
     back: HashMap<Arc<Instance>, usize>,
     /// Forward calls running (innermost last), and finished ones waiting for their pullbacks
     /// (per function, last first).
@@ -91,8 +95,10 @@ impl<'a> Debugger<'a> {
                 .flatten()
                 .map(|r| (r.span, r.back));
             let k = d.known.len();
-            d.forward.insert(zy_ad::names::forward_instance(inst), k);
-            d.pullback.insert(zy_ad::names::pullback_instance(inst), k);
+            d.forward
+                .insert(zy_ad::names::forward_instance(inst), (k, ArgMask::ALL));
+            d.pullback
+                .insert(zy_ad::names::pullback_instance(inst), (k, ArgMask::ALL));
             if let Some((_, back)) = &rule {
                 d.back.insert(back.clone(), k);
             }
@@ -104,6 +110,31 @@ impl<'a> Debugger<'a> {
             });
         }
         d
+    }
+
+    /// Remember the masked adjoint (`f⟨i⟩⁺`, `f⟨i⟩⁻`) that `inst` belongs to, if it is one.
+    fn learn_masked(&mut self, inst: &Instance) {
+        let Some(name) = inst
+            .name
+            .strip_suffix("⟩⁺")
+            .or(inst.name.strip_suffix("⟩⁻"))
+        else {
+            return;
+        };
+        if self.forward.contains_key(inst) || self.pullback.contains_key(inst) {
+            return;
+        }
+        let keyed = format!("{name}⟩");
+        let found = self.known.iter().enumerate().find_map(|(k, known)| {
+            zy_ad::names::mask_of(&known.inst, &keyed).map(|m| (k, m, known.inst.clone()))
+        });
+        if let Some((k, mask, primal)) = found {
+            let keyed = zy_ad::names::masked(&primal, mask);
+            self.forward
+                .insert(zy_ad::names::forward_instance(&keyed), (k, mask));
+            self.pullback
+                .insert(zy_ad::names::pullback_instance(&keyed), (k, mask));
+        }
     }
 
     fn report(&mut self, span: Span, message: String) {
@@ -136,7 +167,7 @@ impl<'a> Debugger<'a> {
     }
 
     /// The forward call of function `k` on `args` (its primal and shadow arguments).
-    fn enter_forward(&mut self, k: usize, args: &[Value]) {
+    fn enter_forward(&mut self, k: usize, mask: ArgMask, args: &[Value]) {
         let inst = self.known[k].inst.clone();
         let mut primals = Vec::new();
         let mut rest = args.iter();
@@ -163,6 +194,7 @@ impl<'a> Debugger<'a> {
         let entry = primals.iter().map(Value::deep_copy).collect();
         self.running.push(Call {
             known: k,
+            mask,
             args: primals,
             entry,
             after: Vec::new(),
@@ -233,9 +265,10 @@ impl<'a> Debugger<'a> {
             let Some(t) = parts.get(i + skip) else {
                 break;
             };
-            // A derived pullback returns only rdata: arrays' tangents are in their shadows.
+            // A derived pullback returns only rdata: arrays' tangents are in their shadows; an
+            // argument its adjoint does not differentiate gets `nothing`.
             let part = if rule { Part::Tangent } else { Part::Rdata };
-            if !rule && !zy_ad::tangent::has_rdata(&x.julia_type()) {
+            if !rule && (!zy_ad::tangent::has_rdata(&x.julia_type()) || !call.mask.is_active(i)) {
                 continue;
             }
             if let Some(expected) = mismatch(x, t, part) {
@@ -279,11 +312,12 @@ impl Watch for Debugger<'_> {
         let Some(inst) = &callee.instance else {
             return;
         };
-        if let Some(&k) = self.forward.get(inst) {
-            self.enter_forward(k, args);
+        self.learn_masked(inst);
+        if let Some(&(k, mask)) = self.forward.get(inst) {
+            self.enter_forward(k, mask, args);
         } else if let Some(&k) = self.back.get(inst) {
             self.enter_pullback(k);
-        } else if let Some(&k) = self.pullback.get(inst) {
+        } else if let Some(&(k, _)) = self.pullback.get(inst) {
             if self.known[k].rule.is_none() {
                 self.enter_pullback(k);
             }
@@ -294,11 +328,11 @@ impl Watch for Debugger<'_> {
         let Some(inst) = &callee.instance else {
             return;
         };
-        if let Some(&k) = self.forward.get(inst) {
+        if let Some(&(k, _)) = self.forward.get(inst) {
             self.leave_forward(k);
         } else if let Some(&k) = self.back.get(inst) {
             self.leave_pullback(k, result, true);
-        } else if let Some(&k) = self.pullback.get(inst) {
+        } else if let Some(&(k, _)) = self.pullback.get(inst) {
             // An rrule's `f⁻` only forwards what its closure returned, checked there.
             if self.known[k].rule.is_none() {
                 self.leave_pullback(k, result, false);

@@ -633,8 +633,8 @@ impl<'a> Prepared<'a> {
         let source = self.id.program(db).rule_source(db, &self.program);
         let globals = zy_ad::GlobalShadows::of(&self.program);
         let (driver, program) =
-            zy_ad::gradient_program_with(&self.program, &self.inst, &mut |_, i| {
-                zy_ad::traced_instance_adjoint(Some(source), &self.program, &globals, i)
+            zy_ad::gradient_program_with(&self.program, &self.inst, &mut |_, i, mask| {
+                zy_ad::traced_instance_adjoint(Some(source), &self.program, &globals, i, mask)
             })
             .map_err(ad_error)?;
         let args = self.arguments(db)?;

@@ -1,5 +1,7 @@
-//! Calls of user functions: the forward calls the callee's forward function and keeps its
-//! `back` closure as the residual; the reverse calls `back` and hands out the returned rdata.
+//! Calls of user functions: the forward calls the forward function of the callee's adjoint for
+//! the arguments active at the call (`f⁺`, or `f⟨i,j⟩⁺` where some are constants) and keeps its
+//! `back` closure as the residual; the reverse calls `back` and hands out the returned rdata,
+//! `nothing` for an inactive argument.
 
 use std::sync::Arc;
 
@@ -30,8 +32,9 @@ pub fn forward(
             residuals: vec![],
         });
     }
-    if !callees.wanted.contains(inst) {
-        callees.wanted.push(inst.clone());
+    let wanted = (inst.clone(), s.mask);
+    if !callees.wanted.contains(&wanted) {
+        callees.wanted.push(wanted);
     }
     let mut args = Vec::new();
     for (i, a) in s.args.iter().enumerate() {
@@ -52,8 +55,9 @@ pub fn forward(
         })?;
         args.push(shadow);
     }
-    let fwd = names::forward_instance(inst);
-    let ret = names::forward_ret(inst, &s.ty);
+    let keyed = names::masked(inst, s.mask);
+    let fwd = names::forward_instance(&keyed);
+    let ret = names::forward_ret(&keyed, &s.ty);
     let r = e.op(Op::Invoke(fwd), args, ret.clone());
     let value = e.field(r.clone(), 0, &ret);
     let fields = ret.field_types().unwrap_or_default();
@@ -74,9 +78,15 @@ pub fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         Some(dy) => dy.clone(),
         None => e.zero_rdata(&rdata_type(&s.ty)),
     };
-    let gty = Type::tuple(s.arg_tys.iter().map(rdata_type));
+    let active = |i: usize| s.mask.is_active(i);
+    let gty = Type::tuple(s.arg_tys.iter().enumerate().map(|(i, t)| match active(i) {
+        true => rdata_type(t),
+        false => Type::Nothing,
+    }));
     let g = e.prim(Prim::CallPullback, vec![back, dy], gty.clone());
     (0..s.arg_tys.len())
-        .map(|i| (arg_rdata(s, i) != Type::Nothing).then(|| e.field(g.clone(), i, &gty)))
+        .map(|i| {
+            (active(i) && arg_rdata(s, i) != Type::Nothing).then(|| e.field(g.clone(), i, &gty))
+        })
         .collect()
 }

@@ -30,6 +30,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use zy_ir::{Block, Const, Diff, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
 
+use crate::activity::ArgMask;
 use crate::globals::GlobalShadows;
 
 pub use chunk::{chunk_type, pushforward_chunk};
@@ -297,6 +298,8 @@ pub struct FwdStmt<'s> {
     /// Whether each operand depends differentiably on a differentiated argument, an array
     /// built from constants only counting as a constant (the activity's `carries`).
     pub varied: Vec<bool>,
+    /// For a call: the arguments active at it (those that vary), whose adjoint it calls.
+    pub mask: ArgMask,
 }
 
 impl FwdStmt<'_> {
@@ -331,6 +334,8 @@ pub struct RevStmt<'s> {
     pub residuals: Vec<Operand>,
     /// The result's rdata gradient, if its type has rdata.
     pub dy: Option<Operand>,
+    /// For a call: the arguments active at it, which alone get rdata from its pullback.
+    pub mask: ArgMask,
 }
 
 impl RevStmt<'_> {
@@ -353,7 +358,8 @@ impl RevStmt<'_> {
 /// What forward rules share across one function: the callees whose adjoints the program
 /// needs, and the shadows of the globals the function reaches.
 pub struct Callees<'g> {
-    pub wanted: Vec<Arc<Instance>>,
+    /// The callees and the arguments active at their calls.
+    pub wanted: Vec<(Arc<Instance>, ArgMask)>,
     /// The globals each function reaches.
     pub globals: &'g GlobalShadows,
     /// The shadow of each global this function reaches: a parameter of its forward function.
