@@ -797,6 +797,7 @@ fn in_float64(e: &mut Emit, p: Prim, s: &RevStmt, dy: Operand) -> Vec<Option<Ope
         ty: wide(&s.ty),
         residuals,
         dy: Some(dy),
+        mask: s.mask,
     };
     let out = match p {
         // `Float64(x)` of a Float32: `x̄ = ȳ`, rounded below.
