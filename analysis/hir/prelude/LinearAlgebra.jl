@@ -449,14 +449,16 @@ isapprox(J::UniformScaling, K::UniformScaling; atol::Real = 0.0,
 
 """
     Diagonal(v)
+    Diagonal(A::AbstractMatrix)
 
 The square matrix with the vector `v` on its diagonal and zeros elsewhere, stored as `v`
 alone (`D.diag`): products, solves, `det` and `inv` take O(n) (O(n²) against a matrix), and
-the gradient with respect to it is the gradient of `v`.
+the gradient with respect to it is the gradient of `v`. Of a matrix, its diagonal, copied.
 """
 struct Diagonal{V}
     diag::V
 end
+Diagonal(A::AbstractMatrix) = Diagonal(diag(A))
 
 size(D::Diagonal) = (length(D.diag), length(D.diag))
 size(D::Diagonal, d::Int) = d <= 2 ? length(D.diag) : 1
