@@ -1179,7 +1179,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 70636..70640: abs2
-            <zy>/prelude/Base.jl (prelude) 356352..356356: abs2
+            <zy>/prelude/Base.jl (prelude) 358822..358826: abs2
         "#]],
     );
 }
