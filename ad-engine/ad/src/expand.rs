@@ -361,6 +361,11 @@ fn callee_instance(
                 .keys()
                 .find(|i| i.name == name && *i.args == *args)
                 .cloned()
+                .or_else(|| {
+                    // A call that is no instance of its own (varargs): inference's wrapper.
+                    let wrapper = driver::apply_instance(callee_ty, xtys);
+                    prog.functions.contains_key(&wrapper).then_some(wrapper)
+                })
                 .map(|i| (i, vec![callee.clone()]))
                 .ok_or_else(|| AdError::new(span, format!("no typed body for {name}")))
         }

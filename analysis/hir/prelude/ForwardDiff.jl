@@ -31,9 +31,11 @@ jacobian(f, x::AbstractArray) = Base._ad_jacobian(f, x)[1]
 """
     ForwardDiff.hessian(f, x::AbstractArray)
 
-The Hessian of the real-valued `f` at the vector `x` (zy's `hessian`, forward over reverse).
+The Hessian of the real-valued `f` at the vector `x` (zy's `hessian`, forward over reverse);
+at a matrix, with respect to its entries in column-major order.
 """
 hessian(f, x::AbstractArray) = Base._ad_hessian(f, x)
+hessian(f, A::AbstractMatrix) = Base._ad_hessian(v -> f(reshape(v, size(A))), A[:])
 
 """
     ForwardDiff.gradient!(out, f, x), ForwardDiff.jacobian!(out, f, x), ForwardDiff.hessian!(out, f, x)

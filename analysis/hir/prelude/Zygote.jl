@@ -29,11 +29,14 @@ pullback(f, x, y, z) = Base._ad_pullback(f, x, y, z)
     Zygote.jacobian(f, args...), Zygote.hessian(f, x)
 
 The Jacobian of `f` with respect to each argument, a tuple (zy's `jacobian`); the Hessian of
-the real-valued `f` at `x` (zy's `hessian`).
+the real-valued `f` at `x` (zy's `hessian`): of a number, the second derivative; of a
+matrix, with respect to its entries in column-major order (`length(A)` square).
 """
 jacobian(f, x) = Base._ad_jacobian(f, x)
 jacobian(f, x, y) = Base._ad_jacobian(f, x, y)
 hessian(f, x) = Base._ad_hessian(f, x)
+hessian(f, x::Float64) = Base._ad_derivative(t -> Base._ad_derivative(f, t), x)
+hessian(f, A::AbstractMatrix) = Base._ad_hessian(v -> f(reshape(v, size(A))), A[:])
 
 """
     withgradient(f, args...)
