@@ -4,7 +4,7 @@
 # tuple with one gradient per argument, `nothing` for an argument without one, such as an
 # integer; a zero where Zygote gives `nothing` for a number or array the function ignores).
 
-export withgradient
+export withgradient, diaghessian
 
 """
     Zygote.gradient(f, args...)
