@@ -870,7 +870,7 @@ fn a_package_test_file_sees_the_package_it_uses() {
         (status, out.as_str(), err.as_str()),
         (
             1,
-            "test/runtests.jl:3:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
+            "test/runtests.jl:3:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
              test/runtests.jl:6:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n",
             ""
         )

@@ -362,6 +362,11 @@ fn callee_instance(
                 .keys()
                 .find(|i| i.name == name && *i.args == *args)
                 .cloned()
+                .or_else(|| {
+                    // A call that is no instance of its own (varargs): inference's wrapper.
+                    let wrapper = driver::apply_instance(callee_ty, xtys);
+                    prog.functions.contains_key(&wrapper).then_some(wrapper)
+                })
                 .map(|i| (i, vec![callee.clone()]))
                 .ok_or_else(|| AdError::new(span, format!("no typed body for {name}")))
         }
@@ -433,8 +438,30 @@ fn differentiate(
         .unwrap_or(Type::Any);
     let g = ins.field(r, 1, &dret);
     let n = gty.field_types().map_or(0, |f| f.len());
-    let parts = (skip..n).map(|i| ins.field(g.clone(), i, &gty)).collect();
+    let declared = ins.func.value(ins.at).ty.field_types().unwrap_or_default();
+    let parts = (skip..n)
+        .map(|i| {
+            let want = declared.get(i - skip).cloned().unwrap_or(Type::Nothing);
+            let got = gty.field_types().and_then(|f| f.get(i).cloned());
+            match got {
+                // No gradient reaches this argument, but inference typed the call before the
+                // driver knew: its zero, of the tangent type inference gave it.
+                Some(Type::Nothing) if want != Type::Nothing => {
+                    unreached_zero(ins, &xs[i - skip], &want)
+                }
+                _ => ins.field(g.clone(), i, &gty),
+            }
+        })
+        .collect();
     Ok(Some((Op::Prim(Prim::Tuple), parts)))
+}
+
+/// The zero gradient, of type `ty`, of an argument `x` no gradient reaches.
+fn unreached_zero(ins: &mut Insert, x: &Operand, ty: &Type) -> Operand {
+    match ty {
+        Type::Float64 => Const::f64(0.0).into(),
+        _ => ins.emit(Op::Prim(Prim::ZeroTangent), vec![x.clone()], ty.clone()),
+    }
 }
 
 /// `hessian(f, x)`, forward over reverse: column `i` is `hvp(f, x, eᵢ)`, the pushforward of

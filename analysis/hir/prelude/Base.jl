@@ -6992,6 +6992,57 @@ function _copyto_elements!(dest::Array, src::AbstractArray)
 end
 
 """
+    copyto!(dest, doffs, src, soffs, n)
+
+Copy the `n` elements of `src` from linear index `soffs` into `dest` from `doffs`, each
+converted to the element type of `dest`; returns `dest`. A range outside either array is a
+`BoundsError`, a negative `n` an `ArgumentError`.
+"""
+function copyto!(dest::Array, doffs::Integer, src::AbstractArray, soffs::Integer, n::Integer)
+    n == 0 && return dest
+    n > 0 || throw(ArgumentError("Number of elements to copy must be non-negative."))
+    (doffs < 1 || doffs + n - 1 > length(dest)) && throw(BoundsError(dest, doffs:(doffs + n - 1)))
+    (soffs < 1 || soffs + n - 1 > length(src)) && throw(BoundsError(src, soffs:(soffs + n - 1)))
+    for k in 0:(n - 1)
+        dest[doffs + k] = _elem_of(dest, src[soffs + k])
+    end
+    return dest
+end
+
+"""
+    sum!(r, A), prod!(r, A), maximum!(r, A), minimum!(r, A)
+
+Reduce the vector or matrix `A` over the dimensions where `r` has size 1 (`sum!(zeros(1, n),
+A)` sums the columns, `sum!(zeros(m), A)` the rows), overwriting `r`, which is returned. A
+dimension of `r` neither 1 nor `A`'s is a `DimensionMismatch`.
+"""
+sum!(r::Union{Vector, Matrix}, A::Union{AbstractVector, AbstractMatrix}) = _reduce_into!(+, r, A, true)
+prod!(r::Union{Vector, Matrix}, A::Union{AbstractVector, AbstractMatrix}) = _reduce_into!(*, r, A, true)
+maximum!(r::Union{Vector, Matrix}, A::Union{AbstractVector, AbstractMatrix}) = _reduce_into!(max, r, A, false)
+minimum!(r::Union{Vector, Matrix}, A::Union{AbstractVector, AbstractMatrix}) = _reduce_into!(min, r, A, false)
+
+# `r` overwritten with `op` folded over each group of `A`'s entries that share an index of
+# `r`: from the identity (`neutral`: `zero` for `+`, `one` for `*`) or from the group's first.
+function _reduce_into!(op, r, A, neutral::Bool)
+    for d in 1:max(ndims(r), ndims(A))
+        (size(r, d) == 1 || size(r, d) == size(A, d)) ||
+            throw(DimensionMismatch("reduction on array of size $(size(A)) with output of size $(size(r))"))
+    end
+    m = size(r, 1)
+    rows = m == 1 ? 1 : size(A, 1)
+    cols = size(r, 2) == 1 ? 1 : size(A, 2)
+    for j in 1:cols, i in 1:rows
+        k = (m == 1 ? 1 : i) + (size(r, 2) == 1 ? 0 : (j - 1) * m)
+        r[k] = neutral ? (op === (*) ? one(eltype(r)) : zero(eltype(r))) : _elem_of(r, A[i, j])
+    end
+    for j in 1:size(A, 2), i in 1:size(A, 1)
+        k = (m == 1 ? 1 : i) + (size(r, 2) == 1 ? 0 : (j - 1) * m)
+        r[k] = _elem_of(r, op(r[k], A[i, j]))
+    end
+    return r
+end
+
+"""
     T[a, b, ...]
 
 A `Vector{T}` of the elements, each converted to `T` as Julia's `convert` does (`Float64[1,

@@ -112,14 +112,15 @@ export mul!, lmul!, rmul!
 
 The product `A * B` written into `C` (`α * A * B + β * C`, the old `C` not read when `β` is
 zero, as Julia's BLAS call), which is returned. (Julia refuses a `C` that is `A` or `B`; zy
-computes the product first, so such a call gives the product.)
+computes the product first, so such a call gives the product.) `A` and `B` may be any
+factors `*` takes: wrappers such as `A'`, `transpose(A)`, `Diagonal(v)`, or a number.
 """
-function mul!(C::AbstractVecOrMat, A::AbstractVecOrMat, B::AbstractVecOrMat)
+function mul!(C::AbstractVecOrMat, A, B)
     C .= A * B
     return C
 end
 
-function mul!(C::AbstractVecOrMat, A::AbstractVecOrMat, B::AbstractVecOrMat, α::Number, β::Number)
+function mul!(C::AbstractVecOrMat, A, B, α::Number, β::Number)
     if iszero(β)
         C .= α .* (A * B)
     else
@@ -449,14 +450,16 @@ isapprox(J::UniformScaling, K::UniformScaling; atol::Real = 0.0,
 
 """
     Diagonal(v)
+    Diagonal(A::AbstractMatrix)
 
 The square matrix with the vector `v` on its diagonal and zeros elsewhere, stored as `v`
 alone (`D.diag`): products, solves, `det` and `inv` take O(n) (O(n²) against a matrix), and
-the gradient with respect to it is the gradient of `v`.
+the gradient with respect to it is the gradient of `v`. Of a matrix, its diagonal, copied.
 """
 struct Diagonal{V}
     diag::V
 end
+Diagonal(A::AbstractMatrix) = Diagonal(diag(A))
 
 size(D::Diagonal) = (length(D.diag), length(D.diag))
 size(D::Diagonal, d::Int) = d <= 2 ? length(D.diag) : 1

@@ -52,6 +52,10 @@ pub const PRELUDE: &[PreludeFile] = &[
         text: include_str!("../prelude/Zygote.jl"),
     },
     PreludeFile {
+        module: "ReverseDiff",
+        text: include_str!("../prelude/ReverseDiff.jl"),
+    },
+    PreludeFile {
         module: "SpecialFunctions",
         text: include_str!("../prelude/SpecialFunctions.jl"),
     },

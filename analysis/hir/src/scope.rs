@@ -794,7 +794,7 @@ fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<
                 return Err(ImportError {
                     code: UNKNOWN_PACKAGE,
                     message: format!(
-                        "package `{first}` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
+                        "package `{first}` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
                     ),
                 })
             }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use zy_ir::{tangent_type, Instance, Op, Prim, Type};
+use zy_ir::{callable_name, tangent_type, Instance, Name, Op, Prim, Type};
 
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
@@ -134,19 +134,29 @@ fn chunk(cx: &mut Cx, b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     Ok(apply(b, Prim::PushforwardChunk, args, ty))
 }
 
-/// What `f(xs...)` returns, for differentiating it. A function value whose call on these types
-/// is not one method instance of its own (a builtin such as `sum` of a vector or `det`, an
-/// operator, a primitive, a library function reaching another method by conversion) gets the
+/// What `f(xs...)` returns, for differentiating it. A function value or closure whose call on
+/// these types is not one method instance of its own (a builtin such as `sum` of a vector or
+/// `det`, an operator, a primitive, a library function reaching another method by conversion, a
+/// closure taking varargs) gets the
 /// synthesised wrapper `#apply(f, xs...)` ([`crate::synth::APPLY`]), which the AD
 /// differentiates in its place.
 fn differentiated_result(cx: &mut Cx, f: &Val, xtys: &[Type]) -> Result<Type, Fail> {
     let plan = cx.callee_plan(f, xtys)?;
-    let Type::Function(name) = &f.ty else {
-        return Ok(plan.ty);
+    // The instance a direct call runs: of a function, `name(xs...)`; of a closure or callable
+    // struct, its call method with the callee first.
+    let (name, args): (Name, Vec<Type>) = match &f.ty {
+        Type::Function(name) => (name.clone(), xtys.to_vec()),
+        Type::Struct(s) => (
+            callable_name(&s.name),
+            std::iter::once(f.ty.clone())
+                .chain(xtys.iter().cloned())
+                .collect(),
+        ),
+        _ => return Ok(plan.ty),
     };
     let own = match (&plan.result, plan.steps.last()) {
         (Arg::Step(k), Some(last)) if *k + 1 == plan.steps.len() => {
-            matches!(&last.op, Op::Invoke(i) if i.name == *name && *i.args == *xtys)
+            matches!(&last.op, Op::Invoke(i) if i.name == name && *i.args == *args)
         }
         _ => false,
     };
