@@ -138,8 +138,7 @@ v2(x) = (t = V(1.0); getfield(t, round(Int, x)))
 v3(x) = (p = 1.0 => x; p[round(Int, x)])
 # zy: at v4(1.0)
 v4(x) = Any[x, "s"]
-# zy: at v5(1.0)
-v5(x) = [x, missing, nothing]
+# (v5: `[x, missing, nothing]` is accepted now: a `Union{Missing, Nothing, Float64}` array)
 # zy: at v6(1.0)
 v6(x) = vcat()
 # zy: at v7([1.0])

@@ -147,6 +147,12 @@ impl Layout {
         if interpreted(elem) {
             return Err(JitError::interpreted(format!("arrays of {elem}")));
         }
+        // A rose tree's `kids::Vector{Rose}`: elements as deep as the data.
+        if elem.holds_recursion() {
+            return Err(JitError::interpreted(format!(
+                "arrays of {elem}, a struct whose shape depends on the data"
+            )));
+        }
         let refused = || JitError::unsupported(format!("arrays of {elem}"));
         if !stored_by_reference(elem) {
             return Err(refused());

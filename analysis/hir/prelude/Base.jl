@@ -5388,7 +5388,7 @@ end
 """
     Regex(pattern, flags = ""), r"pattern"flags
 
-A regular expression; the flags `i` (case-insensitive), `m` (`^`/`$` at lines), `s` (`.`
+A regular expression; the flags `i` (case-insensitive), `m` (`^`/`\$` at lines), `s` (`.`
 matches a newline).
 """
 struct Regex
@@ -6912,15 +6912,7 @@ function keepat!(v::Vector, inds)
 end
 function keepat!(v::Vector, m::AbstractVector{Bool})
     length(m) == length(v) || throw(BoundsError(v, m))
-    j = 0
-    for i in 1:length(v)
-        if m[i]
-            j += 1
-            v[j] = v[i]
-        end
-    end
-    setlength!(v, j)
-    return v
+    return keepat!(v, findall(m))
 end
 
 """

@@ -4,7 +4,7 @@
 # tuple with one gradient per argument, `nothing` for an argument without one, such as an
 # integer; a zero where Zygote gives `nothing` for a number or array the function ignores).
 
-export withgradient, gradient, diaghessian
+export withgradient, gradient, pullback, jacobian, hessian, diaghessian
 
 """
     Zygote.gradient(f, args...)

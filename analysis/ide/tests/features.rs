@@ -1179,7 +1179,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 77174..77178: abs2
-            <zy>/prelude/Base.jl (prelude) 377117..377121: abs2
+            <zy>/prelude/Base.jl (prelude) 379474..379478: abs2
         "#]],
     );
 }
@@ -1415,8 +1415,8 @@ import Optim: optimize
 f(x) = x^2
 "#,
         expect![[r#"
-            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
-            3:1 warning [unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused
+            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
+            3:1 warning [unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused
         "#]],
     );
 }
