@@ -178,11 +178,8 @@ impl Layout {
             Type::Symbol(_) if ty.is_any_symbol() => {
                 return Err(JitError::interpreted("symbols known only at run time"))
             }
-            Type::Nothing
-            | Type::Bottom
-            | Type::Function(_)
-            | Type::Symbol(_)
-            | Type::Param(_) => {}
+            Type::Nothing | Type::Bottom | Type::Function(_) | Type::Symbol(_) | Type::Param(_) => {
+            }
             Type::Tuple(ts) => {
                 for t in ts.iter() {
                     self.push_slots(t, out)?;

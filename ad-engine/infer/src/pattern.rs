@@ -1141,9 +1141,7 @@ fn param_within(x: &Pat, y: &Pat) -> bool {
                 name: yn,
                 params: Some(ys),
             },
-        ) if xn == yn && xs.len() == ys.len() => {
-            xs.iter().zip(ys).all(|(x, y)| param_within(x, y))
-        }
+        ) if xn == yn && xs.len() == ys.len() => xs.iter().zip(ys).all(|(x, y)| param_within(x, y)),
         // Invariant: the same type, however written (`Union{Int, Float64}` is
         // `Union{Float64, Int}`).
         _ => x == y || (subtype(x, y) && subtype(y, x)),
