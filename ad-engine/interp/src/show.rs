@@ -460,9 +460,20 @@ fn visible_name(n: &str) -> String {
         let module = ["Base.", "LinearAlgebra.", "Distributions."]
             .into_iter()
             .find(|m| at_word && rest.starts_with(m) && !rest[m.len()..].starts_with("OneTo"));
-        match module {
-            Some(m) => rest = &rest[m.len()..],
-            None => {
+        // `Int` and `UInt` are aliases: Julia shows the types they name.
+        let alias = ["Int", "UInt"].into_iter().find(|a| {
+            at_word
+                && rest.starts_with(a)
+                && !rest[a.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        });
+        match (module, alias) {
+            (Some(m), _) => rest = &rest[m.len()..],
+            (None, Some(a)) => {
+                out.push_str(a);
+                out.push_str("64");
+                rest = &rest[a.len()..];
+            }
+            (None, None) => {
                 let c = rest.chars().next().unwrap_or_default();
                 out.push(c);
                 rest = &rest[c.len_utf8()..];

@@ -917,9 +917,9 @@ collect(T::Type{Float64}, g::Generator) = _gen_convert(T, zero(Float64), collect
 collect(T::Type{Int64}, g::Generator) = _gen_convert(T, zero(Int64), collect(g))
 collect(T::Type{Int}, g::Generator) = _gen_convert(T, zero(Int64), collect(g))
 # `collect(T, x)` of an array, a range or another collection: its elements converted to `T`.
-collect(T::Type{Float64}, x) = _vector_of(T, x)
-collect(T::Type{Int64}, x) = _vector_of(T, x)
-collect(T::Type{Int}, x) = _vector_of(T, x)
+collect(T::Type{Float64}, x) = _typed_cat(T, collect(x))
+collect(T::Type{Int64}, x) = _typed_cat(Int, collect(x))
+collect(T::Type{Int}, x) = _typed_cat(T, collect(x))
 collect(T::Type{Float64}, fl::Flatten) = _gen_convert(T, zero(Float64), collect(fl))
 collect(T::Type{Int64}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
 collect(T::Type{Int}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
@@ -2320,18 +2320,20 @@ _uniform_matrix(J, dims::Tuple{Int, Int}) = _uniform_matrix(J, dims[1], dims[2])
 
 # `Vector{T}(x)`, `Matrix{T}(A)`, `Matrix{T}(I, m, n)` (the syntax lowers them to these): a
 # new array of element type `T` (Float64 or Int), each element converted.
-_vector_of(T::Type{Float64}, x) = _typed_cat(T, collect(x))
-_vector_of(T::Type{Int}, x) = _typed_cat(T, collect(x))
-_vector_of(T::Type{Int64}, x) = _vector_of(Int, x)
+_vector_of(T::Type{Float64}, x::Union{AbstractVector, AbstractRange}) = _typed_cat(T, collect(x))
+_vector_of(T::Type{Int}, x::Union{AbstractVector, AbstractRange}) = _typed_cat(T, collect(x))
+_vector_of(T::Type{Int64}, x::Union{AbstractVector, AbstractRange}) = _vector_of(Int, x)
 # Of another element type zy's arrays hold (`Vector{Union{Missing, Float64}}(x)`, a vector
 # that may then hold `missing`): each element converted as it is stored.
-function _vector_of(T, x)
+function _vector_of(T, x::Union{AbstractVector, AbstractRange})
     y = undef_objects(T, length(x))
     for k in 1:length(x)
         y[k] = x[k]
     end
     return y
 end
+# Julia's `Vector{T}(x)` takes a vector (or `undef`, `missing` or `nothing` and a length).
+_vector_of(T, x) = error(:MethodError, "no method matching Vector{$(T)}(::$(typeof(x)))")
 # `Vector{Union{Missing, T}}(missing, n)`, `Vector{Union{Nothing, T}}(nothing, n)`: `n` times
 # the absent value.
 function _vector_of(T, v::Union{Missing, Nothing}, n::Int)
