@@ -10937,16 +10937,7 @@ function _dict_dense(d::Dict)
     return d
 end
 
-function Dict(ps::Pair...)
-    ks = [map(first, ps)...]
-    vs = [map(last, ps)...]
-    d = Dict(ks[1:0], vs[1:0])
-    _dict_sizehint!(d, length(ks), false)
-    for i in 1:length(ks)
-        d[ks[i]] = vs[i]
-    end
-    return _dict_dense(d)
-end
+Dict(ps::Pair...) = _dict_of([map(first, ps)...], [map(last, ps)...])
 
 function Dict(g::Generator)
     ks = map(k -> g.f(_gen_elem(g.iter, k)).first, fill(0, 0))
