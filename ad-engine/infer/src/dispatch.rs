@@ -118,7 +118,11 @@ fn select_among(
         refuse_exception_dispatch(gf, &pats, args)?;
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
-            true => matches(p, t, b) || takes_substring(p, t),
+            true => {
+                matches(p, t, b)
+                    || takes_substring(p, t)
+                    || crate::pattern::struct_value_matches(p, t, b, program)
+            }
             false => matches_as_julia(p, t, b, program),
         };
         if pats.iter().zip(args).all(|(p, t)| matching(p, t, &mut b)) {

@@ -359,9 +359,17 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                     Ok(Pat::Typeof(t.clone()))
                 }
                 // `::Type{Rational{Int}}`: one concrete struct type, as its value is named.
-                [inner] => concrete_name(inner, vars, program)
-                    .map(Pat::Typeof)
-                    .ok_or_else(refused),
+                [inner] => match concrete_name(inner, vars, program) {
+                    Some(name) => Ok(Pat::Typeof(name)),
+                    // `::Type{Dual{T}} where T`: the struct's instances as values, binding
+                    // the variables to their parameters.
+                    None => match pattern(inner, vars, program)? {
+                        p @ Pat::Struct {
+                            params: Some(_), ..
+                        } => Ok(Pat::TypeValue(Box::new(p))),
+                        _ => Err(refused()),
+                    },
+                },
                 _ => Err(refused()),
             }
         }
@@ -555,6 +563,8 @@ pub(crate) fn is_user_real(t: &Type, program: &Program) -> bool {
 
 /// Does `name` name one of the program's own number types ([`is_user_number`])?
 pub(crate) fn names_user_number(name: &str, program: &Program) -> bool {
+    // `Dual{Float64}` names an instance of the struct `Dual`.
+    let name = name.split_once('{').map_or(name, |(n, _)| n);
     nearest_number_supertype(name, program).is_some()
 }
 
@@ -759,6 +769,9 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Pr
     if lazy_transpose_matches(p, t, b) {
         return true;
     }
+    if struct_value_matches(p, t, b, program) {
+        return true;
+    }
     // A range or a `Diagonal` is an AbstractVector (AbstractMatrix) of its elements.
     match (p, abstract_array(t)) {
         (
@@ -769,6 +782,41 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Pr
         ) => matches(p, &a, b),
         _ => false,
     }
+}
+
+/// Does the value of a struct type with parameters (`Dual{Float64}`) match `Type{Dual{T}}`,
+/// binding `T` to each concrete parameter?
+pub(crate) fn struct_value_matches(p: &Pat, t: &Type, b: &mut Bindings, program: &Program) -> bool {
+    let (Pat::TypeValue(inner), Type::Function(m)) = (p, t) else {
+        return false;
+    };
+    let Pat::Struct {
+        name,
+        params: Some(ps),
+    } = &**inner
+    else {
+        return false;
+    };
+    if !crate::type_values::is_type_text(m) {
+        return false;
+    }
+    let Ok(Pat::Struct {
+        name: n,
+        params: Some(qs),
+    }) = crate::type_values::pattern_of(m, program)
+    else {
+        return false;
+    };
+    let mut tried = b.clone();
+    let ok = *name == n
+        && ps.len() == qs.len()
+        && ps.iter().zip(&qs).all(|(p, q)| {
+            concrete(q, &Bindings::new()).is_some_and(|t| matches_exact(p, &t, &mut tried))
+        });
+    if ok {
+        *b = tried;
+    }
+    ok
 }
 
 /// Does `A'` or `transpose(A)` of a matrix (the prelude's `AdjointMatrix`, `TransposeMatrix`)

@@ -11,10 +11,43 @@ use crate::tree::SyntaxNode;
 /// `Name{P, ...}` in an expression: the name `Name{P, ...}` as Julia prints the type (one space
 /// after each comma, `<:B` for a bounded parameter).
 pub(crate) fn type_value(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    if let Some(applied) = computed_params(cx, node) {
+        return applied;
+    }
     match value_text(cx, node) {
         Some(t) => Expr::new(ExprKind::Ident(t), node.range),
         None => error_expr(node),
     }
+}
+
+/// `Dual{promote_type(T, S)}`: a parametric type whose parameters are computed, as the call
+/// `Base._apply_type(Dual, promote_type(T, S))` (Julia's `Core.apply_type`), which inference
+/// folds when the parameters are type values. `None` when every parameter is written as a type.
+fn computed_params(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
+    let (false, Kind::Curly, [base, params @ ..]) =
+        (node.leaf, node.kind, node.children.as_slice())
+    else {
+        return None;
+    };
+    let computed = |p: &SyntaxNode| {
+        !p.leaf
+            && p.kind == Kind::Call
+            && !p.is_infix()
+            && p.children.first().is_some_and(|c| cx.text(c) != "typeof")
+    };
+    if !params.iter().any(computed) {
+        return None;
+    }
+    let mut args = vec![crate::expr::expr(cx, base)];
+    args.extend(params.iter().map(|p| crate::expr::expr(cx, p)));
+    let callee = Expr::new(ExprKind::Ident("Base._apply_type".into()), base.range);
+    Some(Expr::new(
+        ExprKind::Call {
+            callee: Box::new(callee),
+            args,
+        },
+        node.range,
+    ))
 }
 
 /// The text of a type in an expression, where a parameter may also be a number of dimensions

@@ -68,6 +68,7 @@ pub const BUILTINS: &[&str] = &[
     "typeof",
     "eltype",
     "fieldtypes",
+    "_apply_type",
     "<:",
     "copysign",
     "fma",
@@ -477,9 +478,7 @@ fn counted_loop(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    let is_range = |v: &Val| {
-        matches!(&v.ty, Type::Struct(s) if &*s.name == FLOAT_RANGE || &*s.name == "Base.StepRange")
-    };
+    let is_range = |v: &Val| matches!(&v.ty, Type::Struct(s) if &*s.name == FLOAT_RANGE || &*s.name == "Base.StepRange");
     let helper =
         |cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]| cx.call_named(b, &f.into(), args);
     Some(match (name, args) {
@@ -768,8 +767,9 @@ pub(crate) fn call(
         }
         ("typeof", [x]) => crate::type_values::value_name(&julia_array_type(&x.ty))
             .map(|n| Val::lit(Const::Func(n))),
-        ("eltype", [t]) => type_eltype(cx, t),
+        ("eltype", [t]) => type_eltype(cx, b, t),
         ("fieldtypes", [t]) => type_fieldtypes(cx, b, t),
+        ("_apply_type", [base, params @ ..]) => apply_type(cx, base, params),
         ("typeof" | "eltype" | "fieldtypes" | "<:", _) => Err(no_method(
             name,
             &crate::value::types(&args),
@@ -992,16 +992,55 @@ fn of_three_dims(name: &str, args: &[Val]) -> bool {
 }
 
 /// `eltype(T)` of a type value `T` naming an array type: its element type, as a value.
-/// (`eltype(x)` of a value is the prelude's.)
-fn type_eltype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
+/// `eltype(x)` of a value the prelude has no method for is Julia's fallback `eltype(typeof(x))`
+/// (a `Base.eltype(::Type{W{T}})` of the program's own container).
+fn type_eltype(cx: &mut Cx, b: &mut PlanBuilder, t: &Val) -> Result<Val, Fail> {
     let elem = match &t.ty {
         Type::Function(n) => crate::type_values::elem_of(n, cx.program),
+        Type::Struct(s) if s.kind == zy_ir::StructKind::User => {
+            let ty = Val::lit(Const::Func(crate::type_values::value_name(&t.ty)?));
+            return cx.call_named(b, &"Base.eltype".into(), &[ty]);
+        }
         _ => None,
     };
-    match elem {
-        Some(e) => Ok(Val::lit(Const::Func(crate::type_values::value_name(&e)?))),
-        None => Err(no_method("eltype", std::slice::from_ref(&t.ty))),
+    // A struct of the program that declares no element type: Julia's `eltype(::Type) = Any`.
+    let declares_none = |n: &str| {
+        let bare = n.split_once('{').map_or(n, |(b, _)| b);
+        cx.program.structs.get(bare).is_some_and(|d| !d.is_abstract)
+    };
+    match (elem, &t.ty) {
+        (Some(e), _) => Ok(Val::lit(Const::Func(crate::type_values::value_name(&e)?))),
+        (None, Type::Function(n)) if declares_none(n) => Ok(Val::lit(Const::Func("Any".into()))),
+        (None, _) => Err(no_method("eltype", std::slice::from_ref(&t.ty))),
     }
+}
+
+/// `Name{P...}` with computed parameters (`Dual{promote_type(T, S)}`): the type value whose
+/// parameters are the type values or the Int, Bool and Symbol constants given, as Julia's
+/// `Core.apply_type` makes it.
+fn apply_type(cx: &mut Cx, base: &Val, params: &[Val]) -> Result<Val, Fail> {
+    let refused = || {
+        Fail::unsupported(
+            "a type parameter computed from a value that is not a type, an Int, a Bool or a \
+             Symbol known where the call is compiled",
+        )
+    };
+    let Type::Function(base) = &base.ty else {
+        return Err(refused());
+    };
+    let mut texts = Vec::with_capacity(params.len());
+    for p in params {
+        texts.push(match (&p.ty, &p.konst) {
+            (Type::Function(n), _) => n.to_string(),
+            (_, Some(Const::Int(i))) => i.to_string(),
+            (_, Some(Const::Bool(v))) => v.to_string(),
+            (_, Some(Const::Symbol(s))) => format!(":{s}"),
+            _ => return Err(refused()),
+        });
+    }
+    let text: Name = format!("{base}{{{}}}", texts.join(", ")).into();
+    let name = crate::type_values::canonical(&text, cx.program)?;
+    Ok(Val::lit(Const::Func(name)))
 }
 
 /// `fieldtypes(T)` of a type value `T` naming a tuple type: its element types, a tuple of
