@@ -256,6 +256,8 @@ pub(crate) fn depth(t: &Type) -> usize {
             f.max(s.params.iter().map(depth).max().unwrap_or(0))
         }
         Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => depth(t),
+        // A type as a value nests as its name does (`typeof(typeof(Int64))`).
+        Type::Function(n) => n.chars().filter(|c| matches!(c, '(' | '{')).count(),
         _ => 0,
     };
     inner + 1

@@ -4,6 +4,7 @@
 //! belongs to the program of one root file (see [`crate::scope`]): the same method seen from two
 //! files is two instances, since what its names mean may differ.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use zy_infer::InferredFunction;
@@ -66,13 +67,57 @@ pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> 
     if let Some(item) = index.origin(&inst.name, inst.method) {
         resolved_ssa(db, root, item);
     }
-    let mut oracle = |callee: &Instance| ret_type(db, id.callee(db, callee));
-    Arc::new(zy_infer::infer_instance_with_body(
-        &index.program,
-        inst,
-        body.map(|b| &**b),
-        &mut oracle,
-    ))
+    let nesting = Nesting::enter();
+    let mut too_deep = false;
+    let mut oracle = |callee: &Instance| {
+        if nesting.0 >= MAX_NESTING {
+            too_deep = true;
+            return Type::Bottom;
+        }
+        ret_type(db, id.callee(db, callee))
+    };
+    let mut inferred =
+        zy_infer::infer_instance_with_body(&index.program, inst, body.map(|b| &**b), &mut oracle);
+    if too_deep {
+        inferred.errors.push(zy_infer::TypeError {
+            span: inferred.func.span,
+            code: "unsupported",
+            message: format!(
+                "unsupported: specialisations nested more than {MAX_NESTING} deep: a recursion \
+                 whose argument types change at every call (`f(::Val{{N}}) where N = \
+                 f(Val(N + 1))`) specialises without end; Julia would recurse until \
+                 StackOverflowError"
+            ),
+        });
+    }
+    Arc::new(inferred)
+}
+
+/// Specialisations typed one inside another (a callee's [`typed`] inside its caller's) before
+/// inference stops, so that a recursion whose argument types change at every call ends with an
+/// error instead of overflowing the stack.
+const MAX_NESTING: usize = 4096;
+
+thread_local! {
+    static NESTING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// This thread's depth of [`typed`] queries while one runs (one level per guard).
+struct Nesting(usize);
+
+impl Nesting {
+    fn enter() -> Nesting {
+        Nesting(NESTING.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        }))
+    }
+}
+
+impl Drop for Nesting {
+    fn drop(&mut self) {
+        NESTING.with(|n| n.set(n.get().saturating_sub(1)));
+    }
 }
 
 /// The return type of a specialisation (`Union{}` if it never returns). Callers depend on this
