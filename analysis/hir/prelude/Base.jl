@@ -5424,19 +5424,36 @@ struct RegexMatch
     regex::Regex
 end
 getindex(m::RegexMatch, i::Int) = m.captures[i]
+# A group by name (`m[:year]`, `m["year"]`).
+function getindex(m::RegexMatch, name::AbstractString)
+    names = _regex_names(m.regex.pattern, m.regex.flags)
+    for k in 1:length(names)
+        names[k] == name && return m.captures[k]
+    end
+    error("no capture group named $name found in regex")
+end
+getindex(m::RegexMatch, name::Symbol) = m[string(name)]
+haskey(m::RegexMatch, name::Symbol) = string(name) in _regex_names(m.regex.pattern, m.regex.flags)
+haskey(m::RegexMatch, name::AbstractString) = name in _regex_names(m.regex.pattern, m.regex.flags)
+haskey(m::RegexMatch, i::Int) = 1 <= i <= length(m.captures)
 
 # The first match of `r` in `s` from byte `i`: anywhere (`mode` 0), at `i` (1), at `i` and not
-# empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`). Julia's
-# `nothing` where there is none would make a `Union{Nothing, RegexMatch}`, which zy does not
-# hold yet: refused by name.
+# empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`); `nothing` if
+# there is none.
 function _regex_match(r::Regex, s::AbstractString, i::Int, mode::Int)
     a, b, starts, ends = _regex_find(r.pattern, r.flags, s, i, mode, true)
-    a == 0 && error("unsupported: `match` of a regex that does not match (Julia's `nothing`, a `Union{Nothing, RegexMatch}` zy does not hold yet); test with `occursin(r, s)` first")
+    a == 0 && return nothing
     caps = SubString{String}[]
     for k in 1:length(starts)
         push!(caps, SubString(s, starts[k], ends[k]))
     end
     return RegexMatch(SubString(s, a, b), caps, a, starts, r)
+end
+# The match known to start at byte `a`.
+function _regex_found(r::Regex, s::AbstractString, a::Int)
+    m = _regex_match(r, s, a, 1)
+    m === nothing && error("internal error: a regex match went missing")
+    return m
 end
 match(r::Regex, s::AbstractString) = _regex_match(r, s, 1, 0)
 match(r::Regex, s::AbstractString, i::Int) = _regex_match(r, s, i, 0)
@@ -5472,7 +5489,7 @@ function iterate(it::RegexMatchIterator, state = (1, false))
             after_empty = false
         else
             empty = b < a
-            return (_regex_match(r, s, a, 1), (empty ? a : nextind(s, b), empty))
+            return (_regex_found(r, s, a), (empty ? a : nextind(s, b), empty))
         end
     end
 end
@@ -5498,6 +5515,30 @@ function _count_matches(r::Regex, s::AbstractString)
     n = Ref(0)
     _each_match((a, b) -> n[] += 1, r, s)
     return n[]
+end
+# `findfirst(r, s)`, `findnext(r, s, i)`: the byte range of the first match, or `nothing`.
+function _regex_next(r::Regex, s::AbstractString, i::Int)
+    a, b, _, _ = _regex_find(r.pattern, r.flags, s, i, 0, false)
+    return a == 0 ? nothing : (a:b)
+end
+findnext(r::Regex, s::String, i::Int) = _regex_next(r, s, i)
+findnext(r::Regex, s::SubString, i::Int) = _regex_next(r, s, i)
+findfirst(r::Regex, s::String) = _regex_next(r, s, 1)
+findfirst(r::Regex, s::SubString) = _regex_next(r, s, 1)
+findall(r::Regex, s::String; overlap::Bool = false) = _regex_findall(r, s, overlap)
+findall(r::Regex, s::SubString; overlap::Bool = false) = _regex_findall(r, string(s), overlap)
+function _regex_findall(r::Regex, s::String, overlap::Bool)
+    found = UnitRange{Int}[]
+    i, e = 1, lastindex(s)
+    while true
+        a, b, _, _ = _regex_find(r.pattern, r.flags, s, i, 0, false)
+        a == 0 && break
+        push!(found, a:b)
+        j = overlap || b < a ? a : b
+        j > e && break
+        i = nextind(s, j)
+    end
+    return found
 end
 count(r::Regex, s::String) = _count_matches(r, s)
 count(r::Regex, s::SubString) = _count_matches(r, s)

@@ -8,7 +8,7 @@ pub mod factor;
 mod linalg;
 mod parse;
 mod printf;
-mod regex;
+pub(crate) mod regex;
 mod reduce;
 mod scalar;
 mod single;
