@@ -129,6 +129,9 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             f.write_str(")")
         }
         Value::Mutable(t, fields) => {
+            if crate::show_library::write_library(f, t, &fields.borrow(), write_value::<W>)? {
+                return Ok(());
+            }
             write!(f, "{}(", type_string(&Type::Struct(t.clone())))?;
             comma_values(f, &fields.borrow())?;
             f.write_str(")")

@@ -5552,6 +5552,113 @@ replace(s::AbstractString, p::Pair{Regex, SubstitutionString}; count::Integer = 
     _regex_replace(p.first.pattern, p.first.flags, s, p.second.string, true,
                    _replace_count(count))
 
+# ---- In-memory streams (Julia's iobuffer.jl) ---------------------------------------------------
+
+"""
+    IOBuffer(), IOBuffer(s)
+
+An in-memory stream: `print`, `println`, `write`, `show`, `join` and `@printf` to an
+`IOBuffer()` append text, `take!(io)` gives its bytes and empties it (`String(take!(io))`);
+one made of a string is read by `readline`, `eachline`, `readlines` and `read(io, String)`.
+"""
+mutable struct IOBuffer
+    data::String
+    ptr::Int
+    writable::Bool
+    IOBuffer() = new("", 1, true)
+    IOBuffer(s::AbstractString) = new(string(s), 1, false)
+end
+# Appends `s` (Julia's buffer has the write position at its end), the number of bytes written.
+function _write_text(io::IOBuffer, s::String)
+    io.writable || throw(ArgumentError("ensureroom failed, IOBuffer is not writeable"))
+    io.data = string(io.data, s)
+    io.ptr = ncodeunits(io.data) + 1
+    return ncodeunits(s)
+end
+function print(io::IOBuffer, xs...)
+    _write_text(io, string(xs...))
+    return nothing
+end
+println(io::IOBuffer, xs...) = print(io, xs..., "\n")
+write(io::IOBuffer, s::AbstractString) = _write_text(io, string(s))
+write(io::IOBuffer, c::Char) = _write_text(io, string(c))
+write(io::IOBuffer, x) = error("unsupported: `write` of a $(typeof(x)) to an `IOBuffer` (Julia writes its bytes); write a string or `print` it")
+function show(io::IOBuffer, x)
+    print(io, repr(x))
+    return nothing
+end
+function join(io::IOBuffer, xs, delim = "")
+    print(io, join(xs, delim))
+    return nothing
+end
+function join(io::IOBuffer, xs, delim, last)
+    print(io, join(xs, delim, last))
+    return nothing
+end
+# The text `f(io)` writes to a fresh `IOBuffer`: a `show` method's `io` (the text written so
+# far, to the syntax) passed to a helper.
+function _written(f)
+    io = IOBuffer()
+    f(io)
+    return String(take!(io))
+end
+function take!(io::IOBuffer)
+    bytes = _str_bytes(io.data)
+    if io.writable
+        io.data = ""
+        io.ptr = 1
+    end
+    return bytes
+end
+eof(io::IOBuffer) = io.ptr > ncodeunits(io.data)
+position(io::IOBuffer) = io.ptr - 1
+function seekstart(io::IOBuffer)
+    io.ptr = 1
+    return io
+end
+function read(io::IOBuffer, ::Type{String})
+    s, i = io.data, io.ptr
+    io.ptr = ncodeunits(s) + 1
+    return s[i:lastindex(s)]
+end
+# The next line, without its `\n` (or `\r\n`) unless `keep`; `""` at the end.
+function readline(io::IOBuffer; keep::Bool = false)
+    s, i = io.data, io.ptr
+    n = ncodeunits(s)
+    i > n && return ""
+    j = _str_find(s, "\n", i, true)
+    if j == 0
+        io.ptr = n + 1
+        return s[i:lastindex(s)]
+    end
+    io.ptr = j + 1
+    keep && return s[i:j]
+    j > i && s[prevind(s, j)] == '\r' && return s[i:prevind(s, prevind(s, j))]
+    return s[i:prevind(s, j)]
+end
+
+"""
+    eachline(io; keep = false)
+
+The lines of `io`, each read when the loop reaches it (`readline`).
+"""
+struct EachLine
+    stream::IOBuffer
+    keep::Bool
+end
+eachline(io::IOBuffer; keep::Bool = false) = EachLine(io, keep)
+IteratorSize(::Type{EachLine}) = SizeUnknown()
+eltype(::Type{EachLine}) = String
+iterate(it::EachLine, state::Int = 0) =
+    eof(it.stream) ? nothing : (readline(it.stream; keep = it.keep), state + 1)
+function readlines(io::IOBuffer; keep::Bool = false)
+    lines = String[]
+    while !eof(io)
+        push!(lines, readline(io; keep = keep))
+    end
+    return lines
+end
+
 # ---- Bits of an Int (Julia's int.jl) ---------------------------------------------------------
 
 """
