@@ -429,6 +429,10 @@ pub fn type_string(t: &Type) -> String {
         Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Int64] => {
             INT_RANGE_LEN_TYPE.to_string()
         }
+        // Base's exported text types, unqualified as in `Main`.
+        Type::Struct(s) if matches!(&*s.name, "Base.RegexMatch" | "Base.IOBuffer") => {
+            s.name["Base.".len()..].to_string()
+        }
         Type::Struct(s) if &*s.name == "Base.Pairs" => {
             crate::show_library::pairs_type_string(s).unwrap_or_else(|| t.to_string())
         }

@@ -792,10 +792,11 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         // A row `x'` of numbers (`rows = [v' for v in vs]`, Julia's `Vector{Adjoint{T,
         // Vector{T}}}`): held as its vector is, a reference.
         Type::Adjoint(e) => e.is_number(),
-        // Complex and rational numbers, characters, pairs, unit ranges, rows `transpose(v)`
-        // and Cartesian indices are the library's structs an array holds (`Vector{ComplexF64}`,
-        // `Vector{Rational{Int64}}`, `collect(s)` of a string, `collect(d)` of a `Dict`,
-        // `findall("a", s)`, `[transpose(v) for v in vs]`, `findall(A .> 0)` of a matrix).
+        // Complex and rational numbers, characters, pairs, unit ranges, rows `transpose(v)`,
+        // Cartesian indices and regex matches are the library's structs an array holds
+        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(s)` of a string,
+        // `collect(d)` of a `Dict`, `findall("a", s)`, `[transpose(v) for v in vs]`,
+        // `findall(A .> 0)` of a matrix, `collect(eachmatch(r, s))`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
@@ -808,6 +809,7 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
                             | "Base.UnitRange"
                             | "Base.Transpose"
                             | "Base.CartesianIndex"
+                            | "Base.RegexMatch"
                     ))
         }
         Type::Union(_) => true,
