@@ -5555,13 +5555,20 @@ replace(s::AbstractString, p::Pair{Regex, SubstitutionString}; count::Integer = 
 # ---- In-memory streams (Julia's iobuffer.jl) ---------------------------------------------------
 
 """
+    IO
+
+Julia's abstract stream type; zy's one stream is an `IOBuffer`.
+"""
+abstract type IO end
+
+"""
     IOBuffer(), IOBuffer(s)
 
 An in-memory stream: `print`, `println`, `write`, `show`, `join` and `@printf` to an
 `IOBuffer()` append text, `take!(io)` gives its bytes and empties it (`String(take!(io))`);
 one made of a string is read by `readline`, `eachline`, `readlines` and `read(io, String)`.
 """
-mutable struct IOBuffer
+mutable struct IOBuffer <: IO
     data::String
     ptr::Int
     writable::Bool
