@@ -5602,6 +5602,18 @@ function join(io::IOBuffer, xs, delim, last)
     print(io, join(xs, delim, last))
     return nothing
 end
+"""
+    sprint(f, args...)
+
+The text `f(io, args...)` writes to a fresh `IOBuffer` (`sprint(show, x)`, `sprint(print,
+x)` and `sprint(io -> ...)` are the syntax's).
+"""
+function sprint(f, args...)
+    io = IOBuffer()
+    f(io, args...)
+    return String(take!(io))
+end
+
 # The text `f(io)` writes to a fresh `IOBuffer`: a `show` method's `io` (the text written so
 # far, to the syntax) passed to a helper.
 function _written(f)
