@@ -55,8 +55,18 @@ pub(crate) fn printing(cx: &mut Cx, node: &SyntaxNode, name: &str, args: Vec<Exp
     Expr::new(ExprKind::Block(body), node.range)
 }
 
-/// `print(io, xs...)` or `println(io, xs...)` (`println(io)` too) of a name `io` other than
-/// `stdout` and `stderr`: a call of the prelude's, which writes to an `IOBuffer` and leaves
+/// Is `e` a name (other than `stdout` and `stderr`) or a field (`s.io`), which may hold a
+/// stream, as the first argument of `print`?
+fn names_stream(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Ident(s) => s != "stdout" && s != "stderr",
+        ExprKind::Field { .. } => true,
+        _ => false,
+    }
+}
+
+/// `print(io, xs...)` or `println(io, xs...)` (`println(io)` too) where `io` [names a
+/// stream](names_stream): a call of the prelude's, which writes to an `IOBuffer` and leaves
 /// the output out (all arguments evaluated) where `io` is anything else, as zy cannot tell
 /// before types.
 fn to_stream(cx: &mut Cx, range: TextRange, name: &str, args: &[Expr]) -> Option<Expr> {
@@ -68,7 +78,7 @@ fn to_stream(cx: &mut Cx, range: TextRange, name: &str, args: &[Expr]) -> Option
     let [io, ..] = args else {
         return None;
     };
-    if !matches!(&io.kind, ExprKind::Ident(s) if s != "stdout" && s != "stderr") {
+    if !names_stream(io) {
         return None;
     }
     cx.note(
@@ -95,7 +105,7 @@ pub(crate) fn macro_call(
     // `@printf(io, fmt, xs...)`: `print(io, @sprintf(fmt, xs...))`.
     if let ("@printf", [io, _, ..]) = (name, args) {
         let io = expr(cx, io);
-        if matches!(&io.kind, ExprKind::Ident(s) if s != "stdout" && s != "stderr") {
+        if names_stream(&io) {
             let text = crate::sprintf::sprintf(cx, node, &args[1..]);
             let args = [io, text];
             return io_write(cx, "print", &args, range)
