@@ -5436,6 +5436,9 @@ getindex(m::RegexMatch, name::Symbol) = m[string(name)]
 haskey(m::RegexMatch, name::Symbol) = string(name) in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, name::AbstractString) = name in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, i::Int) = 1 <= i <= length(m.captures)
+# A match iterates its groups' texts (`a, b = match(r"(.)(.)", s)`).
+length(m::RegexMatch) = length(m.captures)
+iterate(m::RegexMatch, i::Int = 1) = i > length(m.captures) ? nothing : (m.captures[i], i + 1)
 
 # The first match of `r` in `s` from byte `i`: anywhere (`mode` 0), at `i` (1), at `i` and not
 # empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`); `nothing` if
@@ -5589,6 +5592,7 @@ end
 println(io::IOBuffer, xs...) = print(io, xs..., "\n")
 write(io::IOBuffer, s::AbstractString) = _write_text(io, string(s))
 write(io::IOBuffer, c::Char) = _write_text(io, string(c))
+write(io::IOBuffer, x, y, zs...) = write(io, x) + write(io, y, zs...)
 write(io::IOBuffer, x) = error("unsupported: `write` of a $(typeof(x)) to an `IOBuffer` (Julia writes its bytes); write a string or `print` it")
 function show(io::IOBuffer, x)
     print(io, repr(x))

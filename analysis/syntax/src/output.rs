@@ -71,7 +71,7 @@ fn names_stream(e: &Expr) -> bool {
 /// before types.
 fn to_stream(cx: &mut Cx, range: TextRange, name: &str, args: &[Expr]) -> Option<Expr> {
     let to = match name {
-        "print" | "@printf" => "Base.print",
+        "print" | "@printf" | "Printf.@printf" => "Base.print",
         "println" => "Base.println",
         _ => return None,
     };
@@ -103,7 +103,7 @@ pub(crate) fn macro_call(
         return Some(elapsed(cx, node, args));
     }
     // `@printf(io, fmt, xs...)`: `print(io, @sprintf(fmt, xs...))`.
-    if let ("@printf", [io, _, ..]) = (name, args) {
+    if let ("@printf" | "Printf.@printf", [io, _, ..]) = (name, args) {
         let io = expr(cx, io);
         if names_stream(&io) {
             let text = crate::sprintf::sprintf(cx, node, &args[1..]);
@@ -121,7 +121,7 @@ pub(crate) fn macro_call(
             let message = format!("zy shows no output: `{name}` gives the value without printing");
             (body, message)
         }
-        "@info" | "@warn" | "@error" | "@printf" => {
+        "@info" | "@warn" | "@error" | "@printf" | "Printf.@printf" => {
             let mut body = Vec::new();
             for a in args {
                 // `key = value` of a log record: the value.
