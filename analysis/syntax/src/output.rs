@@ -104,8 +104,9 @@ pub(crate) fn macro_call(
     }
     // `@printf(io, fmt, xs...)`: `print(io, @sprintf(fmt, xs...))`.
     if let ("@printf" | "Printf.@printf", [io, _, ..]) = (name, args) {
-        let io = expr(cx, io);
-        if names_stream(&io) {
+        let format = matches!(io.kind, Kind::String | Kind::StringLit);
+        let io = (!format).then(|| expr(cx, io)).filter(names_stream);
+        if let Some(io) = io {
             let text = crate::sprintf::sprintf(cx, node, &args[1..]);
             let args = [io, text];
             return io_write(cx, "print", &args, range)
