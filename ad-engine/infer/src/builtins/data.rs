@@ -457,10 +457,12 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
             .map(|(i, (n, t))| (Some(n.clone()), x.ty.field(i).unwrap_or_else(|| t.clone())))
             .collect(),
         Type::Tuple(ts) => ts.iter().map(|t| (None, t.clone())).collect(),
-        Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::Array(..) => match symbol_of(f) {
-            Some(s) => return Err(no_field(&x.ty, &s)),
-            None => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
-        },
+        Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::Array(..) => {
+            match symbol_of(f) {
+                Some(s) => return Err(no_field(&x.ty, &s)),
+                None => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
+            }
+        }
         _ => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
     };
     let k = match (&f.konst, symbol_of(f)) {

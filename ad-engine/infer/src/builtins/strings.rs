@@ -3,6 +3,8 @@
 //! `Symbol(s)` of a string, and `==` of symbols known only at run time (`Vector{Symbol}`'s
 //! elements, a `Dict`'s keys).
 
+use std::sync::Arc;
+
 use zy_ir::{Const, IntKind, Prim, Type};
 
 use crate::error::{no_method, Fail};
@@ -164,12 +166,13 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             Err(e) => return Some(Err(e)),
         },
         // The text of a `Vector{UInt8}` (`String(take!(io))`).
-        ("String", [v]) if matches!(&v.ty, Type::Array(e, 1) if **e == Type::Int(IntKind::UInt8)) => {
+        ("String", [v]) if v.ty == Type::Array(Arc::new(Type::Int(IntKind::UInt8)), 1) => {
             string_fn(b, "bytes_str", args, Type::String)
         }
         ("String", _) => {
             return Some(Err(Fail::unsupported(
-                "`String(...)` of anything but a string or a `Vector{UInt8}`; write `string(x)` instead",
+                "`String(...)` of anything but a string or a `Vector{UInt8}`; write `string(x)` \
+                 instead",
             )))
         }
         // `*` of strings concatenates (`string(a, b)`).
@@ -274,7 +277,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         }
         // A string's bytes (`codeunits`; the `String` of them is above).
         ("_str_bytes", [_]) if all_str => {
-            let ty = Type::Array(std::sync::Arc::new(Type::Int(IntKind::UInt8)), 1);
+            let ty = Type::Array(Arc::new(Type::Int(IntKind::UInt8)), 1);
             string_fn(b, "str_bytes", args, ty)
         }
         ("_regex_replace", [p, f, s, rep, substitute, count])
