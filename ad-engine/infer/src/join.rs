@@ -166,7 +166,7 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
 fn joins_nothing(t: &Type) -> bool {
     match t {
         Type::Tuple(ts) => !ts.is_empty(),
-        Type::Struct(s) if &*s.name == "Base.UnitRange" => true,
+        Type::Struct(s) if matches!(&*s.name, "Base.UnitRange" | "Base.RegexMatch") => true,
         t => t.is_number() || t.is_string() || is_node(t),
     }
 }

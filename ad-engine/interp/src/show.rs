@@ -129,6 +129,9 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             f.write_str(")")
         }
         Value::Mutable(t, fields) => {
+            if crate::show_library::write_library(f, t, &fields.borrow(), write_value::<W>)? {
+                return Ok(());
+            }
             write!(f, "{}(", type_string(&Type::Struct(t.clone())))?;
             comma_values(f, &fields.borrow())?;
             f.write_str(")")
@@ -425,6 +428,10 @@ pub fn type_string(t: &Type) -> String {
         }
         Type::Struct(s) if &*s.name == "Base.StepRangeLen" && s.params[..] == [Type::Int64] => {
             INT_RANGE_LEN_TYPE.to_string()
+        }
+        // Base's exported text types, unqualified as in `Main`.
+        Type::Struct(s) if matches!(&*s.name, "Base.RegexMatch" | "Base.IOBuffer") => {
+            s.name["Base.".len()..].to_string()
         }
         Type::Struct(s) if &*s.name == "Base.Pairs" => {
             crate::show_library::pairs_type_string(s).unwrap_or_else(|| t.to_string())

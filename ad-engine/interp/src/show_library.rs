@@ -4,8 +4,8 @@
 //! for, `1 => 2.0`, `sin ∘ cos`, `UniformScaling{Bool}(true)`, `RoundingMode{:Down}()`,
 //! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `CartesianIndices((2, 3))`, `1//2`, `'a'`, `Val{3}()`, `findfirst`'s
 //! `Union{Nothing, Int64}` as `nothing` or the index, `missing`, `skipmissing(x)`, `pairs(x)` (a method's `kw...`) as Julia
-//! shows a dictionary (`Base.Pairs(:a => 1.0, :b => 2.0)`), `r"a+b"i`, `s"<\1>"` and
-//! `RegexMatch("ab", 1="a")`.
+//! shows a dictionary (`Base.Pairs(:a => 1.0, :b => 2.0)`), `r"a+b"i`, `s"<\1>"`,
+//! `RegexMatch("ab", 1="a")` and an `IOBuffer`'s state.
 
 use std::fmt::{self, Write};
 
@@ -63,6 +63,8 @@ enum Form {
     Substitution,
     /// `RegexMatch("ab", 1="a")`.
     RegexMatch,
+    /// `IOBuffer(data=UInt8[...], readable=true, ...)`.
+    IoBuffer,
     /// A Distributions.jl distribution: its type, then its parameters by name
     /// (`Normal{Float64}(μ=0.0, σ=1.0)`).
     Distribution,
@@ -112,6 +114,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.Regex" => Form::Regex,
         "Base.SubstitutionString" => Form::Substitution,
         "Base.RegexMatch" => Form::RegexMatch,
+        "Base.IOBuffer" => Form::IoBuffer,
         name if name.starts_with("Distributions.") => Form::Distribution,
         _ => return None,
     })
@@ -475,21 +478,48 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                 f.write_str(flags)?;
             }
         }
-        // `RegexMatch("ab", 1="a", 2="b")`: the match, then each group by number.
+        // `RegexMatch("ab", 1="a", y="b")`: the match, then each group by name, or by number
+        // where it has none.
         Form::RegexMatch => {
             let (Some(m), Some(Value::Array(groups))) = (field("match"), field("captures")) else {
                 return Ok(false);
+            };
+            let names = match field("regex") {
+                Some(Value::Struct(_, r)) => match &r[..] {
+                    [Value::Str(p), Value::Str(flags)] => {
+                        crate::prim::regex::group_names(p, flags).unwrap_or_default()
+                    }
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
             };
             f.write_str("RegexMatch(")?;
             show(f, m)?;
             let groups = groups.borrow();
             if let ArrayData::Obj(o) = &groups.data {
                 for (k, g) in o.items.iter().enumerate() {
-                    write!(f, ", {}=", k + 1)?;
+                    match names.get(k) {
+                        Some(Some(name)) => write!(f, ", {name}=")?,
+                        _ => write!(f, ", {}=", k + 1)?,
+                    }
                     show(f, g)?;
                 }
             }
             f.write_char(')')?;
+        }
+        // Julia's `show` of a buffer: its state, not its bytes.
+        Form::IoBuffer => {
+            let (Some(Value::Str(data)), Some(Value::Int(ptr)), Some(Value::Bool(writable))) =
+                (field("data"), field("ptr"), field("writable"))
+            else {
+                return Ok(false);
+            };
+            write!(
+                f,
+                "IOBuffer(data=UInt8[...], readable=true, writable={writable}, seekable=true, \
+                 append=false, size={}, maxsize=Inf, ptr={ptr}, mark=-1)",
+                data.len()
+            )?;
         }
         Form::Val => match t.params.as_slice() {
             [p] => write!(f, "Val{{{p}}}()")?,

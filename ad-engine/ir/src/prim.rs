@@ -877,6 +877,18 @@ prims! {
         arity: AtLeast(2), diff: Diff::No, effects: Effects::allocates(""),
         jit: Jit::Interpreted,
     }
+    // Clocks: read where they stand, never removed or moved.
+    /// `time()`: the seconds since the Unix epoch, a `Float64`.
+    Time => "time" {
+        arity: Exactly(0), diff: Diff::No, effects: Effects { calls: true, ..Effects::PURE },
+        jit: Jit::Interpreted,
+    }
+    /// `time_ns()`: nanoseconds of a monotonic clock from an arbitrary start, a `UInt64`
+    /// (what `@elapsed` and `@time` subtract).
+    TimeNs => "time_ns" {
+        arity: Exactly(0), diff: Diff::No, effects: Effects { calls: true, ..Effects::PURE },
+        jit: Jit::Interpreted,
+    }
     /// `undef(:x)`: the value of local `x` on a path where it is not assigned. Its type is
     /// `Union{}` so it vanishes in joins; using it is an `UndefVarError`.
     Undef => "undef" { diff: Constant }
@@ -1217,6 +1229,8 @@ mod tests {
                 "_pushforward_chunk",
                 "pullback",
                 "call_pullback",
+                "time",
+                "time_ns",
                 "check_field",
                 "error",
                 "_refuse_tangent",

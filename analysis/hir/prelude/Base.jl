@@ -5424,19 +5424,39 @@ struct RegexMatch
     regex::Regex
 end
 getindex(m::RegexMatch, i::Int) = m.captures[i]
+# A group by name (`m[:year]`, `m["year"]`).
+function getindex(m::RegexMatch, name::AbstractString)
+    names = _regex_names(m.regex.pattern, m.regex.flags)
+    for k in 1:length(names)
+        names[k] == name && return m.captures[k]
+    end
+    error("no capture group named $name found in regex")
+end
+getindex(m::RegexMatch, name::Symbol) = m[string(name)]
+haskey(m::RegexMatch, name::Symbol) = string(name) in _regex_names(m.regex.pattern, m.regex.flags)
+haskey(m::RegexMatch, name::AbstractString) = name in _regex_names(m.regex.pattern, m.regex.flags)
+haskey(m::RegexMatch, i::Int) = 1 <= i <= length(m.captures)
+# A match iterates its groups' texts (`a, b = match(r"(.)(.)", s)`).
+length(m::RegexMatch) = length(m.captures)
+iterate(m::RegexMatch, i::Int = 1) = i > length(m.captures) ? nothing : (m.captures[i], i + 1)
 
 # The first match of `r` in `s` from byte `i`: anywhere (`mode` 0), at `i` (1), at `i` and not
-# empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`). Julia's
-# `nothing` where there is none would make a `Union{Nothing, RegexMatch}`, which zy does not
-# hold yet: refused by name.
+# empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`); `nothing` if
+# there is none.
 function _regex_match(r::Regex, s::AbstractString, i::Int, mode::Int)
     a, b, starts, ends = _regex_find(r.pattern, r.flags, s, i, mode, true)
-    a == 0 && error("unsupported: `match` of a regex that does not match (Julia's `nothing`, a `Union{Nothing, RegexMatch}` zy does not hold yet); test with `occursin(r, s)` first")
+    a == 0 && return nothing
     caps = SubString{String}[]
     for k in 1:length(starts)
         push!(caps, SubString(s, starts[k], ends[k]))
     end
     return RegexMatch(SubString(s, a, b), caps, a, starts, r)
+end
+# The match known to start at byte `a`.
+function _regex_found(r::Regex, s::AbstractString, a::Int)
+    m = _regex_match(r, s, a, 1)
+    m === nothing && error("internal error: a regex match went missing")
+    return m
 end
 match(r::Regex, s::AbstractString) = _regex_match(r, s, 1, 0)
 match(r::Regex, s::AbstractString, i::Int) = _regex_match(r, s, i, 0)
@@ -5472,7 +5492,7 @@ function iterate(it::RegexMatchIterator, state = (1, false))
             after_empty = false
         else
             empty = b < a
-            return (_regex_match(r, s, a, 1), (empty ? a : nextind(s, b), empty))
+            return (_regex_found(r, s, a), (empty ? a : nextind(s, b), empty))
         end
     end
 end
@@ -5499,6 +5519,30 @@ function _count_matches(r::Regex, s::AbstractString)
     _each_match((a, b) -> n[] += 1, r, s)
     return n[]
 end
+# `findfirst(r, s)`, `findnext(r, s, i)`: the byte range of the first match, or `nothing`.
+function _regex_next(r::Regex, s::AbstractString, i::Int)
+    a, b, _, _ = _regex_find(r.pattern, r.flags, s, i, 0, false)
+    return a == 0 ? nothing : (a:b)
+end
+findnext(r::Regex, s::String, i::Int) = _regex_next(r, s, i)
+findnext(r::Regex, s::SubString, i::Int) = _regex_next(r, s, i)
+findfirst(r::Regex, s::String) = _regex_next(r, s, 1)
+findfirst(r::Regex, s::SubString) = _regex_next(r, s, 1)
+findall(r::Regex, s::String; overlap::Bool = false) = _regex_findall(r, s, overlap)
+findall(r::Regex, s::SubString; overlap::Bool = false) = _regex_findall(r, string(s), overlap)
+function _regex_findall(r::Regex, s::String, overlap::Bool)
+    found = UnitRange{Int}[]
+    i, e = 1, lastindex(s)
+    while true
+        a, b, _, _ = _regex_find(r.pattern, r.flags, s, i, 0, false)
+        a == 0 && break
+        push!(found, a:b)
+        j = overlap || b < a ? a : b
+        j > e && break
+        i = nextind(s, j)
+    end
+    return found
+end
 count(r::Regex, s::String) = _count_matches(r, s)
 count(r::Regex, s::SubString) = _count_matches(r, s)
 split(s::String, r::Regex; limit::Int = 0, keepempty::Bool = true) =
@@ -5510,6 +5554,133 @@ replace(s::AbstractString, p::Pair{Regex, String}; count::Integer = typemax(Int)
 replace(s::AbstractString, p::Pair{Regex, SubstitutionString}; count::Integer = typemax(Int)) =
     _regex_replace(p.first.pattern, p.first.flags, s, p.second.string, true,
                    _replace_count(count))
+
+# ---- In-memory streams (Julia's iobuffer.jl) ---------------------------------------------------
+
+"""
+    IO
+
+Julia's abstract stream type; zy's one stream is an `IOBuffer`.
+"""
+abstract type IO end
+
+"""
+    IOBuffer(), IOBuffer(s)
+
+An in-memory stream: `print`, `println`, `write`, `show`, `join` and `@printf` to an
+`IOBuffer()` append text, `take!(io)` gives its bytes and empties it (`String(take!(io))`);
+one made of a string is read by `readline`, `eachline`, `readlines` and `read(io, String)`.
+"""
+mutable struct IOBuffer <: IO
+    data::String
+    ptr::Int
+    writable::Bool
+    IOBuffer() = new("", 1, true)
+    IOBuffer(s::AbstractString) = new(string(s), 1, false)
+end
+# Appends `s` (Julia's buffer has the write position at its end), the number of bytes written.
+function _write_text(io::IOBuffer, s::String)
+    io.writable || throw(ArgumentError("ensureroom failed, IOBuffer is not writeable"))
+    io.data = string(io.data, s)
+    io.ptr = ncodeunits(io.data) + 1
+    return ncodeunits(s)
+end
+function print(io::IOBuffer, xs...)
+    _write_text(io, string(xs...))
+    return nothing
+end
+println(io::IOBuffer, xs...) = print(io, xs..., "\n")
+write(io::IOBuffer, s::AbstractString) = _write_text(io, string(s))
+write(io::IOBuffer, c::Char) = _write_text(io, string(c))
+write(io::IOBuffer, x, y, zs...) = write(io, x) + write(io, y, zs...)
+write(io::IOBuffer, x) = error("unsupported: `write` of a $(typeof(x)) to an `IOBuffer` (Julia writes its bytes); write a string or `print` it")
+function show(io::IOBuffer, x)
+    print(io, repr(x))
+    return nothing
+end
+function join(io::IOBuffer, xs, delim = "")
+    print(io, join(xs, delim))
+    return nothing
+end
+function join(io::IOBuffer, xs, delim, last)
+    print(io, join(xs, delim, last))
+    return nothing
+end
+"""
+    sprint(f, args...)
+
+The text `f(io, args...)` writes to a fresh `IOBuffer` (`sprint(show, x)`, `sprint(print,
+x)` and `sprint(io -> ...)` are the syntax's).
+"""
+function sprint(f, args...)
+    io = IOBuffer()
+    f(io, args...)
+    return String(take!(io))
+end
+
+# The text `f(io)` writes to a fresh `IOBuffer`: a `show` method's `io` (the text written so
+# far, to the syntax) passed to a helper.
+function _written(f)
+    io = IOBuffer()
+    f(io)
+    return String(take!(io))
+end
+function take!(io::IOBuffer)
+    bytes = _str_bytes(io.data)
+    if io.writable
+        io.data = ""
+        io.ptr = 1
+    end
+    return bytes
+end
+eof(io::IOBuffer) = io.ptr > ncodeunits(io.data)
+position(io::IOBuffer) = io.ptr - 1
+function seekstart(io::IOBuffer)
+    io.ptr = 1
+    return io
+end
+function read(io::IOBuffer, ::Type{String})
+    s, i = io.data, io.ptr
+    io.ptr = ncodeunits(s) + 1
+    return s[i:lastindex(s)]
+end
+# The next line, without its `\n` (or `\r\n`) unless `keep`; `""` at the end.
+function readline(io::IOBuffer; keep::Bool = false)
+    s, i = io.data, io.ptr
+    n = ncodeunits(s)
+    i > n && return ""
+    j = _str_find(s, "\n", i, true)
+    if j == 0
+        io.ptr = n + 1
+        return s[i:lastindex(s)]
+    end
+    io.ptr = j + 1
+    keep && return s[i:j]
+    j > i && s[prevind(s, j)] == '\r' && return s[i:prevind(s, prevind(s, j))]
+    return s[i:prevind(s, j)]
+end
+
+"""
+    eachline(io; keep = false)
+
+The lines of `io`, each read when the loop reaches it (`readline`).
+"""
+struct EachLine
+    stream::IOBuffer
+    keep::Bool
+end
+eachline(io::IOBuffer; keep::Bool = false) = EachLine(io, keep)
+IteratorSize(::Type{EachLine}) = SizeUnknown()
+eltype(::Type{EachLine}) = String
+iterate(it::EachLine, state::Int = 0) =
+    eof(it.stream) ? nothing : (readline(it.stream; keep = it.keep), state + 1)
+function readlines(io::IOBuffer; keep::Bool = false)
+    lines = String[]
+    while !eof(io)
+        push!(lines, readline(io; keep = keep))
+    end
+    return lines
+end
 
 # ---- Bits of an Int (Julia's int.jl) ---------------------------------------------------------
 

@@ -234,11 +234,27 @@ fn library_changes_any(name: &str) -> bool {
     bare.ends_with('!') || RNG_DRAWS.contains(&bare)
 }
 
-/// May the library function written `name` change its argument at `place`?
-pub fn library_changes(name: &str, place: &ArgPlace) -> bool {
+/// Library functions that write to the stream given first (`print(io, x)`, `@printf(io,
+/// ...)`): a binding passed there with more arguments may be an `IOBuffer` they change (with
+/// none, `println(x)` prints `x` to `stdout`).
+const STREAM_WRITES: &[&str] = &["print", "println", "write", "show", "join"];
+
+/// Library functions that read the stream given first (`readline(io)`), moving its position.
+const STREAM_READS: &[&str] = &["readline", "readlines", "read", "eachline", "seekstart"];
+
+/// May the library function written `name` change its argument at `place`, of a call with
+/// `args` arguments and keywords?
+pub fn library_changes(name: &str, place: &ArgPlace, args: &[&ArgPlace]) -> bool {
     let bare = name.rsplit('.').next().unwrap_or_default();
-    library_changes_any(name)
-        && (!CHANGE_FIRST.contains(&bare) || *place == ArgPlace::Positional(0))
+    let positional = args
+        .iter()
+        .filter(|p| !matches!(p, ArgPlace::Keyword(_) | ArgPlace::AnyKeyword));
+    let stream = *place == ArgPlace::Positional(0)
+        && (STREAM_READS.contains(&bare)
+            || (STREAM_WRITES.contains(&bare) && positional.count() > 1));
+    stream
+        || (library_changes_any(name)
+            && (!CHANGE_FIRST.contains(&bare) || *place == ArgPlace::Positional(0)))
 }
 
 /// A method of the program: the module its code is in, the generic function it is a method
@@ -847,15 +863,17 @@ impl<'a> Body<'a> {
     /// What a call may change, given its arguments' places and what they share.
     fn apply(&mut self, target: &Callee, args: &[(ArgPlace, Set)]) {
         let passes_changer = args.iter().any(|(_, s)| s.changer);
+        let places: Vec<&ArgPlace> = args.iter().map(|(p, _)| p).collect();
         let changes = |place: &ArgPlace| -> bool {
             passes_changer
                 || match target {
                     Callee::Program(q, written) => {
                         self.effects.function_changes(q, place) == Some(true)
-                            || (self.names.is_library(q) && library_changes(written, place))
+                            || (self.names.is_library(q)
+                                && library_changes(written, place, &places))
                     }
                     Callee::Value(_) => self.effects.callable_changes(&shifted(place)),
-                    Callee::Library(name) => library_changes(name, place),
+                    Callee::Library(name) => library_changes(name, place, &places),
                     Callee::Constructor => false,
                     Callee::Unknown(_) => true,
                 }

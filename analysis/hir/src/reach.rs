@@ -48,6 +48,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.SubString"],
         hooks: &[],
     },
+    // A `RegexMatch` may be `nothing` on another path and an array's element (inference's
+    // `join` and `data` know it by name); `match` makes it, so code reaching `match` has it.
+    Hooks {
+        triggers: &["Base.RegexMatch"],
+        hooks: &[],
+    },
     // `Val(x)` is made by inference (`type_params`) of the struct that code naming `Val`
     // reaches.
     Hooks {

@@ -620,6 +620,7 @@ impl ScopeNames {
             return out;
         }
         let q = self.resolve(module, &call.callee);
+        let places: Vec<&ArgPlace> = call.args.iter().map(|a| &a.place).collect();
         let pick = |changes: &dyn Fn(&ArgPlace) -> bool| -> Vec<usize> {
             (0..call.args.len())
                 .filter(|&i| changes(&call.args[i].place))
@@ -630,7 +631,7 @@ impl ScopeNames {
             return CallChanges {
                 args: pick(&|p| {
                     effects.function_changes(&q, p) == Some(true)
-                        || (library && library_changes(&call.callee, p))
+                        || (library && library_changes(&call.callee, p, &places))
                 }),
                 callee: false,
                 globals: effects.function_globals(&q),
@@ -666,7 +667,7 @@ impl ScopeNames {
             };
         }
         CallChanges {
-            args: pick(&|p| library_changes(&call.callee, p)),
+            args: pick(&|p| library_changes(&call.callee, p, &places)),
             ..CallChanges::default()
         }
     }

@@ -1682,7 +1682,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "AbstractString",
     "AbstractDict",
     "AbstractSet",
-    "IO",
     "Base.AbstractArray",
 ];
 

@@ -2,7 +2,8 @@
 //! `@debug`, `@printf`. zy shows no output, so it leaves the printing out, with a note, and
 //! keeps everything else Julia does: the arguments are evaluated in order (an error in one is
 //! still thrown), `@show e` and `@time e` are `e`'s value, the others `nothing`. `@debug`
-//! evaluates nothing, as Julia's does while debug logging is off (the default).
+//! evaluates nothing, as Julia's does while debug logging is off (the default). `@elapsed e`
+//! is the seconds `e` took, as Julia's.
 //!
 //! `showerror(io::IO, e::E)` and `show(io::IO, x::T)` methods are kept: their `io` is the text
 //! written so far (a `String`), each `print(io, ...)` extends it, and the method returns it;
@@ -10,7 +11,7 @@
 //! report; inference calls a `show` method on `""` where `string`, `repr` or an interpolation
 //! shows a value of its type.
 
-use crate::ast::{Expr, ExprKind, FunctionName, Param, TypeExpr, INTERPOLATION};
+use crate::ast::{Expr, ExprKind, FunctionName, Param, TextRange, TypeExpr, INTERPOLATION};
 use crate::cx::Cx;
 use crate::expr::expr;
 use crate::kind::Kind;
@@ -34,6 +35,9 @@ pub(crate) fn is_printing(name: &str, args: &[Expr]) -> bool {
 /// `println(args...)`: the arguments evaluated for their errors, then `nothing`. A leading
 /// `stdout` or `stderr` names the stream.
 pub(crate) fn printing(cx: &mut Cx, node: &SyntaxNode, name: &str, args: Vec<Expr>) -> Expr {
+    if let Some(e) = to_stream(cx, node.range, name, &args) {
+        return e;
+    }
     let args = args.into_iter().enumerate().filter(|(i, a)| {
         *i > 0 || !matches!(&a.kind, ExprKind::Ident(s) if s == "stdout" || s == "stderr")
     });
@@ -51,6 +55,42 @@ pub(crate) fn printing(cx: &mut Cx, node: &SyntaxNode, name: &str, args: Vec<Exp
     Expr::new(ExprKind::Block(body), node.range)
 }
 
+/// Is `e` a name (other than `stdout` and `stderr`) or a field (`s.io`), which may hold a
+/// stream, as the first argument of `print`?
+fn names_stream(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Ident(s) => s != "stdout" && s != "stderr",
+        ExprKind::Field { .. } => true,
+        _ => false,
+    }
+}
+
+/// `print(io, xs...)` or `println(io, xs...)` (`println(io)` too) where `io` [names a
+/// stream](names_stream): a call of the prelude's, which writes to an `IOBuffer` and leaves
+/// the output out (all arguments evaluated) where `io` is anything else, as zy cannot tell
+/// before types.
+fn to_stream(cx: &mut Cx, range: TextRange, name: &str, args: &[Expr]) -> Option<Expr> {
+    let to = match name {
+        "print" | "@printf" | "Printf.@printf" => "Base.print",
+        "println" => "Base.println",
+        _ => return None,
+    };
+    let [io, ..] = args else {
+        return None;
+    };
+    if !names_stream(io) {
+        return None;
+    }
+    cx.note(
+        range,
+        format!(
+            "zy shows no output: this `{name}` writes to its first argument if that is an \
+             `IOBuffer`, and is left out otherwise (its arguments are still evaluated)"
+        ),
+    );
+    Some(Expr::call(to, args.to_vec(), range))
+}
+
 /// An output macro `name` on `args`, or `None` if `name` is not one.
 pub(crate) fn macro_call(
     cx: &mut Cx,
@@ -59,6 +99,20 @@ pub(crate) fn macro_call(
     args: &[SyntaxNode],
 ) -> Option<Expr> {
     let range = node.range;
+    if name == "@elapsed" {
+        return Some(elapsed(cx, node, args));
+    }
+    // `@printf(io, fmt, xs...)`: `print(io, @sprintf(fmt, xs...))`.
+    if let ("@printf" | "Printf.@printf", [io, _, ..]) = (name, args) {
+        let format = matches!(io.kind, Kind::String | Kind::StringLit);
+        let io = (!format).then(|| expr(cx, io)).filter(names_stream);
+        if let Some(io) = io {
+            let text = crate::sprintf::sprintf(cx, node, &args[1..]);
+            let args = [io, text];
+            return io_write(cx, "print", &args, range)
+                .or_else(|| to_stream(cx, range, name, &args));
+        }
+    }
     let (body, message) = match name {
         "@show" | "@time" => {
             let mut body: Vec<Expr> = args.iter().map(|a| expr(cx, a)).collect();
@@ -68,7 +122,7 @@ pub(crate) fn macro_call(
             let message = format!("zy shows no output: `{name}` gives the value without printing");
             (body, message)
         }
-        "@info" | "@warn" | "@error" | "@printf" => {
+        "@info" | "@warn" | "@error" | "@printf" | "Printf.@printf" => {
             let mut body = Vec::new();
             for a in args {
                 // `key = value` of a log record: the value.
@@ -94,6 +148,28 @@ pub(crate) fn macro_call(
     };
     cx.note(range, message);
     Some(Expr::new(ExprKind::Block(body), range))
+}
+
+/// `@elapsed e`: Julia's `t0 = time_ns(); e; (time_ns() - t0) / 1e9`, the seconds `e` took
+/// as a `Float64`, `t0` a local of its own (named by where the macro stands, so one inside
+/// another keeps its start). `e`'s assignments are the function's, as Julia's escaped
+/// expression's are.
+fn elapsed(cx: &mut Cx, node: &SyntaxNode, args: &[SyntaxNode]) -> Expr {
+    let range = node.range;
+    let start = ident_at(&format!("#elapsed{}", range.start), range);
+    let now = || Expr::call("time_ns", Vec::new(), range);
+    let mut body = vec![Expr::new(
+        ExprKind::Assign {
+            lhs: Box::new(start.clone()),
+            rhs: Box::new(now()),
+        },
+        range,
+    )];
+    body.extend(args.iter().map(|a| expr(cx, a)));
+    let took = Expr::call("-", vec![now(), start], range);
+    let seconds = Expr::new(ExprKind::Float(1e9), range);
+    body.push(Expr::call("/", vec![took, seconds], range));
+    Expr::new(ExprKind::Block(body), range)
 }
 
 /// The parts of an argument that are evaluated: not its string literals, and of an
@@ -162,8 +238,17 @@ pub(crate) fn showerror_io(name: &FunctionName, params: &mut [Param]) -> Option<
     io.name.clone()
 }
 
+/// Functions of a stream that do not write to it: a `show` method's `io` passed to one stays
+/// refused ([`io_escape`]).
+const ASKED: &[&str] = &["get", "haskey", "IOContext"];
+
+/// The parameter of the function that hands a helper an `IOBuffer` in place of a `show`
+/// method's `io`.
+const HELPER_IO: &str = "#io";
+
 /// Inside a `showerror` method, a write to its `io` (`print(io, ...)`, `println`, `write`,
-/// `show(io, x)`, `showerror(io, x)`): `io = string(io, ...)`, the text extended.
+/// `show(io, x)`, `showerror(io, x)`, a helper passed `io`): `io = string(io, ...)`, the text
+/// extended.
 pub(crate) fn io_write(
     cx: &Cx,
     name: &str,
@@ -193,7 +278,24 @@ pub(crate) fn io_write(
             call("string", parts)
         }
         ("showerror", [x]) => call(name, vec![ident(io), x.clone()]),
-        _ => return None,
+        // Asked of the stream rather than written to it (`get(io, :compact, false)`).
+        (f, _) if ASKED.contains(&f) => return None,
+        // `io` passed to a helper (`helper(io, x)`, `join(io, xs)`): the text the helper
+        // writes to an `IOBuffer` of its own (the prelude's `_written`).
+        _ => {
+            let mut passed = vec![ident(HELPER_IO)];
+            passed.extend(rest.iter().cloned());
+            let param = Param {
+                name: Some(HELPER_IO.into()),
+                ty: None,
+                default: None,
+                varargs: false,
+                range,
+            };
+            let f = crate::items::anonymous(range, range, vec![param], vec![call(name, passed)]);
+            parts.push(call("Base._written", vec![f]));
+            call("string", parts)
+        }
     };
     Some(Expr::new(
         ExprKind::Assign {

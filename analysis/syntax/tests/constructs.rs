@@ -45,6 +45,33 @@ end
 }
 
 #[test]
+fn output_to_a_named_stream_and_elapsed_time() {
+    check(
+        r#"
+function f(io, x)
+    println(io, "x = ", x)
+    @printf(io, "%.1f", x)
+    t = @elapsed y = x * 2
+    return y
+end
+Base.show(io::IO, p::P) = helper(io, p.a)
+"#,
+        expect![[r#"
+            (function f (io x)
+              (call Base.println io "x = " x)
+              (call Base.print io (call #string (call Base._sprintf "%.1f" x)))
+              (= t (block (= #elapsed81 (call time_ns)) (= y (* x 2)) (call / (call - (call time_ns) #elapsed81) 1000000000.0)))
+              (return y))
+            (function Base.show (io::String p::P)
+              (= io (call string io (call Base._written (-> (#io) (call helper #io (. p a))))))
+              io)
+            note 23..45: zy shows no output: this `println` writes to its first argument if that is an `IOBuffer`, and is left out otherwise (its arguments are still evaluated)
+            note 50..72: zy shows no output: this `@printf` writes to its first argument if that is an `IOBuffer`, and is left out otherwise (its arguments are still evaluated)
+        "#]],
+    );
+}
+
+#[test]
 fn vectors_matrices_tuples() {
     check(
         r#"

@@ -457,10 +457,12 @@ fn field(x: &Val, f: &Val) -> Result<(i64, Type), Fail> {
             .map(|(i, (n, t))| (Some(n.clone()), x.ty.field(i).unwrap_or_else(|| t.clone())))
             .collect(),
         Type::Tuple(ts) => ts.iter().map(|t| (None, t.clone())).collect(),
-        Type::Float64 | Type::Int64 | Type::Bool | Type::Array(..) => match symbol_of(f) {
-            Some(s) => return Err(no_field(&x.ty, &s)),
-            None => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
-        },
+        Type::Float64 | Type::Int64 | Type::Bool | Type::Nothing | Type::Array(..) => {
+            match symbol_of(f) {
+                Some(s) => return Err(no_field(&x.ty, &s)),
+                None => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
+            }
+        }
         _ => return Err(no_method("getfield", &[x.ty.clone(), f.ty.clone()])),
     };
     let k = match (&f.konst, symbol_of(f)) {
@@ -792,10 +794,11 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         // A row `x'` of numbers (`rows = [v' for v in vs]`, Julia's `Vector{Adjoint{T,
         // Vector{T}}}`): held as its vector is, a reference.
         Type::Adjoint(e) => e.is_number(),
-        // Complex and rational numbers, characters, pairs, unit ranges, rows `transpose(v)`
-        // and Cartesian indices are the library's structs an array holds (`Vector{ComplexF64}`,
-        // `Vector{Rational{Int64}}`, `collect(s)` of a string, `collect(d)` of a `Dict`,
-        // `findall("a", s)`, `[transpose(v) for v in vs]`, `findall(A .> 0)` of a matrix).
+        // Complex and rational numbers, characters, pairs, unit ranges, rows `transpose(v)`,
+        // Cartesian indices and regex matches are the library's structs an array holds
+        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(s)` of a string,
+        // `collect(d)` of a `Dict`, `findall("a", s)`, `[transpose(v) for v in vs]`,
+        // `findall(A .> 0)` of a matrix, `collect(eachmatch(r, s))`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
@@ -808,6 +811,7 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
                             | "Base.UnitRange"
                             | "Base.Transpose"
                             | "Base.CartesianIndex"
+                            | "Base.RegexMatch"
                     ))
         }
         Type::Union(_) => true,

@@ -28,6 +28,8 @@ use crate::value::Val;
 /// `range_length`, ...).
 pub const BUILTINS: &[&str] = &[
     "invoke",
+    "time",
+    "time_ns",
     "+",
     "-",
     "*",
@@ -515,6 +517,14 @@ pub(crate) fn call(
             [f, sig, rest @ ..] => cx.call_invoked(b, f, sig, rest),
             _ => Err(no_method(name, &crate::value::types(args))),
         });
+    }
+    // The clocks: `time()` in seconds, `time_ns()` a `UInt64` of nanoseconds.
+    if let ("time" | "time_ns", []) = (name, args) {
+        let (p, ty) = match name {
+            "time" => (Prim::Time, Type::Float64),
+            _ => (Prim::TimeNs, Type::Int(zy_ir::IntKind::UInt64)),
+        };
+        return Some(Ok(Val::of(b.prim(p, Vec::new(), ty.clone()), ty)));
     }
     if let Some(r) = enum_conversion(cx, b, name, args) {
         return Some(r);

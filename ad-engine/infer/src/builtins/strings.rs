@@ -3,7 +3,9 @@
 //! `Symbol(s)` of a string, and `==` of symbols known only at run time (`Vector{Symbol}`'s
 //! elements, a `Dict`'s keys).
 
-use zy_ir::{Const, Prim, Type};
+use std::sync::Arc;
+
+use zy_ir::{Const, IntKind, Prim, Type};
 
 use crate::error::{no_method, Fail};
 use crate::plan::{Arg, PlanBuilder};
@@ -38,6 +40,8 @@ pub(crate) const NAMES: &[&str] = &[
     "_regex_find",
     "_regex_replace",
     "_regex_split",
+    "_regex_names",
+    "_str_bytes",
     "_parse_int",
     "_parse_float",
     "_tryparse_int",
@@ -161,9 +165,14 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             Ok(v) => v,
             Err(e) => return Some(Err(e)),
         },
+        // The text of a `Vector{UInt8}` (`String(take!(io))`).
+        ("String", [v]) if v.ty == Type::Array(Arc::new(Type::Int(IntKind::UInt8)), 1) => {
+            string_fn(b, "bytes_str", args, Type::String)
+        }
         ("String", _) => {
             return Some(Err(Fail::unsupported(
-                "`String(...)` of anything but a string; write `string(x)` instead",
+                "`String(...)` of anything but a string or a `Vector{UInt8}`; write `string(x)` \
+                 instead",
             )))
         }
         // `*` of strings concatenates (`string(a, b)`).
@@ -260,6 +269,16 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             let ints = Type::Array(std::sync::Arc::new(Type::Int64), 1);
             let ty = Type::tuple([Type::Int64, Type::Int64, ints.clone(), ints]);
             string_fn(b, "regex_find", args, ty)
+        }
+        // The names of the groups, `""` for one without.
+        ("_regex_names", [_, _]) if all_str => {
+            let ty = Type::Array(std::sync::Arc::new(Type::String), 1);
+            string_fn(b, "regex_names", args, ty)
+        }
+        // A string's bytes (`codeunits`; the `String` of them is above).
+        ("_str_bytes", [_]) if all_str => {
+            let ty = Type::Array(Arc::new(Type::Int(IntKind::UInt8)), 1);
+            string_fn(b, "str_bytes", args, ty)
         }
         ("_regex_replace", [p, f, s, rep, substitute, count])
             if [p, f, s, rep].into_iter().all(is_str)

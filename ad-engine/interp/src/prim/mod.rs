@@ -3,12 +3,13 @@
 
 mod array;
 mod chars;
+mod clock;
 mod data;
 pub mod factor;
 mod linalg;
 mod parse;
 mod printf;
-mod regex;
+pub(crate) mod regex;
 mod reduce;
 mod scalar;
 mod single;
@@ -250,6 +251,8 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         }
         StringOf => Ok(strings::string_of(args)),
         StringFn => strings::string_fn(args),
+        Time => Ok(Value::F64(clock::since_epoch())),
+        TimeNs => Ok(Value::Sized(zy_ir::IntKind::UInt64, clock::monotonic_ns())),
         Undef => match args {
             [Value::Symbol(name)] => Ok(Value::Undef(name.clone())),
             _ => Err(internal(p, "expects one symbol operand")),

@@ -3,7 +3,7 @@
 //! leftmost-first matches are PCRE's backtracking order. What PCRE reads otherwise, or zy
 //! cannot match as PCRE does, is refused by name, never matched differently: syntax the crate
 //! lacks (lookaround, backreferences, atomic groups, `\Z`, ...) or reads otherwise (`\<`,
-//! `\>`, `\b{...}`), named groups (a `RegexMatch` shows them by name), the flags `x` and `a`;
+//! `\>`, `\b{...}`), the flags `x` and `a`;
 //! at match time `$` (and `^` with `m`) against a text ending in a newline, a group that
 //! takes part in no match (Julia's `nothing` capture), and after an empty match a longer one
 //! at the same place that PCRE's `NOTEMPTY_ATSTART` retry could prefer.
@@ -98,16 +98,6 @@ fn compile(pattern: &str, flags: &str) -> Result<Rc<Compiled>, String> {
             .map_err(|e| format!("unsupported: the regex {} ({e})", shown(pattern)))
     };
     let first = build(MatchKind::LeftmostFirst)?;
-    if first
-        .group_info()
-        .all_names()
-        .any(|(_, _, name)| name.is_some())
-    {
-        return Err(format!(
-            "unsupported: a named group in the regex {}",
-            shown(pattern)
-        ));
-    }
     let compiled = Rc::new(Compiled {
         first,
         longest: build(MatchKind::All)?,
@@ -115,6 +105,15 @@ fn compile(pattern: &str, flags: &str) -> Result<Rc<Compiled>, String> {
     });
     CACHE.with(|c| c.borrow_mut().insert(key, compiled.clone()));
     Ok(compiled)
+}
+
+/// The names of the groups of `pattern` after the whole match's, `None` for a group without
+/// one (`(?<year>\d+)` is named `year`).
+pub fn group_names(pattern: &str, flags: &str) -> Result<Vec<Option<String>>, String> {
+    let c = compile(pattern, flags)?;
+    let info = c.first.group_info();
+    let names = info.pattern_names(regex_automata::PatternID::ZERO).skip(1);
+    Ok(names.map(|n| n.map(str::to_string)).collect())
 }
 
 /// `r"..."` as Julia shows a pattern.

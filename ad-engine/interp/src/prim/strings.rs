@@ -73,6 +73,39 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
             };
             return regex::regex_find(p, flags, s, *i, mode, *captures);
         }
+        // The groups' names, `""` for a group without one.
+        ("regex_names", [Value::Str(p), Value::Str(flags)]) => {
+            let names = regex::group_names(p, flags)?;
+            let items = names
+                .into_iter()
+                .map(|n| Value::Str(n.unwrap_or_default().into()))
+                .collect();
+            return Ok(objects(zy_ir::Type::String, items));
+        }
+        // `codeunits` of a string as Julia's `Vector{UInt8}` (an `IOBuffer`'s `take!`), and
+        // the `String` of such bytes (invalid UTF-8 refused by name).
+        ("str_bytes", [Value::Str(s)]) => {
+            let items = s
+                .bytes()
+                .map(|b| Value::Sized(zy_ir::IntKind::UInt8, i64::from(b)))
+                .collect();
+            return Ok(objects(zy_ir::Type::Int(zy_ir::IntKind::UInt8), items));
+        }
+        ("bytes_str", [Value::Array(v)]) => {
+            let v = v.borrow();
+            let ArrayData::Obj(o) = &v.data else {
+                return Err(method_error("String", operands));
+            };
+            let bytes = o.items.iter().map(|b| match b {
+                Value::Sized(zy_ir::IntKind::UInt8, b) => Ok(*b as u8),
+                _ => Err(method_error("String", operands)),
+            });
+            let bytes = bytes.collect::<Result<Vec<u8>, _>>()?;
+            return match String::from_utf8(bytes) {
+                Ok(s) => Ok(Value::Str(s.into())),
+                Err(_) => Err("unsupported: `String` of bytes that are not UTF-8 text".into()),
+            };
+        }
         (
             "regex_replace",
             [Value::Str(p), Value::Str(flags), Value::Str(s), Value::Str(rep), Value::Bool(substitute), Value::Int(count)],
@@ -244,6 +277,12 @@ fn replace(s: &str, pairs: &[std::sync::Arc<str>], limit: usize) -> String {
 }
 
 /// A `Vector{SubString{String}}` of `parts` (each held as its text, as every string is).
+/// A vector of `items`, each of type `elem`.
+fn objects(elem: zy_ir::Type, items: Vec<Value>) -> Value {
+    let n = items.len();
+    Array::new(Shape::Vector(n), ArrayData::Obj(Objects { elem, items })).into_value()
+}
+
 fn substrings<'a>(parts: impl Iterator<Item = &'a str>) -> Value {
     let items: Vec<Value> = parts.map(|p| Value::Str(p.into())).collect();
     let objects = Objects {
