@@ -28,6 +28,9 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
+        (Type::Union(_), Type::Union(_)) if crate::open::join(a, b).is_some() => {
+            crate::open::join(a, b)
+        }
         _ => unions(&[a.clone(), b.clone()], siblings)
             .or_else(|| numbers_or_arrays(a, b))
             .or_else(|| missing_or(&[a.clone(), b.clone()])),

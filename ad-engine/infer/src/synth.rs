@@ -125,15 +125,14 @@ fn split_join(
     Ok(ret)
 }
 
-/// `typeof` of a union of numbers (`typeof(c > 0 ? 5.0 : 5)`): Julia's `DataType`, here the
-/// union of the members' types as values, the one the value holds known at run time.
+/// `typeof` of a union (`typeof(c > 0 ? 5.0 : 5)`, of an element of a `Vector{Any}`): Julia's
+/// `DataType`, here the union of the members' types as values, the one the value holds known
+/// at run time.
 fn types_of(callee: &Type, results: &[Type]) -> Option<Type> {
     let Type::Function(f) = callee else {
         return None;
     };
-    let numbers = results
-        .iter()
-        .all(|t| matches!(t, Type::Function(n) if matches!(&**n, "Float64" | "Int64" | "Bool")));
+    let numbers = results.iter().all(|t| matches!(t, Type::Function(_)));
     (matches!(&**f, "typeof" | "Base.typeof") && numbers)
         .then(|| Type::union("DataType".into(), results.to_vec()))
 }

@@ -152,6 +152,7 @@ pub const BUILTINS: &[&str] = &[
     "_box_init!",
     "_box_set!",
     "vect",
+    "_typejoin_vect",
     "hvcat",
     "_deepcopy_fields",
     "_realias",
