@@ -57,6 +57,26 @@ pub(crate) fn defaults(name: &str) -> Vec<Type> {
     members
 }
 
+/// Do the elements of an array literal of these types differ in kind (a number beside a
+/// string, a tuple beside an array, a struct beside a number), so that Julia's literal is a
+/// `Vector{Any}` (`[1, "a"]`)? Numbers promote, tuples and arrays of one kind join by their
+/// parameters, and `nothing` or `missing` beside a value is Julia's small union: none of these.
+pub(crate) fn mixes_kinds(types: &[Type]) -> bool {
+    let kind = |t: &Type| match t {
+        _ if t.is_number() => Some(0),
+        Type::String => Some(1),
+        Type::Symbol(_) => Some(2),
+        Type::Tuple(_) => Some(3),
+        Type::Array(..) => Some(4),
+        Type::Struct(s) if s.kind == zy_ir::StructKind::User => Some(5),
+        _ => None,
+    };
+    let Some(kinds) = types.iter().map(kind).collect::<Option<Vec<_>>>() else {
+        return false;
+    };
+    kinds.iter().any(|k| *k != kinds[0])
+}
+
 /// Can a container of the open abstract type `name` hold a value of type `t`?
 fn holds(name: &str, t: &Type) -> bool {
     match t {

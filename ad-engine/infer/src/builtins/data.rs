@@ -848,10 +848,11 @@ pub(crate) fn typed_vect(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    // `[]` is Julia's `Any[]`.
+    // `[]` is Julia's `Any[]`, and so is a literal of values of different kinds.
     let any: Name = "Any".into();
     let (t, elems) = match (args.first().map(|a| &a.ty), name) {
         (None, "vect") => (&any, args),
+        (Some(_), "vect") if crate::open::mixes_kinds(&types(args)) => (&any, args),
         (Some(Type::Function(t)), "getindex") => (t, &args[1..]),
         _ => return None,
     };
@@ -940,13 +941,18 @@ pub(crate) fn abstract_vect(
     let types = crate::value::types(&args);
     let program = cx.program;
     let Some(up) = crate::dispatch::typejoin(program, &types)? else {
-        return Some(Err(Fail::unsupported(format!(
-            "an array of structs of different types with no common abstract type of the \
-             program (`[a, b]` of {} and {} values, Julia's Vector{{Any}}); declare them \
-             `struct A <: S` under one `abstract type S end`",
-            types[0],
-            types.iter().find(|t| **t != types[0]).unwrap_or(&types[0])
-        ))));
+        // Structs with no common abstract type of the program: Julia's `Vector{Any}`.
+        let mut held = types.clone();
+        held.extend(cx.any_held.iter().cloned());
+        let elem = crate::open::open_union("Any", &held)?;
+        return Some((|| {
+            let vals = args
+                .iter()
+                .map(|a| convert(b, a.clone(), &elem))
+                .collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&Val> = vals.iter().collect();
+            Ok(apply(b, Prim::Vect, &refs, array(elem.clone(), 1)))
+        })());
     };
     Some((|| {
         let elem = crate::dispatch::abstract_union(program, &up, 0)
