@@ -68,7 +68,13 @@ pub(crate) fn mixes_kinds(types: &[Type]) -> bool {
         Type::Symbol(_) => Some(2),
         Type::Tuple(_) => Some(3),
         Type::Array(..) => Some(4),
-        Type::Struct(s) if s.kind == zy_ir::StructKind::User => Some(5),
+        // The program's own structs (the library's, `missing` and rationals among them,
+        // join as their own rules say).
+        Type::Struct(s)
+            if s.kind == zy_ir::StructKind::User && !crate::calls::is_library(&s.name) =>
+        {
+            Some(5)
+        }
         _ => None,
     };
     let Some(kinds) = types.iter().map(kind).collect::<Option<Vec<_>>>() else {
