@@ -192,17 +192,27 @@ fn route_field(
     let flag = func.add_param(h, Type::Bool, span, None);
     for (&(pred, _), thrown) in edges.iter().zip(found) {
         let args = match thrown {
-            Some((value, None)) => [value, Const::Bool(true).into()],
+            Some((value, None)) => [
+                as_field(func, pred, value, ty, span),
+                Const::Bool(true).into(),
+            ],
             Some((value, Some(k))) => {
+                let field = match func.operand_ty(&value) {
+                    Type::Struct(st) => st.fields[k].1.clone(),
+                    _ => ty.clone(),
+                };
                 let got = push(
                     func,
                     pred,
                     Op::Prim(Prim::GetField),
                     vec![value, Const::Int(k as i64 + 1).into()],
-                    ty,
+                    &field,
                     span,
                 );
-                [got, Const::Bool(true).into()]
+                [
+                    as_field(func, pred, got, ty, span),
+                    Const::Bool(true).into(),
+                ]
             }
             None => match zero_in(func, pred, ty, span) {
                 Some(zero) => [zero, Const::Bool(false).into()],
@@ -252,7 +262,7 @@ fn source(prog: &TypedProgram, func: &Function, v: Value, name: &str, ty: &Type)
         // (`x ^ 0.5` of a negative `x`).
         Some(Op::Prim(p)) => thrown(func, v, name, ty).or_else(|| {
             let thrower = matches!(p, Prim::Error | Prim::ThrowValue | Prim::Rethrow);
-            let failing = !thrower && p.info().effects.throws != Throws::Never;
+            let failing = !thrower && p.info().effects.throws != Throws::Never && !widens(func, v);
             (name == "val" && failing)
                 .then(|| Source::Opaque(format!("an exception `{}` may throw", p.julia_name())))
         }),
@@ -260,11 +270,45 @@ fn source(prog: &TypedProgram, func: &Function, v: Value, name: &str, ty: &Type)
     }
 }
 
+/// Is `v` a `union_convert` of a member into its union, which never fails?
+fn widens(func: &Function, v: Value) -> bool {
+    let Some(Stmt {
+        op: Op::Prim(Prim::UnionConvert),
+        args,
+    }) = func.stmt(v)
+    else {
+        return false;
+    };
+    let from = args.first().map(|a| func.operand_ty(a));
+    matches!(func.ty(v), Type::Union(u) if from.is_some_and(|t| u.members.contains(&t)))
+}
+
+/// `value` as the type `ty` the catch block reads the field as: itself, or (a `DomainError`'s
+/// `val`, Julia's field of type `Any`) the union holding it.
+fn as_field(func: &mut Function, block: Block, value: Operand, ty: &Type, span: Span) -> Operand {
+    if func.operand_ty(&value) == *ty {
+        return value;
+    }
+    push(
+        func,
+        block,
+        Op::Prim(Prim::UnionConvert),
+        vec![value],
+        ty,
+        span,
+    )
+}
+
+/// Does a value of type `t` fill a field read as `ty` (itself, or a member of its union)?
+fn fits(t: &Type, ty: &Type) -> bool {
+    t == ty || matches!(ty, Type::Union(u) if u.members.contains(t))
+}
+
 /// What the primitive statement `v` throws that has a field `name` of type `ty`, if anything.
 fn thrown(func: &Function, v: Value, name: &str, ty: &Type) -> Option<Source> {
     let s = func.stmt(v)?;
     let domain_value = |x: &Operand| {
-        (name == "val" && func.operand_ty(x) == *ty).then(|| Source::Local {
+        (name == "val" && fits(&func.operand_ty(x), ty)).then(|| Source::Local {
             value: x.clone(),
             field: None,
         })
@@ -273,7 +317,7 @@ fn thrown(func: &Function, v: Value, name: &str, ty: &Type) -> Option<Source> {
         Op::Prim(Prim::ThrowValue) => match func.operand_ty(s.args.first()?) {
             Type::Struct(st) => {
                 let k = st.fields.iter().position(|(f, _)| &**f == name)?;
-                (st.fields[k].1 == *ty).then(|| Source::Local {
+                fits(&st.fields[k].1, ty).then(|| Source::Local {
                     value: s.args[0].clone(),
                     field: Some(k),
                 })
@@ -361,6 +405,18 @@ fn zero_in(func: &mut Function, block: Block, ty: &Type, span: Span) -> Option<O
         Type::Float32 => Some(Const::f32(0.0).into()),
         Type::Int64 => Some(Const::Int(0).into()),
         Type::Bool => Some(Const::Bool(false).into()),
+        // A field of type `Any` holding a number.
+        Type::Union(u) if u.members.contains(&Type::Float64) => {
+            let zero = Const::f64(0.0).into();
+            Some(push(
+                func,
+                block,
+                Op::Prim(Prim::UnionConvert),
+                vec![zero],
+                ty,
+                span,
+            ))
+        }
         Type::Tuple(ts) => {
             let args = parts(func, ts.to_vec())?;
             Some(push(func, block, Op::Prim(Prim::Tuple), args, ty, span))

@@ -118,6 +118,21 @@ pub(crate) fn throw(out: &mut Function, block: Block, msg: &str, span: Span) {
     out.set_term(block, Terminator::Unreachable, span);
 }
 
+/// Does the call `name(ins...)` make a container of `Any` (`[]`, `Any[...]`, `Vector{Any}()`,
+/// `Ref{Any}(x)`), which holds what the function stores into it?
+fn makes_open_container(name: &str, ins: &[Val]) -> bool {
+    let any = |v: &Val| matches!(&v.ty, Type::Function(t) if &**t == "Any");
+    match (name, ins) {
+        ("vect", []) => true,
+        ("Base.getindex", [t, ..]) => any(t),
+        ("#typed", [r, params, ..]) => {
+            matches!(&r.ty, Type::Function(t) if &**t == "Ref")
+                && matches!(&params.ty, Type::Tuple(ps) if matches!(&ps[..], [Type::Function(t)] if &**t == "Any"))
+        }
+        _ => false,
+    }
+}
+
 fn is_undef(stmt: &Stmt) -> bool {
     matches!(&stmt.op, Op::Call(n) if &**n == "undef")
 }
@@ -214,19 +229,63 @@ impl<'a> Typer<'a> {
     }
 
     /// The typed replacement of statement `v`: an empty box (`Base._box(:x)`) holds what the
-    /// function stores into it.
+    /// function stores into it, and so does a container of `Any` (`[]`, `Any[]`,
+    /// `Vector{Any}()`, `Ref{Any}(x)`).
     fn resolve(&self, cx: &mut Cx, v: Value, stmt: &Stmt, ins: &[Val]) -> Result<Plan, Fail> {
         match (&stmt.op, ins) {
             (Op::Call(n), [name]) if &**n == EMPTY_BOX => {
                 Ok(crate::builtins::empty_box(name, self.box_content(v)?))
             }
+            (Op::Call(n), _) if makes_open_container(n, ins) => {
+                cx.any_held = self.stored_into(v);
+                let plan = cx.resolve(&stmt.op, ins);
+                cx.any_held.clear();
+                plan
+            }
             _ => cx.resolve(&stmt.op, ins),
         }
     }
 
-    /// The join of the types of the values stored into the box `b` (through the φs that
-    /// only pass it on): `Union{}` while none is typed.
-    fn box_content(&self, b: Value) -> Result<Type, Fail> {
+    /// The types of the values the body stores into the container `c` (`push!(c, x...)`,
+    /// `pushfirst!(c, x...)`, `insert!(c, i, x)`, `c[i...] = x`, `c[] = x`), through the φs
+    /// that only pass it on: those typed so far.
+    fn stored_into(&self, c: Value) -> Vec<Type> {
+        let containers = self.passed_on(c);
+        let mut held = Vec::new();
+        for i in 0..self.body.values.len() {
+            let Some(stmt) = self.body.stmt(Value(i as u32)) else {
+                continue;
+            };
+            let Op::Call(n) = &stmt.op else {
+                continue;
+            };
+            let Some(Operand::Value(target)) = stmt.args.first() else {
+                continue;
+            };
+            if !containers.contains(target) {
+                continue;
+            }
+            let stored = match &**n {
+                "Base.push!" | "Base.pushfirst!" => &stmt.args[1..],
+                "Base.setindex!" | "Base.insert!" if stmt.args.len() > 1 => {
+                    let at = if &**n == "Base.insert!" { 2 } else { 1 };
+                    stmt.args.get(at..at + 1).unwrap_or_default()
+                }
+                _ => continue,
+            };
+            for x in stored {
+                let t = self.operand_ty(x);
+                if !matches!(t, Type::Any | Type::Bottom) && !held.contains(&t) {
+                    held.push(t);
+                }
+            }
+        }
+        held
+    }
+
+    /// `b` and the block parameters every jump into passes `b` (or one of these) as: the
+    /// values that hold what `b` holds.
+    fn passed_on(&self, b: Value) -> Vec<Value> {
         let mut boxes = vec![b];
         loop {
             let mut grew = false;
@@ -246,6 +305,13 @@ impl<'a> Typer<'a> {
                 break;
             }
         }
+        boxes
+    }
+
+    /// The join of the types of the values stored into the box `b` (through the φs that
+    /// only pass it on): `Union{}` while none is typed.
+    fn box_content(&self, b: Value) -> Result<Type, Fail> {
+        let boxes = self.passed_on(b);
         let mut content = Type::Bottom;
         for i in 0..self.body.values.len() {
             let Some(stmt) = self.body.stmt(Value(i as u32)) else {

@@ -170,6 +170,10 @@ pub(crate) struct Cx<'a> {
     pub callees: BTreeSet<Arc<Instance>>,
     /// The types the method's `where` variables stand for in this instance.
     pub type_vars: crate::pattern::Bindings,
+    /// The types of the values the body stores into the container the statement being typed
+    /// makes (`push!(v, x)` after `v = []`): what a `Vector{Any}` or `Ref{Any}` made there
+    /// holds beside its literal's values.
+    pub any_held: Vec<Type>,
 }
 
 impl<'a> Cx<'a> {
@@ -179,6 +183,7 @@ impl<'a> Cx<'a> {
             oracle,
             callees: BTreeSet::new(),
             type_vars: crate::pattern::Bindings::new(),
+            any_held: Vec::new(),
         }
     }
 
@@ -238,6 +243,8 @@ impl<'a> Cx<'a> {
                 return Err(Fail::unsupported("typed operation in untyped IR"))
             }
         };
+        // An element of a container of `Any` holding values of one type is that type.
+        let v = crate::open::narrow_value(&mut b, v);
         if depth(&v.ty) > MAX_TYPE_DEPTH {
             return Err(Fail::unsupported(format!(
                 "types nested more than {MAX_TYPE_DEPTH} levels deep (unbounded specialisation)"
@@ -323,12 +330,6 @@ impl<'a> Cx<'a> {
         if &**name == crate::type_params::VAL {
             return crate::type_params::val(self, b, args);
         }
-        if &**name == "Base.Dict" && args.is_empty() {
-            return Err(Fail::unsupported(
-                "`Dict()` (a `Dict{Any, Any}`, whose values have no one type); write \
-                 `Dict{K, V}()` with the key and value types instead",
-            ));
-        }
         if let Some(element) = self.pairs_index(b, name, args) {
             return element;
         }
@@ -374,6 +375,9 @@ impl<'a> Cx<'a> {
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
         let bare = name.strip_prefix("Base.").unwrap_or(name);
+        if let Some(narrowed) = crate::open::narrow_single(b, bare, args) {
+            return Some(self.call_named(b, name, &narrowed));
+        }
         if let ("_elem_of", [v, x]) = (bare, args) {
             // `push!` of a struct into a `Vector{Shape}`: the struct seen as a `Shape`.
             let Type::Array(e, _) = &v.ty else {
@@ -389,7 +393,13 @@ impl<'a> Cx<'a> {
             .iter()
             .enumerate()
             .any(|(i, a)| matches!(a.ty, Type::Union(_)) && (i == 0 || !stores || a.ty.is_real()));
-        if !split || matches!(bare, "tuple" | "vect") {
+        // A `Pair` of a value of `Any` (a `Dict{String, Any}`'s entry) holds it as it is:
+        // Julia's `Pair{String, Any}`.
+        let open_pair = bare == "Pair"
+            && args
+                .iter()
+                .any(|a| matches!(&a.ty, Type::Union(u) if crate::open::is_open(&u.name)));
+        if !split || open_pair || matches!(bare, "tuple" | "vect") {
             return None;
         }
         let mut all = vec![Val::lit(Const::Func(name.clone()))];
@@ -589,7 +599,8 @@ impl<'a> Cx<'a> {
         given: &[Type],
         args: &[Val],
     ) -> Result<Val, Fail> {
-        let held: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        let mut held: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        held.extend(self.any_held.iter().cloned());
         let elem = match given {
             [Type::Function(t)] => crate::type_values::ref_content_of(t, self.program)
                 .or_else(|| crate::open::open_union(t, &held)),
@@ -1243,6 +1254,8 @@ impl<'a> Cx<'a> {
             Type::String => "String".into(),
             Type::SubString => "SubString{String}".into(),
             Type::Symbol(_) if t.is_any_symbol() => "Symbol".into(),
+            // `Any` of a `Vector{Any}`'s `eltype`.
+            Type::Union(u) if crate::open::is_open(&u.name) => u.name.clone(),
             Type::Struct(s) if s.kind == StructKind::User && s.params.is_empty() => s.name.clone(),
             Type::Bool
             | Type::Nothing

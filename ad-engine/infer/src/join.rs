@@ -5,7 +5,8 @@ use zy_ir::{StructKind, Type};
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
 /// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
 /// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
-/// `Union{Bool, T}`: a known difference); a union joins with any of its members to itself.
+/// `Union{Bool, T}`, as [`plain_numbers`] makes of `Bool`, `Int64` and `Float64`); a union
+/// joins with any of its members to itself.
 /// `nothing` and values of the program's structs join as [`unions`] says, numbers, `nothing`
 /// and arrays of numbers as [`numbers_or_arrays`] says. `None` is a conflict.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
@@ -24,9 +25,13 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
         _ if a == b => Some(a.clone()),
         (Type::Bottom, t) | (t, Type::Bottom) => Some(t.clone()),
         (Type::Int64, Type::Float64) | (Type::Float64, Type::Int64) => Some(numbers(a, b)),
-        (Type::Bool, t) | (t, Type::Bool) if t.is_number() => Some(t.clone()),
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
+        }
+        _ if plain_numbers(a, b).is_some() => plain_numbers(a, b),
+        (Type::Bool, t) | (t, Type::Bool) if t.is_number() => Some(t.clone()),
+        (Type::Union(_), Type::Union(_)) if crate::open::join(a, b).is_some() => {
+            crate::open::join(a, b)
         }
         _ => unions(&[a.clone(), b.clone()], siblings)
             .or_else(|| numbers_or_arrays(a, b))
@@ -226,6 +231,32 @@ pub(crate) fn nothing_or(t: &Type) -> Type {
     )
 }
 
+/// Julia's union of `Bool` and `Int64` or `Float64` (`x > 0 ? 1 : true`), or of such unions
+/// (`Union{Bool, Float64, Int64}`): each value keeps its own type, a `Bool` printing `true`,
+/// not `1`. `None` unless `Bool` is among them and every member is one of the three.
+fn plain_numbers(a: &Type, b: &Type) -> Option<Type> {
+    let mut members = Vec::new();
+    for t in [a, b] {
+        match t {
+            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
+            t => members.push(t.clone()),
+        }
+    }
+    let plain = |t: &Type| matches!(t, Type::Bool | Type::Int64 | Type::Float64);
+    if !members.contains(&Type::Bool) || !members.iter().all(plain) {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    if members.len() < 2 {
+        return None;
+    }
+    let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
+    names.sort();
+    let name = format!("Union{{{}}}", names.join(", "));
+    Some(Type::union(name.as_str().into(), members))
+}
+
 /// Julia's union of two different number types, shown with its members in Julia's order
 /// (`Union{Float64, Int64}`).
 fn numbers(a: &Type, b: &Type) -> Type {
@@ -275,7 +306,14 @@ mod tests {
             Some("Union{Float64, Int64}")
         );
         assert_eq!(u, join(&Type::Float64, &Type::Int64));
-        assert_eq!(join(&Type::Bool, &Type::Int64), Some(Type::Int64));
+        assert_eq!(
+            join(&Type::Bool, &Type::Int64).map(|t| t.to_string()),
+            Some("Union{Bool, Int64}".to_string())
+        );
+        assert_eq!(
+            join(&u.clone().unwrap(), &Type::Bool).map(|t| t.to_string()),
+            Some("Union{Bool, Float64, Int64}".to_string())
+        );
         assert_eq!(
             join(&u.unwrap(), &Type::Int64),
             join(&Type::Int64, &Type::Float64)

@@ -2,28 +2,40 @@
 
 use std::sync::Arc;
 
-use zy_ir::{Type, UnionType};
+use zy_ir::{Prim, Type, UnionType};
+
+use crate::plan::PlanBuilder;
+use crate::value::Val;
 
 /// The element type of a container of `Any`, `Real` or `Number` holding `held`: Julia's
-/// abstract type as the union of the number types (`Bool`, `Float64`, `Int64`) and the types
-/// held, named as Julia shows it (`Vector{Any}`), each element keeping its own type
-/// (`typeof(Any[1.0, 2][2]) == Int64`) and a call on one running the method of the type it
-/// holds. `None` for another type, or for a value of a type other than a number (zy's
-/// containers of these types hold numbers).
+/// abstract type as the union of the types held, named as Julia shows it (`Vector{Any}`),
+/// each element keeping its own type (`typeof(Any[1.0, 2][2]) == Int64`) and a call on one
+/// running the method of the type it holds. Where nothing is held yet (`Any[]` with no store
+/// in sight), the union of its [`defaults`]. A container of
+/// `Any` holds any value (tuples, strings, symbols, arrays, structs, `nothing`); one of `Real`
+/// or `Number` only numbers. `None` for another type, or a value it cannot hold.
 pub(crate) fn open_union(name: &str, held: &[Type]) -> Option<Type> {
     if !is_open(name) {
         return None;
     }
-    let mut members = vec![Type::Bool, Type::Float64, Type::Int64];
+    let mut members = Vec::new();
     for t in held {
         match t {
             Type::Union(u) if &*u.name == name || u.is_julias() => {
                 members.extend(u.members.iter().cloned())
             }
+            // A symbol in a container is one known at run time (`Vector{Symbol}`'s).
+            Type::Symbol(_) => members.push(Type::any_symbol()),
             t => members.push(t.clone()),
         }
     }
-    if !members.iter().all(Type::is_number) {
+    if members.is_empty() {
+        members = defaults(name);
+    } else if members.iter().all(Type::is_number) {
+        // Numbers alone: a call on one splits over the number types (one for all of them).
+        members.extend([Type::Bool, Type::Float64, Type::Int64]);
+    }
+    if !members.iter().all(|t| holds(name, t)) {
         return None;
     }
     members.sort();
@@ -32,6 +44,69 @@ pub(crate) fn open_union(name: &str, held: &[Type]) -> Option<Type> {
         name: name.into(),
         members,
     })))
+}
+
+/// What a container of the open abstract type `name` holds where nothing says what (`Any[]`
+/// filled elsewhere, a `Dict{String, Any}`'s values): the number types, and for `Any` also
+/// `nothing`, strings and symbols (a configuration's values).
+pub(crate) fn defaults(name: &str) -> Vec<Type> {
+    let mut members = vec![Type::Bool, Type::Float64, Type::Int64];
+    if name == "Any" {
+        members.extend([Type::Nothing, Type::String, Type::any_symbol()]);
+    }
+    members
+}
+
+/// Do the elements of an array literal of these types differ in kind (a number beside a
+/// string, a tuple beside an array, a struct beside a number), so that Julia's literal is a
+/// `Vector{Any}` (`[1, "a"]`)? Numbers promote, tuples and arrays of one kind join by their
+/// parameters, and `nothing` or `missing` beside a value is Julia's small union: none of these.
+pub(crate) fn mixes_kinds(types: &[Type]) -> bool {
+    let kind = |t: &Type| match t {
+        _ if t.is_number() => Some(0),
+        Type::String => Some(1),
+        Type::Symbol(_) => Some(2),
+        Type::Tuple(_) => Some(3),
+        Type::Array(..) => Some(4),
+        // The program's own structs (the library's, `missing` and rationals among them,
+        // join as their own rules say).
+        Type::Struct(s)
+            if s.kind == zy_ir::StructKind::User && !crate::calls::is_library(&s.name) =>
+        {
+            Some(5)
+        }
+        _ => None,
+    };
+    let Some(kinds) = types.iter().map(kind).collect::<Option<Vec<_>>>() else {
+        return false;
+    };
+    kinds.iter().any(|k| *k != kinds[0])
+}
+
+/// Can a container of the open abstract type `name` hold a value of type `t`?
+fn holds(name: &str, t: &Type) -> bool {
+    match t {
+        _ if t.is_number() => true,
+        Type::Any
+        | Type::Bottom
+        | Type::Stack(_)
+        | Type::Param(_)
+        | Type::Pullback(_)
+        | Type::Exception
+        | Type::Recur(..) => false,
+        _ => name == "Any",
+    }
+}
+
+/// The union of two open unions of one name (a `Vector{Any}` made where the values stored
+/// into it are still being typed, met at a join): `None` for other types.
+pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
+    match (a, b) {
+        (Type::Union(u), Type::Union(v)) if is_open(&u.name) && u.name == v.name => {
+            open_union(&u.name, &[a.clone(), b.clone()])
+        }
+        _ => None,
+    }
 }
 
 /// Is `name` one of Julia's abstract types whose containers zy holds as numbers?
@@ -49,6 +124,14 @@ pub(crate) fn refusal(name: &str, t: &Type) -> String {
         ),
         _ => "use a tuple for values of other types".to_string(),
     };
+    if name == "Any" {
+        return format!(
+            "a container of `Any` holding a {t}, stored where it was not made: zy's \
+             `Vector{{Any}}` and `Ref{{Any}}` hold the types of the values its literal holds \
+             and the function making it stores into it (`push!(v, x)`, `v[i] = x`, `r[] = x`, \
+             each keeping its own type); store it where the container is made, or {instead}"
+        );
+    }
     format!(
         "a container of `{name}` holding a {t}: zy's `Vector{{{name}}}` and `Ref{{{name}}}` hold \
          numbers (`Bool`, `Float64`, `Int64`), each with its own type; {instead}"
@@ -61,4 +144,32 @@ pub(crate) fn refusal(name: &str, t: &Type) -> String {
 pub(crate) fn split_result(u: &UnionType, results: &[Type]) -> Option<Type> {
     let differ = results.iter().any(|t| *t != results[0]);
     differ.then(|| open_union(&u.name, results))?
+}
+
+/// The arguments of the call `name(args...)` with each value of a container of `Any` that
+/// holds values of one type (`rows = []` filled with tuples) seen as that type, as the value
+/// is: the call then reads constants beside it (`r[1]`, `(n, e) = r`). `None` where there is
+/// none, and for the stores into a box, which keep the box's type.
+pub(crate) fn narrow_single(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Vec<Val>> {
+    if matches!(name, "_box_set!" | "_box_init!") || !args.iter().any(|a| single(&a.ty).is_some()) {
+        return None;
+    }
+    Some(args.iter().map(|a| narrow_value(b, a.clone())).collect())
+}
+
+/// `v` seen as the one type it may hold, where it is an element of a container of `Any` that
+/// holds values of one type; else `v` itself.
+pub(crate) fn narrow_value(b: &mut PlanBuilder, v: Val) -> Val {
+    match single(&v.ty) {
+        Some(t) => Val::of(b.prim(Prim::UnionConvert, vec![v.arg], t.clone()), t),
+        None => v,
+    }
+}
+
+/// The one member of an open union that has one.
+fn single(t: &Type) -> Option<Type> {
+    match t {
+        Type::Union(u) if is_open(&u.name) && u.members.len() == 1 => Some(u.members[0].clone()),
+        _ => None,
+    }
 }

@@ -125,15 +125,14 @@ fn split_join(
     Ok(ret)
 }
 
-/// `typeof` of a union of numbers (`typeof(c > 0 ? 5.0 : 5)`): Julia's `DataType`, here the
-/// union of the members' types as values, the one the value holds known at run time.
+/// `typeof` of a union (`typeof(c > 0 ? 5.0 : 5)`, of an element of a `Vector{Any}`): Julia's
+/// `DataType`, here the union of the members' types as values, the one the value holds known
+/// at run time.
 fn types_of(callee: &Type, results: &[Type]) -> Option<Type> {
     let Type::Function(f) = callee else {
         return None;
     };
-    let numbers = results
-        .iter()
-        .all(|t| matches!(t, Type::Function(n) if matches!(&**n, "Float64" | "Int64" | "Bool")));
+    let numbers = results.iter().all(|t| matches!(t, Type::Function(_)));
     (matches!(&**f, "typeof" | "Base.typeof") && numbers)
         .then(|| Type::union("DataType".into(), results.to_vec()))
 }
@@ -709,11 +708,25 @@ impl Synth {
             self.f.ret = Type::Bottom;
             return Ok(());
         }
+        // Results of a union of number types (`x < 2 ? false : x^2`) are added as their
+        // promoted type, as `map` stores them (Julia adds each as it is, to the same value).
+        let promoted = match &r {
+            Type::Union(u) if r.is_real() && u.is_julias() => Some(
+                u.members
+                    .iter()
+                    .fold(Type::Bool, |a, m| crate::value::promote(&a, m)),
+            ),
+            _ => None,
+        };
         // Bools are summed as Ints.
-        let acc_ty = if r == Type::Bool {
-            Type::Int64
-        } else {
-            r.clone()
+        let acc_ty = match (&promoted, &r) {
+            (Some(p), _) => p.clone(),
+            (None, Type::Bool) => Type::Int64,
+            (None, r) => r.clone(),
+        };
+        let (first, y1) = match &promoted {
+            Some(p) => self.widened(first, y1, &r, p),
+            None => (first, y1),
         };
         let y1 = if r == Type::Bool {
             self.prim(first, Prim::ToInt, vec![y1], Type::Int64)
@@ -724,6 +737,13 @@ impl Synth {
         self.jump(first, head, vec![Operand::Const(Const::Int(2)), y1]);
         let acc = vars[0].clone();
         let (y, yt) = self.apply_f(cx, body, k.clone())?;
+        let (body, y, yt) = match &promoted {
+            Some(p) => {
+                let (body, y) = self.widened(body, y, &r, p);
+                (body, y, p.clone())
+            }
+            None => (body, y, yt),
+        };
         let (s, st) = self.call(
             cx,
             body,

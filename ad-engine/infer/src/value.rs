@@ -109,6 +109,13 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
             to.clone(),
         ));
     }
+    // A symbol known where it is compiled, stored into a container of `Any`: a run-time one.
+    if let (Type::Symbol(_), Type::Union(u)) = (&v.ty, to) {
+        if !v.ty.is_any_symbol() && u.members.contains(&Type::any_symbol()) {
+            let v = convert(b, v, &Type::any_symbol())?;
+            return convert(b, v, to);
+        }
+    }
     if let Some(n) = crate::absent::number_member(to).filter(|n| v.ty.is_number() && v.ty != *n) {
         // A number stored where `Union{Missing, T}` is held: a `T` first
         // (`Union{Missing, Float64}[1, missing]`).

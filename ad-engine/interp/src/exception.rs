@@ -107,9 +107,12 @@ impl Caught {
                         .map(|m| Value::Str(m.into()))
                         .ok_or_else(|| "UndefRefError: access to undefined reference".to_string());
                 }
-                match val.parse::<f64>() {
-                    Ok(x) => Ok(Value::F64(x)),
-                    Err(_) => Err(format!(
+                // The value keeps its own type, as the text shows it: `2`, `true`, `2.0`.
+                match (val, val.parse::<i64>(), val.parse::<f64>()) {
+                    ("true" | "false", ..) => Ok(Value::Bool(val == "true")),
+                    (_, Ok(n), _) => Ok(Value::Int(n)),
+                    (_, _, Ok(x)) => Ok(Value::F64(x)),
+                    _ => Err(format!(
                         "ErrorException: zy reads `val` of a DomainError of a number only, not `{val}`"
                     )),
                 }

@@ -117,7 +117,14 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
                 let kv: Vec<String> = t.params.iter().map(type_string).collect();
                 return write!(f, "Dict{{{}}}()", kv.join(", "));
             }
-            f.write_str("Dict(")?;
+            // Julia names the type where a key or value type is abstract (`typeinfo_prefix`):
+            // `Dict{String, Any}("lr" => 0.1)`.
+            let open = |p: &Type| matches!(p, Type::Union(u) if matches!(&*u.name, "Any" | "Real" | "Number"));
+            if t.params.iter().any(open) {
+                write!(f, "{}(", type_string(&Type::Struct(t.clone())))?;
+            } else {
+                f.write_str("Dict(")?;
+            }
             for (i, (k, v)) in keys.iter().zip(&vals).enumerate() {
                 if i > 0 {
                     f.write_str(", ")?;

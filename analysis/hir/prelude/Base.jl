@@ -475,8 +475,8 @@ function _zeroed(S::AbstractArray, z)
     return S
 end
 # Of arrays, structs or tuples: slots the comprehension sets.
-_vector(x::Array, n::Int) = undef_objects(eltype(x), n)
-_matrix(x::Array, m::Int, n::Int) = undef_objects(eltype(x), m, n)
+_vector(x::Array, n::Int) = undef_objects(x, n)
+_matrix(x::Array, m::Int, n::Int) = undef_objects(x, m, n)
 
 # `x[I]` for linear indices `I`: a new Vector.
 function _slice(x::Array, I::StepRange{Int, Int})
@@ -11108,7 +11108,10 @@ function _dict_dense(d::Dict)
     return d
 end
 
-Dict(ps::Pair...) = _dict_of([map(first, ps)...], [map(last, ps)...])
+# The keys' and values' types are Julia's `promote_typejoin` of theirs (`Dict("lr" => 0.1,
+# "epochs" => 10)` is a `Dict{String, Real}`); `Dict()` is a `Dict{Any, Any}`.
+Dict(ps::Pair...) = _dict_of(_typejoin_vect(map(first, ps)...), _typejoin_vect(map(last, ps)...))
+Dict() = _typed_dict((Any, Any))
 
 function Dict(g::Generator)
     ks = map(k -> g.f(_gen_elem(g.iter, k)).first, fill(0, 0))

@@ -59,6 +59,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         // Any later assignment of a variable a closure shares.
         "_box_set!" => box_store(b, Prim::RefSet, args),
         "vect" => vect(b, args),
+        "_typejoin_vect" => typejoin_vect(b, args),
         // ChainRules' "no gradient" marker, returned by pullbacks of `rrule`s: `nothing` here.
         "NoTangent" if args.is_empty() => Ok(Val::lit(Const::Nothing)),
         "NoTangent" => Err(no_method("NoTangent", &types(args))),
@@ -842,17 +843,27 @@ fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
 }
 
 /// `T[a, b]`, `T[]` and `Vector{T}()` of an array, struct or tuple type `T`: a vector of
-/// references to the elements, each converted to `T`. `None` when `T` is not such a type.
+/// references to the elements, each converted to `T`; of `Any`, `Real` or `Number` (and `[]`)
+/// a vector of their open union, holding also what the body stores into it
+/// ([`Cx::any_held`]). `None` when `T` is not such a type.
 pub(crate) fn typed_vect(
     cx: &Cx,
     b: &mut PlanBuilder,
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    let (Type::Function(t), "getindex") = (&args.first()?.ty, name) else {
-        return None;
+    // `[]` is Julia's `Any[]`, and so is a literal of values of different kinds.
+    let any: Name = "Any".into();
+    let (t, elems) = match (args.first().map(|a| &a.ty), name) {
+        (None, "vect") => (&any, args),
+        (Some(_), "vect") if crate::open::mixes_kinds(&types(args)) => (&any, args),
+        (Some(Type::Function(t)), "getindex") => (t, &args[1..]),
+        _ => return None,
     };
-    let held = types(&args[1..]);
+    let mut held = types(elems);
+    if crate::open::is_open(t) {
+        held.extend(cx.any_held.iter().cloned());
+    }
     let elem = typed_elem(cx, t)
         .or_else(|| {
             let def = cx.program.structs.get(t.as_ref())?;
@@ -861,7 +872,7 @@ pub(crate) fn typed_vect(
         })
         .or_else(|| crate::open::open_union(t, &held))?;
     Some((|| {
-        let vals = args[1..]
+        let vals = elems
             .iter()
             .map(|a| convert(b, a.clone(), &elem))
             .collect::<Result<Vec<_>, _>>()?;
@@ -882,10 +893,17 @@ pub(crate) fn undef_objects(
     if name != "undef_objects" {
         return None;
     }
-    let Some((Type::Function(t), dims)) = args.split_first().map(|(t, d)| (&t.ty, d)) else {
-        return Some(Err(no_method(name, &types(args))));
+    // `undef_objects(x, n)`: slots for elements of the array `x`'s type (a `Vector{Any}`'s
+    // holding what it holds).
+    let (elem, dims) = match args.split_first().map(|(t, d)| (&t.ty, d)) {
+        Some((Type::Array(e, _), dims)) => (Some((**e).clone()), dims),
+        Some((Type::Function(t), dims)) => (typed_elem(cx, t), dims),
+        _ => return Some(Err(no_method(name, &types(args)))),
     };
-    let Some(elem) = typed_elem(cx, t) else {
+    let Some(elem) = elem else {
+        let Some(Type::Function(t)) = args.first().map(|a| &a.ty) else {
+            return Some(Err(no_method(name, &types(args))));
+        };
         let form = if dims.len() == 2 {
             format!("Matrix{{{t}}}(undef, m, n)")
         } else {
@@ -927,13 +945,18 @@ pub(crate) fn abstract_vect(
     let types = crate::value::types(&args);
     let program = cx.program;
     let Some(up) = crate::dispatch::typejoin(program, &types)? else {
-        return Some(Err(Fail::unsupported(format!(
-            "an array of structs of different types with no common abstract type of the \
-             program (`[a, b]` of {} and {} values, Julia's Vector{{Any}}); declare them \
-             `struct A <: S` under one `abstract type S end`",
-            types[0],
-            types.iter().find(|t| **t != types[0]).unwrap_or(&types[0])
-        ))));
+        // Structs with no common abstract type of the program: Julia's `Vector{Any}`.
+        let mut held = types.clone();
+        held.extend(cx.any_held.iter().cloned());
+        let elem = crate::open::open_union("Any", &held)?;
+        return Some((|| {
+            let vals = args
+                .iter()
+                .map(|a| convert(b, a.clone(), &elem))
+                .collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&Val> = vals.iter().collect();
+            Ok(apply(b, Prim::Vect, &refs, array(elem.clone(), 1)))
+        })());
     };
     Some((|| {
         let elem = crate::dispatch::abstract_union(program, &up, 0)
@@ -978,6 +1001,44 @@ fn vect(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
         .collect::<Result<Vec<_>, _>>()?;
     let refs: Vec<&Val> = vals.iter().collect();
     Ok(apply(b, Prim::Vect, &refs, array(t, 1)))
+}
+
+/// `Base._typejoin_vect(xs...)`: the vector of `xs` whose element type is Julia's
+/// `promote_typejoin` of theirs, as `Dict(ps...)` takes its keys' and values' types: one type
+/// as it is, numbers of different types `Real`, numbers, strings, symbols, `nothing`, tuples
+/// and arrays `Any` (each holding also the types such a container holds by default).
+fn typejoin_vect(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
+    let held = types(args);
+    let symbol = |t: &Type| matches!(t, Type::Symbol(_));
+    let plain = |t: &Type| {
+        t.is_number()
+            || matches!(
+                t,
+                Type::String | Type::Symbol(_) | Type::Nothing | Type::Tuple(_) | Type::Array(..)
+            )
+    };
+    let name = match held.first() {
+        Some(first)
+            if held
+                .iter()
+                .all(|t| t == first || symbol(t) && symbol(first)) =>
+        {
+            return vect(b, args)
+        }
+        _ if held.iter().all(Type::is_number) => "Real",
+        _ if held.iter().all(plain) => "Any",
+        _ => return vect(b, args),
+    };
+    let mut members = crate::open::defaults(name);
+    members.extend(held);
+    let elem = crate::open::open_union(name, &members)
+        .ok_or_else(|| no_method("_typejoin_vect", &types(args)))?;
+    let vals = args
+        .iter()
+        .map(|a| convert(b, a.clone(), &elem))
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<&Val> = vals.iter().collect();
+    Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
 }
 
 /// `[a b; c d]`: constant row and column counts, then the elements row-major.

@@ -125,13 +125,15 @@ fn is_below(def: &StructDef, ty: &Name, program: &Program) -> bool {
     false
 }
 
-/// The type of field `f` of a caught exception: the one type every exception type with such a
-/// field gives it (Base's `msg` is a `String`, a `DomainError`'s `val` zy reads as a
-/// `Float64`; a program's exceptions by their declarations).
+/// The type of field `f` of a caught exception: the join of the types the exception types
+/// with such a field give it (Base's `msg` is a `String`; a `DomainError`'s `val`, Julia's
+/// field of type `Any`, holds a number of its own type, a `Bool`, `Float64` or `Int64`; a
+/// program's exceptions by their declarations).
 fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
+    let any_number = crate::open::open_union("Any", &[Type::Float64]).unwrap_or(Type::Float64);
     let mut found: Vec<(Name, Type)> = match f {
         "msg" => vec![("ErrorException".into(), Type::String)],
-        "val" => vec![("DomainError".into(), Type::Float64)],
+        "val" => vec![("DomainError".into(), any_number)],
         _ => Vec::new(),
     };
     for def in user_exceptions(program) {
@@ -162,14 +164,17 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
         None => Err(Fail::unsupported(format!(
             "field `{f}` of a caught exception: no exception type zy knows has it"
         ))),
-        Some(((_, t), rest)) => match rest.iter().find(|(_, u)| u != t) {
-            Some((n, u)) => Err(Fail::unsupported(format!(
-                "field `{f}` of a caught exception, which is a `{t}` in `{}` and a `{u}` in `{n}`; \
-                 test the type first and read it through a function of that type",
-                found[0].0
-            ))),
-            None => Ok(t.clone()),
-        },
+        // Types that join (a `DomainError`'s number of any type and a program's `Float64`)
+        // are the join.
+        Some(((_, t), rest)) => rest.iter().try_fold(t.clone(), |acc, (n, u)| {
+            crate::join::join(&acc, u).ok_or_else(|| {
+                Fail::unsupported(format!(
+                    "field `{f}` of a caught exception, which is a `{acc}` in `{}` and a `{u}` \
+                     in `{n}`; test the type first and read it through a function of that type",
+                    found[0].0
+                ))
+            })
+        }),
     }
 }
 

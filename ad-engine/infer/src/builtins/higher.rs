@@ -97,7 +97,7 @@ fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
 fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Type, Fail> {
     let r = cx.callee_result(f, elems)?;
     let holds = if what == "sum" {
-        r == Type::Bottom || r.is_number()
+        r == Type::Bottom || r.is_number() || matches!(&r, Type::Union(u) if r.is_real() && u.is_julias())
     } else {
         super::data::is_element_type(&r)
     };

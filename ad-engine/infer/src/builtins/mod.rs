@@ -155,6 +155,7 @@ pub const BUILTINS: &[&str] = &[
     "_box_init!",
     "_box_set!",
     "vect",
+    "_typejoin_vect",
     "hvcat",
     "_deepcopy_fields",
     "_realias",

@@ -293,6 +293,8 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             _ => Err(internal(p, "expects an exception and type names")),
         },
         UnionIsa => match args {
+            // A symbol (held as one known at run time) is a `Symbol`.
+            [Value::Symbol(_), Value::Symbol(t)] => Ok(Value::Bool(**t == *"Symbol")),
             [v, Value::Symbol(t)] => Ok(Value::Bool(v.julia_type().to_string() == **t)),
             _ => Err(internal(p, "expects a value and a type name")),
         },
@@ -535,6 +537,7 @@ fn of_type(v: &Value, t: &Type) -> bool {
             names.iter().eq(b.iter().map(|(n, _)| n))
         }
         (Value::Ref(r), Type::Ref(inner)) if t.holds_recursion() => of_type(&r.borrow(), inner),
+        (Value::Symbol(_), Type::Symbol(_)) => t.is_any_symbol(),
         _ => match (v.julia_type(), t) {
             // A struct of one name and parameters is one Julia type whatever its fields hold.
             (Type::Struct(a), Type::Struct(b)) => b.is(&a.name, &a.params),
