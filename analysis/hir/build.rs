@@ -10,7 +10,11 @@
 //! packed into `$OUT_DIR/lowered.bin` (postcard's encoding of the IR's serde derives, read back
 //! by `src/unpack.rs`), so that a process lowers no library item at all; and what the scope
 //! reads of each binding's value and each `export` (`src/binding.rs`), so that a process
-//! parses neither.
+//! parses neither. Each item's lowering is packed a second time resolved in the prelude's own
+//! scope (`prelude_scope`, through `src/scope_names.rs` and `src/resolve.rs`), which a program
+//! whose files leave the library's names as they are reads as it is
+//! (`ScopeNames::library_as_built`), so that a process resolves no library item it reads whole;
+//! and so is each signature's type names (`BundledItem::resolved_sig`).
 //! `bundled_items_parse_alone` checks that each range parses to the same item as the whole
 //! file does, that the signatures are those of the item lowered alone, and that each packed
 //! lowering reads back as that lowering.
@@ -31,6 +35,12 @@ mod item_kind;
 #[path = "src/prelude.rs"]
 #[allow(dead_code)]
 mod prelude;
+#[path = "src/resolve.rs"]
+#[allow(dead_code)]
+mod resolve;
+#[path = "src/scope_names.rs"]
+#[allow(dead_code)]
+mod scope_names;
 #[path = "src/signature.rs"]
 mod signature;
 #[path = "src/unpack.rs"]
@@ -44,6 +54,8 @@ fn main() {
         "src/encode.rs",
         "src/item_kind.rs",
         "src/prelude.rs",
+        "src/resolve.rs",
+        "src/scope_names.rs",
         "src/signature.rs",
         "src/stub.rs",
         "src/unpack.rs",
@@ -55,14 +67,26 @@ fn main() {
     let mut packed = Vec::new();
     // How many methods of each name come before each function item (`method_ordinals`).
     let mut ordinals = std::collections::HashMap::new();
-    for file in prelude::PRELUDE {
-        // No time budget: a build under load (an unoptimised build script on a busy machine)
-        // ran out of the default one and indexed no items of the later files.
-        let unbounded = zy_syntax::ParseBudget::fixed(std::time::Duration::from_secs(86_400));
-        let parsed = zy_syntax::parse_file_with_budget(file.text, unbounded);
-        let mut items = Vec::new();
-        let mut cursor = 0;
-        walk(&parsed.items, "", &mut cursor, &mut items);
+    let parsed: Vec<_> = prelude::PRELUDE
+        .iter()
+        .map(|file| {
+            // No time budget: a build under load (an unoptimised build script on a busy
+            // machine) ran out of the default one and indexed no items of the later files.
+            let unbounded = zy_syntax::ParseBudget::fixed(std::time::Duration::from_secs(86_400));
+            zy_syntax::parse_file_with_budget(file.text, unbounded)
+        })
+        .collect();
+    let files: Vec<_> = parsed
+        .iter()
+        .map(|parsed| {
+            let mut items = Vec::new();
+            let mut cursor = 0;
+            walk(&parsed.items, "", &mut cursor, &mut items);
+            items
+        })
+        .collect();
+    let names = prelude_scope(&files);
+    for (file, items) in prelude::PRELUDE.iter().zip(files) {
         out.push_str("    &[\n");
         // How many items of the same module, kind and name come before each (`ItemId::nth`).
         let mut seen = std::collections::HashMap::new();
@@ -79,6 +103,28 @@ fn main() {
                 _ => Default::default(),
             };
             let sig = signature::signature(&lowered);
+            // The same names resolved in the item's module of the prelude's own scope.
+            let full_module = scope_names::join(file.module, &module);
+            let resolved_names: Vec<Vec<String>> = [&sig.guards, &sig.type_values, &sig.types]
+                .iter()
+                .map(|ns| {
+                    ns.iter()
+                        .map(|n| names.resolve(&full_module, n).to_string())
+                        .collect()
+                })
+                .collect();
+            let as_strs =
+                |i: usize| -> Vec<&str> { resolved_names[i].iter().map(String::as_str).collect() };
+            let resolved_subject = sig
+                .subject
+                .map(|f| names.resolve(&full_module, f).to_string());
+            let resolved_sig = signature::Signature {
+                guards: as_strs(0).into(),
+                type_values: as_strs(1).into(),
+                types: as_strs(2).into(),
+                subject: resolved_subject.as_deref(),
+                ..sig.clone()
+            };
             let bare = matches!(item, Item::Module(m) if m.bare);
             let ordinal = match kind {
                 item_kind::ItemKind::Function => {
@@ -88,10 +134,19 @@ fn main() {
                 }
                 _ => 0,
             };
-            let lowered = packed_lowering(item, ordinal).map(|bytes| {
-                let start = packed.len();
-                packed.extend(bytes);
-                (start, packed.len())
+            let mut pack = |item: &zy_lower::LoweredItem| {
+                let bytes = postcard::to_allocvec(&(&item.methods, &item.structs, &item.globals));
+                bytes.ok().map(|bytes| {
+                    let start = packed.len();
+                    packed.extend(bytes);
+                    (start, packed.len())
+                })
+            };
+            let unresolved = lowering(item, ordinal);
+            let lowered = unresolved.as_ref().and_then(&mut pack);
+            let resolved = unresolved.and_then(|u| {
+                let module = scope_names::join(file.module, &module);
+                pack(&resolve::resolve_owned(u, &module, &names))
             });
             let binding = match item {
                 Item::Global(g) => Some((
@@ -106,8 +161,9 @@ fn main() {
             };
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}, method: {}, lowered: {lowered:?}, binding: {binding:?}, exports: &{exports:?} }},",
-                sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject,
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: {}, resolved_sig: {}, method: {}, lowered: {lowered:?}, resolved: {resolved:?}, binding: {binding:?}, exports: &{exports:?} }},",
+                static_signature(&sig),
+                static_signature(&resolved_sig),
                 bundled_method(item),
             );
         }
@@ -119,10 +175,80 @@ fn main() {
     std::fs::write(dir.join("lowered.bin"), packed).expect("OUT_DIR is writable");
 }
 
+/// `sig` as `Signature` code.
+fn static_signature(sig: &signature::Signature) -> String {
+    format!(
+        "Signature {{ guards: Cow::Borrowed(&{:?}), type_values: Cow::Borrowed(&{:?}), types: Cow::Borrowed(&{:?}), high_rank: {}, concrete: {}, subject: {:?} }}",
+        sig.guards, sig.type_values, sig.types, sig.high_rank, sig.concrete, sig.subject,
+    )
+}
+
+/// The prelude's own scope: its modules with what each defines and sees, built in the order
+/// `root_names` (`src/scope.rs`) builds a program's, from the prelude's items alone (it has
+/// no refused definitions and no top-level statements).
+fn prelude_scope(files: &[Vec<(String, &Item, u32, u32, u32)>]) -> scope_names::ModuleNames {
+    let mut names = scope_names::ModuleNames::default();
+    let items = || {
+        prelude::PRELUDE
+            .iter()
+            .zip(files)
+            .flat_map(|(file, items)| {
+                items
+                    .iter()
+                    .map(|(module, item, ..)| (scope_names::join(file.module, module), *item))
+            })
+    };
+    for file in prelude::PRELUDE {
+        names.modules.entry(file.module.into()).or_default();
+    }
+    for (module, item) in items() {
+        if let Item::Module(m) = item {
+            names.add_module(&module, &m.name);
+        }
+    }
+    names.see_base();
+    for (module, item) in items() {
+        match item {
+            Item::Module(m) if m.bare => names.make_bare(&scope_names::join(&module, &m.name)),
+            _ => {}
+        }
+    }
+    for (module, item) in items() {
+        if let Item::Import(i) = item {
+            // An import that names nothing is reported where the prelude's code is checked.
+            let _ = scope_names::add_import(&mut names, &module, i);
+        }
+    }
+    for (module, item) in items() {
+        if let Item::Global(g) = item {
+            if let Some(dotted) = binding::dotted_name(&g.value) {
+                names.add_alias(&module, &g.name, &dotted);
+            }
+        }
+    }
+    for (module, item) in items() {
+        let (kind, name) = item_kind::kind_and_name(item);
+        let settled = matches!(item, Item::Global(g) if binding::immutable_value(&g.value));
+        if matches!(
+            kind,
+            item_kind::ItemKind::Function
+                | item_kind::ItemKind::Struct
+                | item_kind::ItemKind::Global
+        ) {
+            names.add_definition(&module, kind, &name.as_str().into(), settled);
+        }
+    }
+    for (module, item) in items() {
+        if let Item::Export(e) = item {
+            names.add_exports(&module, e.names.iter().map(|n| n.as_str().into()));
+        }
+    }
+    names
+}
+
 /// The untyped SSA of `item` as `ssa` lowers it (from its rank encoding, its spans in
-/// [`unpack::ITEM_FILE`]), packed: postcard's encoding of the IR's serde derives. `None` if
-/// lowering refused it or it holds what untyped IR does not (then it is lowered when read).
-fn packed_lowering(item: &Item, ordinal: u32) -> Option<Vec<u8>> {
+/// [`unpack::ITEM_FILE`]). `None` if lowering refused it (then it is lowered when read).
+fn lowering(item: &Item, ordinal: u32) -> Option<zy_lower::LoweredItem> {
     let file = unpack::ITEM_FILE;
     let lowered = match item {
         Item::Function(_) | Item::Struct(_) | Item::Global(_) => {
@@ -135,10 +261,7 @@ fn packed_lowering(item: &Item, ordinal: u32) -> Option<Vec<u8>> {
         }
         _ => Default::default(),
     };
-    if !lowered.errors.is_empty() {
-        return None;
-    }
-    postcard::to_allocvec(&(&lowered.methods, &lowered.structs, &lowered.globals)).ok()
+    lowered.errors.is_empty().then_some(lowered)
 }
 
 /// `Some(BundledMethod { .. })` for a function item that lowers to one plain method (no

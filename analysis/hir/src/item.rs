@@ -100,10 +100,16 @@ pub(crate) struct BundledItem {
     pub nth: u32,
     /// Its signature's type names, as [`crate::signature::signature`] reads them.
     pub sig: Signature<'static>,
+    /// The same names resolved in the prelude's own scope (valid where
+    /// [`crate::scope::ScopeNames::library_as_built`]).
+    pub resolved_sig: Signature<'static>,
     /// For an item that lowers to one plain method: that method without its body.
     pub method: Option<BundledMethod>,
     /// The byte range in [`LOWERED`] of its packed untyped SSA ([`crate::unpack`]).
     pub lowered: Option<(usize, usize)>,
+    /// The byte range in [`LOWERED`] of the same, resolved in the prelude's own scope (valid
+    /// where [`crate::scope::ScopeNames::library_as_built`]).
+    pub resolved: Option<(usize, usize)>,
     /// For a binding, what [`binding_value`] says of it.
     pub binding: Option<(bool, Option<&'static str>)>,
     /// For an `export`, the names it lists.
@@ -164,17 +170,28 @@ pub fn item_docstrings(db: &dyn salsa::Database, id: ItemId) -> Arc<Vec<zy_synta
 /// prelude item (which is then neither parsed nor lowered), else from its lowering.
 pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<'_> {
     if let Some(b) = bundled_item(db, id) {
-        let s = &b.sig;
-        return Signature {
-            guards: Cow::Borrowed(&s.guards),
-            type_values: Cow::Borrowed(&s.type_values),
-            types: Cow::Borrowed(&s.types),
-            high_rank: s.high_rank,
-            concrete: s.concrete,
-            subject: s.subject,
-        };
+        return borrowed(&b.sig);
     }
     signature(crate::lower::ssa(db, id))
+}
+
+/// A signature of the build-time index, borrowed for as long as the caller needs it.
+fn borrowed<'a>(s: &'static Signature<'static>) -> Signature<'a> {
+    Signature {
+        guards: Cow::Borrowed(&s.guards),
+        type_values: Cow::Borrowed(&s.type_values),
+        types: Cow::Borrowed(&s.types),
+        high_rank: s.high_rank,
+        concrete: s.concrete,
+        subject: s.subject,
+    }
+}
+
+/// The type names of `id`'s signature resolved in the prelude's own scope by the build script,
+/// if it is a bundled prelude item: its names as resolved in a program whose scope is
+/// [`crate::scope::ScopeNames::library_as_built`].
+pub(crate) fn built_signature(db: &dyn salsa::Database, id: ItemId) -> Option<Signature<'_>> {
+    bundled_item(db, id).map(|b| borrowed(&b.resolved_sig))
 }
 
 /// Whether module item `id` is a `baremodule` (which does not see Base): for a bundled prelude
@@ -239,10 +256,19 @@ pub(crate) fn bundled_lowering(db: &dyn salsa::Database, id: ItemId) -> Option<L
     crate::unpack::unpack(LOWERED.get(start..end)?, id.span_file())
 }
 
+/// [`bundled_lowering`] of `id` resolved in the prelude's own scope by the build script: the
+/// item as `crate::resolve` resolves it in a program whose scope is
+/// [`crate::scope::ScopeNames::library_as_built`] (which also says that the prelude is
+/// bundled).
+pub(crate) fn built_resolution(db: &dyn salsa::Database, id: ItemId) -> Option<LoweredItem> {
+    let (start, end) = bundled_item(db, id)?.resolved?;
+    crate::unpack::unpack(LOWERED.get(start..end)?, id.span_file())
+}
+
 /// Whether every prelude file has the bundled text: the names of a packed method's closures
 /// count the methods of the same name in the files before its own (`method_ordinals`).
 #[salsa::tracked]
-fn prelude_bundled(db: &dyn salsa::Database, prelude: crate::input::Prelude) -> bool {
+pub(crate) fn prelude_bundled(db: &dyn salsa::Database, prelude: crate::input::Prelude) -> bool {
     prelude.files(db).iter().all(|&f| bundled(db, f).is_some())
 }
 
@@ -436,7 +462,9 @@ mod tests {
 
     /// Each prelude item parsed from its own text is the item the whole file's parse has, at
     /// the same offsets, and the build-time index lists the whole parse's items with what the
-    /// scope reads of each (signatures, bindings' values, exports, lowerings).
+    /// scope reads of each (signatures, bindings' values, exports, lowerings), its signature
+    /// and lowering also resolved as a program that leaves the library's names alone resolves
+    /// them.
     #[test]
     fn bundled_items_parse_alone() {
         let db = RootDatabase::default();
@@ -501,6 +529,40 @@ mod tests {
                     bundled_lowering(&db, id),
                     Some(crate::lower::lower_item(&db, id)),
                     "{at}: the packed lowering"
+                );
+                let module = crate::scope::item_module(&db, file, id);
+                let names = crate::scope::scope_names(&db, file);
+                assert!(names.library_as_built(), "{path}");
+                assert_eq!(
+                    built_resolution(&db, id),
+                    Some(crate::resolve::resolve_item(
+                        &crate::lower::lower_item(&db, id),
+                        &module,
+                        names
+                    )),
+                    "{at}: the packing resolved at build time"
+                );
+                let (sig, built) = (item_signature(&db, id), built_signature(&db, id));
+                let built = built.expect("a bundled item");
+                let resolve = |ns: &[&str]| -> Vec<Name> {
+                    ns.iter().map(|n| names.resolve(&module, n)).collect()
+                };
+                let as_built =
+                    |ns: &[&str]| -> Vec<Name> { ns.iter().map(|&n| n.into()).collect() };
+                assert_eq!(
+                    [&sig.guards, &sig.type_values, &sig.types].map(|ns| resolve(ns)),
+                    [&built.guards, &built.type_values, &built.types].map(|ns| as_built(ns)),
+                    "{at}: the signature resolved at build time"
+                );
+                assert_eq!(
+                    sig.subject.map(|f| names.resolve(&module, f)),
+                    built.subject.map(Name::from),
+                    "{at}: the subject resolved at build time"
+                );
+                assert_eq!(
+                    (sig.high_rank, sig.concrete),
+                    (built.high_rank, built.concrete),
+                    "{at}"
                 );
             }
         }

@@ -52,6 +52,7 @@ pub mod program;
 mod reach;
 mod resolve;
 pub mod scope;
+mod scope_names;
 mod signature;
 pub mod span;
 pub mod specialise;

@@ -24,7 +24,10 @@ use zy_lower::LowerError;
 
 use crate::call::CallFunctions;
 use crate::input::SourceFile;
-use crate::item::{bundled_lowering, bundled_method, item_signature, item_tree, ItemId, ItemKind};
+use crate::item::{
+    built_resolution, built_signature, bundled_lowering, bundled_method, item_signature, item_tree,
+    ItemId, ItemKind,
+};
 use crate::lower::ssa;
 use crate::reach::{
     hooks_of, item_names, makes_matrix, Mention, MATRIX, MATRIX_MAKERS, MATRIX_TYPES,
@@ -117,8 +120,13 @@ pub(crate) fn resolved_in_root(
     root: SourceFile,
     item: ItemId,
 ) -> Arc<zy_lower::LoweredItem> {
-    let module = item_module(db, root, item);
     let names = root_scope_names(db, root);
+    if names.library_as_built() {
+        if let Some(built) = built_resolution(db, item) {
+            return Arc::new(built);
+        }
+    }
+    let module = item_module(db, root, item);
     // A bundled library item is read back for itself, so that its bodies are resolved without
     // a copy (the unresolved lowering is kept by `ssa` only for items lowered from text).
     Arc::new(match bundled_lowering(db, item) {
@@ -611,8 +619,16 @@ impl Reach<'_> {
             return;
         }
         let module = self.modules.item_module(db, item);
-        let sig = item_signature(db, item);
-        let Some(guard) = self.unmet_guard(db, item, &sig, &module) else {
+        // A library item's signature names as the build script resolved them, where they are
+        // resolved alike here; else as written, resolved here.
+        let built = self
+            .names
+            .library_as_built()
+            .then(|| built_signature(db, item))
+            .flatten();
+        let resolved = built.is_some();
+        let sig = built.unwrap_or_else(|| item_signature(db, item));
+        let Some(guard) = self.unmet_guard(db, item, &sig, resolved, &module) else {
             self.items.insert(item);
             self.followed.insert(item);
             let queue = &mut self.queue;
@@ -624,8 +640,12 @@ impl Reach<'_> {
         self.waiting.entry(guard).or_default().push(item);
         self.parked.insert(item);
         if item.kind(db) == ItemKind::Function {
-            for t in sig.types.iter() {
-                let t = self.names.resolve(&module, t);
+            for &t in sig.types.iter() {
+                let t = if resolved {
+                    t.into()
+                } else {
+                    self.names.resolve(&module, t)
+                };
                 self.queue.push((t, Mention::Type));
             }
         } else if self.items.insert(item) {
@@ -639,12 +659,14 @@ impl Reach<'_> {
     }
 
     /// A library struct not yet reached as a value without which `item`'s code cannot run: a
-    /// struct's own, or one that its method's signature `sig` names outside a `Union`.
+    /// struct's own, or one that its method's signature `sig` names outside a `Union` (its
+    /// names `resolved` already, or as written in `module`).
     fn unmet_guard(
         &mut self,
         db: &dyn salsa::Database,
         item: ItemId,
         sig: &Signature,
+        resolved: bool,
         module: &str,
     ) -> Option<Name> {
         let kind = item.kind(db);
@@ -656,12 +678,15 @@ impl Reach<'_> {
         let mut unmet = None;
         let mut on_matrix = false;
         let names = self.names;
-        let own = (kind == ItemKind::Struct).then(|| names.definition(module, item.name(db)));
-        let resolved = guards.iter().map(|g| names.resolve(module, g));
-        for g in own.into_iter().chain(resolved) {
-            on_matrix |= is_matrix_type(&g);
-            if unmet.is_none() && !self.values.contains(&g) && self.is_concrete_struct(db, &g) {
-                unmet = Some(g);
+        if kind == ItemKind::Struct {
+            let own = names.definition(module, item.name(db));
+            self.check_guard(db, &own, &mut unmet, &mut on_matrix);
+        }
+        for &g in guards {
+            if resolved {
+                self.check_guard(db, g, &mut unmet, &mut on_matrix);
+            } else {
+                self.check_guard(db, &names.resolve(module, g), &mut unmet, &mut on_matrix);
             }
         }
         // A method on matrices, or on arrays of three or more dimensions (every maker of
@@ -671,17 +696,36 @@ impl Reach<'_> {
         // A library name taken as `::Type{F}` (`zeros(::Type{ComplexF64}, n)`) is passed only
         // by code that names it as a value.
         unmet.or(matrix).or_else(|| {
-            type_values
-                .iter()
-                .map(|g| names.resolve(module, g))
-                .find(|g| self.keyed.contains_key(g) && !self.values.contains(g))
+            type_values.iter().find_map(|&g| {
+                let g = if resolved {
+                    g.into()
+                } else {
+                    names.resolve(module, g)
+                };
+                (self.keyed.contains_key(&g) && !self.values.contains(&g)).then_some(g)
+            })
         })
+    }
+
+    /// Note whether the guard `g` (resolved) is a type only matrices have, and make it the
+    /// `unmet` guard if it is the first library struct without values.
+    fn check_guard(
+        &mut self,
+        db: &dyn salsa::Database,
+        g: &str,
+        unmet: &mut Option<Name>,
+        on_matrix: &mut bool,
+    ) {
+        *on_matrix |= is_matrix_type(g);
+        if unmet.is_none() && !self.values.contains(g) && self.is_concrete_struct(db, g) {
+            *unmet = Some(g.into());
+        }
     }
 
     /// Whether `name` is a library struct with values: an abstract type has none of its own,
     /// so a method taking one is followed at once (its concrete subtypes guard their own
     /// methods).
-    fn is_concrete_struct(&mut self, db: &dyn salsa::Database, name: &Name) -> bool {
+    fn is_concrete_struct(&mut self, db: &dyn salsa::Database, name: &str) -> bool {
         if let Some(&known) = self.concrete.get(name) {
             return known;
         }
@@ -690,14 +734,13 @@ impl Reach<'_> {
                 .iter()
                 .any(|&i| i.kind(db) == ItemKind::Struct && item_signature(db, i).concrete)
         });
-        self.concrete.insert(name.clone(), concrete);
+        self.concrete.insert(name.into(), concrete);
         concrete
     }
 }
 
 /// Whether `name` (as resolved) is a type that only matrices have.
-fn is_matrix_type(name: &Name) -> bool {
-    let name: &str = name;
+fn is_matrix_type(name: &str) -> bool {
     MATRIX_TYPES.contains(&name.strip_prefix("Base.").unwrap_or(name))
 }
 
@@ -788,5 +831,89 @@ impl ProgramIndex {
                 .get(method as usize)
                 .map(|&(item, _)| item)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use salsa::Setter;
+
+    use super::*;
+    use crate::input::Workspace;
+    use crate::RootDatabase;
+
+    fn program(text: &str) -> (RootDatabase, SourceFile) {
+        let mut db = RootDatabase::default();
+        let file = SourceFile::new(&db, PathBuf::from("t.jl"), text.to_string());
+        Workspace::get(&db).set_files(&mut db).to(vec![file]);
+        (db, file)
+    }
+
+    /// The library's items are read as the build script resolved them while the program's
+    /// files leave the library's names as they are: a method of a library function and a
+    /// function named like a library helper do, a new name in a library module does not.
+    #[test]
+    fn library_resolved_at_build_time_while_the_files_add_no_library_name() {
+        for (text, as_built) in [
+            ("f(x) = sum(x)\n", true),
+            ("Base.sum(x::Bool) = 1.0\n", true),
+            ("import Base: sum\nsum(x::Bool) = 1.0\n", true),
+            ("_prod_tail(x) = 1\nBase.length(x::Bool) = 2\n", true),
+            ("Base.zy_new_name(x) = 1\n", false),
+            ("import Base: zy_new_name\nzy_new_name(x) = 1\n", false),
+            ("module Base\nzy_inner(x) = 1\nend\n", false),
+        ] {
+            let (db, file) = program(text);
+            let names = root_scope_names(&db, scope_root(&db, file));
+            assert_eq!(names.library_as_built(), as_built, "{text}");
+        }
+    }
+
+    /// The calls of `body`, by callee.
+    fn calls(body: &Function) -> impl Iterator<Item = &Name> {
+        body.values.iter().filter_map(|v| match &v.kind {
+            zy_ir::ValueKind::Stmt(s) => match &s.op {
+                zy_ir::Op::Call(n) => Some(n),
+                _ => None,
+            },
+            zy_ir::ValueKind::Param { .. } => None,
+        })
+    }
+
+    /// A program that adds a name to a library module has the library's items resolved in
+    /// its own scope: a library body's call of a name that Base does not define (a builtin's)
+    /// becomes a call of the program's new `Base` function.
+    #[test]
+    fn a_name_added_to_base_is_what_library_bodies_call() {
+        let (mut db, file) = program("f(x) = x\n");
+        let base = crate::input::Prelude::get(&db).files(&db)[0];
+        let plain = |n: &Name| !n.is_empty() && n.chars().all(|c| c.is_ascii_lowercase());
+        let found = item_tree(&db, base).iter().find_map(|&item| {
+            bundled_method(&db, item).is_none().then_some(())?;
+            let lowered = resolved_in_root(&db, file, item);
+            let name = lowered
+                .methods
+                .iter()
+                .find_map(|(_, m)| calls(&m.body).find(|n| plain(n)).cloned())?;
+            Some((item, name))
+        });
+        let Some((item, name)) = found else {
+            panic!("no library item read whole calls a builtin")
+        };
+        file.set_text(&mut db)
+            .to(format!("struct P end\nBase.{name}(x::P) = 1\nf(x) = x\n"));
+        let root = scope_root(&db, file);
+        assert!(!root_scope_names(&db, root).library_as_built());
+        let lowered = resolved_in_root(&db, root, item);
+        let qualified = format!("Base.{name}");
+        assert!(
+            lowered
+                .methods
+                .iter()
+                .any(|(_, m)| calls(&m.body).any(|n| **n == *qualified)),
+            "{name}: {lowered:?}"
+        );
     }
 }

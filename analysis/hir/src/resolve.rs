@@ -11,21 +11,25 @@ use std::sync::Arc;
 use zy_ir::{Const, Function, Name, Op, Operand, TypeExpr, ValueKind};
 use zy_lower::LoweredItem;
 
-use crate::scope::ScopeNames;
+use crate::scope_names::ModuleNames;
 
 /// What the error raised where a function reads a binding that top-level code zy does not run
 /// changes says of it: the run's value there is unknown to zy, not an exception of Julia's.
 pub const UNKNOWN_BINDING: &str = "is changed by top-level code that zy does not run";
 
 /// `item` (written in `module`) with its definitions qualified and its free names resolved.
-pub fn resolve_item(item: &LoweredItem, module: &str, names: &ScopeNames) -> LoweredItem {
+pub fn resolve_item(item: &LoweredItem, module: &str, names: &ModuleNames) -> LoweredItem {
     resolve_owned(item.clone(), module, names)
 }
 
 /// [`resolve_item`] of an item of its own (a library item just read back from the build's
 /// packing, [`crate::unpack`]): bodies that nothing else holds are resolved in place, not
 /// copied first.
-pub(crate) fn resolve_owned(mut out: LoweredItem, module: &str, names: &ScopeNames) -> LoweredItem {
+pub(crate) fn resolve_owned(
+    mut out: LoweredItem,
+    module: &str,
+    names: &ModuleNames,
+) -> LoweredItem {
     let name = |n: &str| names.resolve(module, n);
     for (generic, method) in &mut out.methods {
         *generic = names.definition(module, generic);
@@ -75,7 +79,7 @@ fn resolve_type(t: &mut TypeExpr, bound: &[&str], name: &impl Fn(&str) -> Name) 
 }
 
 /// `f`'s free names resolved, in place.
-fn resolve_body(f: &mut Function, module: &str, names: &ScopeNames, type_vars: &[&str]) {
+fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: &[&str]) {
     let resolve = |n: &str| -> Name {
         if n.contains('{') {
             resolve_type_text(n, type_vars, &|t| names.resolve(module, t))

@@ -14,52 +14,23 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use zy_ir::Name;
-use zy_syntax::ast::{ArgPlace, FunctionName, ImportPath, Item, ScriptCall};
+use zy_syntax::ast::{ArgPlace, FunctionName, Item, ScriptCall};
 
 use crate::mutation::{library_changes, shifted, Binding, Effects, Method};
 
 use crate::input::{Prelude, SourceFile, Workspace};
 use crate::item::{
-    binding_value, exported_names, is_bare_module, item_ast, item_range, item_tree, ItemId,
-    ItemKind,
+    binding_value, exported_names, is_bare_module, item_ast, item_range, item_tree,
+    prelude_bundled, ItemId, ItemKind,
 };
 use crate::prelude::{is_prelude_module, PRELUDE};
+use crate::scope_names::{add_import, join, within};
+pub use crate::scope_names::{
+    qualify, ImportError, ModuleNames, ModuleScope, FRULE, MAIN, RRULE, UNKNOWN_PACKAGE,
+};
 use crate::span::line_col;
-
-/// The module of the user's files (Julia's `Main`): its names are not qualified.
-pub const MAIN: &str = "";
-
-/// The function that in-source rules are methods of, wherever they are written (as
-/// ChainRulesCore's `rrule` is): never qualified.
-pub const RRULE: &str = "rrule";
-
-/// The generic function of in-source forward rules, never qualified either (a prelude `frule`
-/// is one of the AD's, as a prelude `rrule` is).
-pub const FRULE: &str = "frule";
-
-/// The module that the prelude puts everything in that every module sees.
-const BASE: &str = "Base";
-
-/// `name` defined in `module`, as the program names it.
-pub fn qualify(module: &str, name: &str) -> Name {
-    if module == MAIN {
-        name.into()
-    } else {
-        dot_join(module, name)
-    }
-}
-
-/// `outer.inner`, without `format!`'s machinery (a fresh database qualifies each of the
-/// library's ~3,000 items' names, and `format!` was 6 % of a first gradient's instructions).
-fn dot_join(outer: &str, inner: &str) -> Name {
-    let mut s = String::with_capacity(outer.len() + 1 + inner.len());
-    s.push_str(outer);
-    s.push('.');
-    s.push_str(inner);
-    s.into()
-}
 
 /// The module a prelude file defines, if `file` is one; [`MAIN`] for any other file.
 pub fn file_module(db: &dyn salsa::Database, file: SourceFile) -> &'static str {
@@ -176,43 +147,6 @@ pub fn package_sources(db: &dyn salsa::Database, file: SourceFile) -> Vec<(Name,
     }
     out.dedup();
     out
-}
-
-/// The module path `inner` inside `outer`.
-fn join(outer: &str, inner: &str) -> Name {
-    match (outer, inner) {
-        (o, "") => o.into(),
-        ("", i) => i.into(),
-        (o, i) => dot_join(o, i),
-    }
-}
-
-/// [`join`], sharing `outer` when `inner` is empty (most items: this runs for each of the
-/// library's items in a fresh database).
-fn within(outer: &Name, inner: &str) -> Name {
-    if inner.is_empty() {
-        outer.clone()
-    } else {
-        join(outer, inner)
-    }
-}
-
-/// Is `name` the name of `module` itself, which Julia binds inside it (`M.f` in `module M`)?
-fn is_own_name(module: &str, name: &str) -> bool {
-    module != MAIN && module.rsplit('.').next() == Some(name)
-}
-
-/// `name` split at its last `.`, as `rsplit_once('.')` splits it but by a plain byte loop: the
-/// names resolved are short and many (~17,000 in a first gradient), and `str`'s searcher
-/// costs more than the bytes it searches.
-fn split_last_dot(name: &str) -> Option<(&str, &str)> {
-    let at = name.bytes().rposition(|b| b == b'.')?;
-    Some((&name[..at], &name[at + 1..]))
-}
-
-/// The module that contains `module` (`A` for `A.B`; Main for a top-level module and Main).
-fn parent(module: &str) -> &str {
-    module.rfind('.').map_or(MAIN, |i| &module[..i])
 }
 
 /// The `include`s of `file`: each item with the path it names, resolved against `file`'s
@@ -362,229 +296,45 @@ pub(crate) fn loaded_items<'db>(
         })
 }
 
-/// What one module of a program defines and sees. Hashed by name: resolution looks names up
-/// here thousands of times in a first gradient.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct ModuleScope {
-    /// Functions, structs and bindings it defines, unqualified, to their qualified names
-    /// (made once, shared by every resolution to them).
-    defines: FxHashMap<Name, Name>,
-    /// Its top-level bindings (those a skipped statement may change).
-    bindings: FxHashSet<Name>,
-    /// Its structs (a call of one with no methods of its own builds a value, changing
-    /// nothing).
-    structs: FxHashSet<Name>,
-    /// The bindings with a definition whose value a call can change in place (anything but a
-    /// number, string, `nothing` or a tuple of them): a skipped statement that passes one to
-    /// a call may change it without assigning it.
-    mutable: BTreeSet<Name>,
-    /// Names brought in one by one (`using A: f`, `import A.f`), to their qualified names.
-    imports: FxHashMap<Name, Name>,
-    /// Of those, the ones brought in by `import`: a method defined under that name in the module
-    /// is a method of the imported function.
-    extends: FxHashSet<Name>,
-    /// Modules whose exports it sees (`using A`; Base too unless it is a `baremodule`).
-    usings: Vec<Name>,
-    /// Module names it can write (`M` in `M.f`): its own modules and those it imports.
-    modules: FxHashMap<Name, Name>,
-    exports: FxHashSet<Name>,
-}
-
-/// The modules of a program with what each defines and sees, the bindings that skipped
-/// statements may change, and the imports that name nothing. Equal across edits that add,
-/// remove or rename no definition and change no import.
+/// The modules of a program with what each defines and sees ([`ModuleNames`], through which
+/// it resolves names), and what the editor reports of them: the skipped statements that change
+/// bindings, the imports that name nothing and the refused definitions. Equal across edits
+/// that add, remove or rename no definition and change no import.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct ScopeNames {
-    modules: FxHashMap<Name, ModuleScope>,
-    /// Qualified bindings changed by top-level code zy does not run, with where that code is.
-    changed: BTreeMap<Name, String>,
+    names: ModuleNames,
     /// The skipped statements that change bindings, each with those it changes itself.
     statements: Vec<(ItemId, Vec<Name>)>,
     /// `using`/`import` items that name no module or name, with why.
     errors: Vec<(ItemId, ImportError)>,
     /// Qualified names whose only definition zy refused, with what a use of one says.
     refused: BTreeMap<Name, String>,
-    /// Modules defined by a package's source that the program loads (`using P` names them).
-    packages: BTreeSet<Name>,
+    /// The library's modules are as the build script saw them ([`ScopeNames::library_as_built`]).
+    library_as_built: bool,
 }
 
-/// Why an import names nothing.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct ImportError {
-    /// `unknown-package` for a package zy does not know, `unsupported` otherwise.
-    pub code: &'static str,
-    /// One line.
-    pub message: String,
+impl std::ops::Deref for ScopeNames {
+    type Target = ModuleNames;
+
+    fn deref(&self) -> &ModuleNames {
+        &self.names
+    }
 }
 
-/// The code of an import of a package zy does not know (a warning: only the functions that
-/// use its names are refused).
-pub const UNKNOWN_PACKAGE: &str = "unknown-package";
-
-impl ImportError {
-    fn unsupported(message: String) -> ImportError {
-        ImportError {
-            code: "unsupported",
-            message,
-        }
+impl std::ops::DerefMut for ScopeNames {
+    fn deref_mut(&mut self) -> &mut ModuleNames {
+        &mut self.names
     }
 }
 
 impl ScopeNames {
-    /// What `name`, written in code of `module`, refers to: the module's own definition, else a
-    /// name it imports, else an export of a module it uses (Base's definitions are all seen),
-    /// else the name itself (a builtin, or undefined: inference says which). A dotted name
-    /// (`LinearAlgebra.norm`, `Base.sum`) is looked up in the module its prefix names.
-    pub fn resolve(&self, module: &str, name: &str) -> Name {
-        if name == RRULE || name == FRULE {
-            return name.into();
-        }
-        if let Some((prefix, last)) =
-            split_last_dot(name).filter(|(p, l)| !p.is_empty() && !l.is_empty())
-        {
-            if let Some(target) = self.module_path(module, prefix) {
-                return self.member(&target, last);
-            }
-        }
-        let Some(scope) = self.modules.get(module) else {
-            return name.into();
-        };
-        if let Some(q) = scope.defines.get(name) {
-            return q.clone();
-        }
-        if let Some(q) = scope.imports.get(name) {
-            return q.clone();
-        }
-        scope
-            .usings
-            .iter()
-            .find_map(|used| self.exported(used, name))
-            .unwrap_or_else(|| name.into())
-    }
-
-    /// The name a definition of `name` in `module` adds a method to: a dotted name's module's
-    /// function, an imported function (`import Base: sum` then `sum(x::T) = ...`), or the
-    /// module's own.
-    pub fn definition(&self, module: &str, name: &str) -> Name {
-        if name == RRULE || name == FRULE || name.starts_with('#') {
-            return name.into();
-        }
-        if let Some(inner) = name.strip_prefix("(::").and_then(|n| n.strip_suffix(')')) {
-            // The call methods of a struct, of the struct the name means.
-            if inner.starts_with('#') {
-                return name.into();
-            }
-            return zy_ir::callable_name(&self.resolve(module, inner));
-        }
-        if name.contains('.') {
-            return self.resolve(module, name);
-        }
-        match self.modules.get(module) {
-            Some(scope) if scope.extends.contains(name) => scope
-                .imports
-                .get(name)
-                .cloned()
-                .unwrap_or_else(|| name.into()),
-            // Once the scope is built, the module's own definition's shared name.
-            Some(scope) => scope
-                .defines
-                .get(name)
-                .cloned()
-                .unwrap_or_else(|| qualify(module, name)),
-            None => qualify(module, name),
-        }
-    }
-
-    /// Where a definition of `written` in `module` goes, as the scope records it: the module
-    /// that defines it, its bare name there, and its qualified name (`None` for a callable
-    /// struct's call methods and in-source rules, which define no name). Most of the
-    /// library's ~3,000 are a plain name of the module's own, which needs no splitting.
-    fn defined(&self, module: &Name, written: &Name) -> Option<(Name, Name, Name)> {
-        if written.starts_with('(') || **written == *RRULE || **written == *FRULE {
-            return None;
-        }
-        let plain = !written.contains('.') && !written.starts_with('#');
-        let own = self.modules.get(module);
-        if plain && own.is_none_or(|s| !s.extends.contains(written)) {
-            let qualified = own
-                .and_then(|s| s.defines.get(written).cloned())
-                .unwrap_or_else(|| qualify(module, written));
-            return Some((module.clone(), written.clone(), qualified));
-        }
-        let name = self.definition(module, written);
-        let (target, bare) = match name.rsplit_once('.') {
-            Some((m, n)) => (Name::from(m), Name::from(n)),
-            None => (module.clone(), name.clone()),
-        };
-        if *bare == *RRULE || *bare == *FRULE {
-            return None;
-        }
-        Some(if name.contains('.') {
-            (target, bare, name)
-        } else {
-            (module.clone(), bare.clone(), qualify(module, &bare))
-        })
-    }
-
-    /// The module that `name` (possibly dotted) names in `module`'s code, if it names one.
-    pub fn module_path(&self, module: &str, name: &str) -> Option<Name> {
-        let mut parts = name.split('.');
-        let first = parts.next()?;
-        let mut path: Name = match self.modules.get(module).and_then(|s| s.modules.get(first)) {
-            Some(p) => p.clone(),
-            None if first == BASE => BASE.into(),
-            None if first == "Main" => MAIN.into(),
-            None if is_own_name(module, first) => module.into(),
-            // Base's own modules (`MathConstants`) are seen as Base's other names are, unless
-            // the module is a `baremodule`.
-            None if self.sees_base(module) && self.modules.contains_key(&join(BASE, first)) => {
-                join(BASE, first)
-            }
-            // A module that a used module exports (`export Inner`, then `using .Outer`).
-            None => self.exported_module(module, first)?,
-        };
-        for part in parts {
-            let next = join(&path, part);
-            if !self.modules.contains_key(&next) {
-                return None;
-            }
-            path = next;
-        }
-        Some(path)
-    }
-
-    /// The submodule `name` of a module that `module` uses and that exports it.
-    fn exported_module(&self, module: &str, name: &str) -> Option<Name> {
-        let scope = self.modules.get(module)?;
-        scope.usings.iter().find_map(|used| {
-            let inner = self.modules.get(used)?.modules.get(name)?;
-            let exports = self.modules.get(used)?.exports.contains(name);
-            (exports && self.modules.contains_key(inner)).then(|| inner.clone())
-        })
-    }
-
-    /// The binding `name` of `module` as `module.name` reaches it: its own or one it imports.
-    fn member(&self, module: &str, name: &str) -> Name {
-        let scope = self.modules.get(module);
-        scope
-            .and_then(|s| s.defines.get(name).or_else(|| s.imports.get(name)))
-            .cloned()
-            .unwrap_or_else(|| qualify(module, name))
-    }
-
-    /// Does code of `module` see Base's names (it is not a `baremodule`)?
-    fn sees_base(&self, module: &str) -> bool {
-        self.modules
-            .get(module)
-            .is_none_or(|s| s.usings.iter().any(|u| &**u == BASE))
-    }
-
-    /// The qualified `name` if `module` defines (or imports) and exports it (everything Base
-    /// defines counts as exported): `import A: f` then `export f` re-exports `A.f`.
-    fn exported(&self, module: &str, name: &str) -> Option<Name> {
-        let s = self.modules.get(module)?;
-        let q = s.defines.get(name).or_else(|| s.imports.get(name))?;
-        (module == BASE || s.exports.contains(name)).then(|| q.clone())
+    /// Whether every name of the library resolves here as in the library alone, so that a
+    /// library item resolved at build time (`build.rs`, in the prelude's own scope) is the item
+    /// resolved here: the prelude has the bundled text, the program's files add no name to a
+    /// library module (a method of a library function adds none: `Base.sum(x::MyType)`) and
+    /// put nothing in one, and no top-level code zy skips changes a library binding.
+    pub(crate) fn library_as_built(&self) -> bool {
+        self.library_as_built
     }
 
     /// Which arguments of `call`, in a skipped statement of `module`, may it change in place
@@ -672,56 +422,9 @@ impl ScopeNames {
         }
     }
 
-    /// The module (if the program has it) and the bare name of the qualified `q`.
-    fn split<'q>(&self, q: &'q str) -> (&'q str, &'q str) {
-        match split_last_dot(q) {
-            Some((m, n)) if !m.is_empty() && self.modules.contains_key(m) => (m, n),
-            _ => (MAIN, q),
-        }
-    }
-
-    /// Is the qualified `q` a top-level binding (not a function)?
-    pub(crate) fn is_binding_name(&self, q: &str) -> bool {
-        let (m, n) = self.split(q);
-        self.modules.get(m).is_some_and(|s| s.bindings.contains(n))
-    }
-
-    /// Is the qualified `q` one of the program's structs?
-    pub(crate) fn is_program_struct(&self, q: &str) -> bool {
-        let (m, n) = self.split(q);
-        !is_prelude_module(m) && self.modules.get(m).is_some_and(|s| s.structs.contains(n))
-    }
-
-    /// Do the program's files (not the library) define the qualified `q`?
-    pub(crate) fn program_defines_qualified(&self, q: &str) -> bool {
-        let (m, n) = self.split(q);
-        !is_prelude_module(m)
-            && self
-                .modules
-                .get(m)
-                .is_some_and(|s| s.defines.contains_key(n))
-    }
-
-    /// Is the qualified `q` a name of the library (a prelude module's)?
-    pub(crate) fn is_library(&self, q: &str) -> bool {
-        let (m, _) = self.split(q);
-        m != MAIN && is_prelude_module(m)
-    }
-
-    /// Is the qualified `q` a binding whose value a call can change in place?
-    fn is_mutable_binding(&self, q: &str) -> bool {
-        let (m, n) = self.split(q);
-        self.modules.get(m).is_some_and(|s| s.mutable.contains(n))
-    }
-
     /// Is the qualified `q` a definition zy refused?
     pub(crate) fn is_refused(&self, q: &str) -> bool {
         self.refused.contains_key(q)
-    }
-
-    /// Where top-level code that zy does not run changes the binding `qualified`, if it does.
-    pub fn changed_by_skipped_code(&self, qualified: &str) -> Option<&str> {
-        self.changed.get(qualified).map(String::as_str)
     }
 
     /// The bindings that the skipped statement `item` may change, as the program names them.
@@ -763,67 +466,6 @@ pub(crate) fn root_scope_names(db: &dyn salsa::Database, root: SourceFile) -> &S
     root_names(db, root)
 }
 
-/// The modules a program knows by an absolute name: the prelude's and Main.
-fn absolute_module(names: &ScopeNames, first: &str) -> Option<Name> {
-    match first {
-        "Main" => Some(MAIN.into()),
-        _ if names.modules.contains_key(first) && !first.contains('.') && first != MAIN => {
-            Some(first.into())
-        }
-        _ => None,
-    }
-}
-
-/// The module an import path names, written in `module`: `A.B` absolute (a prelude module, or
-/// a package whose source the program loads), `.M` in `module`, `..M` in its parent.
-fn import_module(names: &ScopeNames, module: &str, path: &ImportPath) -> Result<Name, ImportError> {
-    let shown = format!("{}{}", ".".repeat(path.dots as usize), path.names.join("."));
-    let mut parts = path.names.iter();
-    let mut at: Name = if path.dots == 0 {
-        let Some(first) = parts.next() else {
-            return Err(ImportError::unsupported("an empty module path".into()));
-        };
-        match absolute_module(names, first) {
-            // A module of the user's files is written `.M` in `using`.
-            Some(m) if names.modules.contains_key(&m) && m.as_ref() != MAIN && !crate::prelude::is_prelude_module(&m) && !names.packages.contains(&m) => {
-                return Err(ImportError::unsupported(format!(
-                    "`{first}` is a module of your files: write `using .{first}`"
-                )));
-            }
-            Some(m) => m,
-            None => {
-                return Err(ImportError {
-                    code: UNKNOWN_PACKAGE,
-                    message: format!(
-                        "package `{first}` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
-                    ),
-                })
-            }
-        }
-    } else {
-        let mut m: &str = module;
-        for _ in 1..path.dots {
-            m = parent(m);
-        }
-        m.into()
-    };
-    for part in parts {
-        let next = join(&at, part);
-        if !names.modules.contains_key(&next) {
-            // `using ..Pkg: f` in `Pkg.Sub`: the parent's own name, bound inside it.
-            if is_own_name(&at, part) {
-                continue;
-            }
-            return Err(ImportError::unsupported(format!(
-                "UndefVarError: `{part}` not defined in `{}` (in `{shown}`)",
-                module_name(&at)
-            )));
-        }
-        at = next;
-    }
-    Ok(at)
-}
-
 /// Top-level bindings of a module, `const U = A.B` (or `U = A.B`): `U` names that module as
 /// `A.B` does (`U.f`). In order of the items, so an alias may name an earlier one.
 fn add_module_aliases(
@@ -835,21 +477,7 @@ fn add_module_aliases(
         let Some((_, Some(dotted))) = binding_value(db, *item) else {
             continue;
         };
-        let Some(path) = names.module_path(module, &dotted) else {
-            continue;
-        };
-        if let Some(scope) = names.modules.get_mut(module) {
-            scope.modules.insert(item.name(db).clone(), path);
-        }
-    }
-}
-
-/// How a module is named in messages.
-fn module_name(module: &str) -> &str {
-    if module == MAIN {
-        "Main"
-    } else {
-        module
+        names.add_alias(module, item.name(db), &dotted);
     }
 }
 
@@ -899,6 +527,10 @@ struct ItemsByKind {
     scripts: Vec<(ItemId, Name)>,
     /// The functions and bindings of the program's own files (not the prelude's).
     own: Vec<(ItemId, ItemKind, Name)>,
+    /// Where the program's own files' items start in `definitions` (the prelude's come first).
+    own_definitions: usize,
+    /// An item of the program's own files is written in a library module.
+    own_in_library: bool,
 }
 
 impl ItemsByKind {
@@ -908,6 +540,7 @@ impl ItemsByKind {
             let own = !is_prelude(db, l.file);
             for &item in item_tree(db, l.file) {
                 let module = within(&l.module, item.module(db));
+                out.own_in_library |= own && in_library(&module);
                 let kind = item.kind(db);
                 let list = match kind {
                     ItemKind::Function | ItemKind::Struct | ItemKind::Global => {
@@ -928,6 +561,10 @@ impl ItemsByKind {
                     ItemKind::Include => continue,
                 };
                 list.push((item, module));
+            }
+            // The prelude's files come first.
+            if !own {
+                out.own_definitions = out.definitions.len();
             }
         }
         out
@@ -953,24 +590,13 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         }
     }
     for (item, module) in &items.modules {
-        let inner = join(module, item.name(db));
-        names.modules.entry(inner.clone()).or_default();
-        let scope = names.modules.entry(module.clone()).or_default();
-        scope.modules.insert(item.name(db).clone(), inner);
+        names.add_module(module, item.name(db));
     }
-    for (module, scope) in names.modules.iter_mut() {
-        let bare = module.as_ref() == BASE;
-        if !bare {
-            scope.usings.push(BASE.into());
-        }
-    }
+    names.see_base();
     // A module's own item comes before its items, and so before the imports written in it.
     for (item, module) in &items.modules {
         if is_bare_module(db, *item) {
-            let inner = join(module, item.name(db));
-            if let Some(scope) = names.modules.get_mut(&inner) {
-                scope.usings.retain(|u| u.as_ref() != BASE);
-            }
+            names.make_bare(&join(module, item.name(db)));
         }
     }
     for (item, module) in &items.imports {
@@ -981,27 +607,19 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
         }
     }
     add_module_aliases(db, &mut names, &items.globals);
-    for (item, kind, module) in &items.definitions {
-        let written = item.name(db);
-        let Some((target, bare, qualified)) = names.defined(module, written) else {
-            continue;
-        };
-        let scope = names.modules.entry(target).or_default();
-        scope.defines.insert(bare.clone(), qualified);
-        if *kind == ItemKind::Struct {
-            scope.structs.insert(bare.clone());
-        }
-        if *kind == ItemKind::Global {
-            let settled = binding_value(db, *item).is_some_and(|(settled, _)| settled);
-            if !settled {
-                scope.mutable.insert(bare.clone());
-            }
-            scope.bindings.insert(bare);
+    let mut library_as_built = !items.own_in_library && *prelude_bundled(db, Prelude::get(db));
+    for (i, (item, kind, module)) in items.definitions.iter().enumerate() {
+        let settled = *kind == ItemKind::Global
+            && binding_value(db, *item).is_some_and(|(settled, _)| settled);
+        let added = names.add_definition(module, *kind, item.name(db), settled);
+        // The program's own definition of a name new to a library module (or of a library
+        // module's struct or binding) changes what the library's names resolve to.
+        if let Some((target, new)) = added.filter(|_| i >= items.own_definitions) {
+            library_as_built &= !in_library(&target) || (!new && *kind == ItemKind::Function);
         }
     }
     for (item, module) in &items.exports {
-        let scope = names.modules.entry(module.clone()).or_default();
-        scope.exports.extend(exported_names(db, *item));
+        names.add_exports(module, exported_names(db, *item));
     }
     add_refused(db, &mut names, &items.refused);
     let (effects, bindings) = program_effects(db, &names, &items.own);
@@ -1073,7 +691,13 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
             .push((*item, changed.into_iter().collect()));
     }
     share_changes(&mut names, &effects, &bindings);
+    names.library_as_built = library_as_built && names.changed.keys().all(|q| !in_library(q));
     names
+}
+
+/// Is `name` (a module or a qualified name) in one of the library's modules?
+fn in_library(name: &str) -> bool {
+    is_prelude_module(name.split('.').next().unwrap_or(name))
 }
 
 /// What a skipped statement's call may change: its arguments (indices), its callee (a value
@@ -1157,98 +781,4 @@ fn share_changes(names: &mut ScopeNames, effects: &Effects, bindings: &[Name]) {
             break;
         }
     }
-}
-
-/// Record an import of `module`'s code; say why each of its paths that names nothing does
-/// (the others are imported: `using LinearAlgebra, Plots` still brings in `norm`).
-fn add_import(
-    names: &mut ScopeNames,
-    module: &Name,
-    i: &zy_syntax::ast::ImportDef,
-) -> Vec<ImportError> {
-    let mut imports = Vec::new();
-    let mut modules = Vec::new();
-    let mut usings = Vec::new();
-    let mut errors = Vec::new();
-    match &i.from {
-        Some(from) => {
-            // `using A: f, g as h` / `import A: f`.
-            let source = match import_module(names, module, from) {
-                Ok(source) => source,
-                Err(why) => return vec![why],
-            };
-            for (path, alias) in &i.paths {
-                let name = path.names.join(".");
-                let local = alias.clone().unwrap_or_else(|| name.clone());
-                // A name the module itself imports (LinearAlgebra's `dot`, which extends
-                // Base's) is the one it imports.
-                let imported = names
-                    .modules
-                    .get(&source)
-                    .and_then(|m| m.imports.get(name.as_str()).cloned());
-                match names.modules.get(&join(&source, &name)) {
-                    Some(_) => modules.push((local, join(&source, &name))),
-                    None => {
-                        imports.push((local, imported.unwrap_or_else(|| qualify(&source, &name))))
-                    }
-                }
-            }
-        }
-        None => {
-            for (path, alias) in &i.paths {
-                match import_module(names, module, path) {
-                    // `using A`, `import A`, `import A as B`.
-                    Ok(m) => {
-                        let local = alias
-                            .clone()
-                            .or_else(|| path.names.last().cloned())
-                            .unwrap_or_default();
-                        modules.push((local, m.clone()));
-                        if i.using {
-                            usings.push(m);
-                        }
-                    }
-                    // `import A.f`: a name in a module.
-                    Err(why) => {
-                        let Some((last, init)) = path.names.split_last() else {
-                            errors.push(why);
-                            continue;
-                        };
-                        let prefix = ImportPath {
-                            dots: path.dots,
-                            names: init.to_vec(),
-                            range: path.range,
-                        };
-                        if init.is_empty() && path.dots == 0 {
-                            errors.push(why);
-                            continue;
-                        }
-                        match import_module(names, module, &prefix) {
-                            Ok(source) => {
-                                let local = alias.clone().unwrap_or_else(|| last.clone());
-                                imports.push((local, qualify(&source, last)));
-                            }
-                            Err(why) => errors.push(why),
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let scope = names.modules.entry(module.clone()).or_default();
-    for (local, target) in modules {
-        scope.modules.insert(local.into(), target);
-    }
-    for (local, target) in imports {
-        if !i.using {
-            scope.extends.insert(local.as_str().into());
-        }
-        scope.imports.insert(local.into(), target);
-    }
-    for u in usings {
-        if !scope.usings.contains(&u) {
-            scope.usings.push(u);
-        }
-    }
-    errors
 }

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use zy_ir::{Function, Method, Name, Span, Type, TypeExpr};
 use zy_lower::LoweredItem;
 
-use crate::scope::ScopeNames;
+use crate::scope_names::ModuleNames;
 
 /// A [`TypeExpr`] as the build script writes it.
 #[derive(Debug)]
@@ -45,8 +45,8 @@ impl StaticType {
 pub(crate) struct Resolved(FxHashMap<&'static str, Name>);
 
 impl Resolved {
-    /// [`ScopeNames::resolve`] of `name` in `module`.
-    fn get(&mut self, names: &ScopeNames, module: &str, name: &'static str) -> Name {
+    /// [`ModuleNames::resolve`] of `name` in `module`.
+    fn get(&mut self, names: &ModuleNames, module: &str, name: &'static str) -> Name {
         self.0
             .entry(name)
             .or_insert_with(|| names.resolve(module, name))
@@ -89,7 +89,7 @@ impl BundledMethod {
         &self,
         span_file: u32,
         module: &str,
-        names: &ScopeNames,
+        names: &ModuleNames,
         memo: &mut Resolved,
     ) -> LoweredItem {
         let mut name = |n: &'static str| memo.get(names, module, n);
@@ -132,7 +132,7 @@ impl BundledMethod {
     pub(crate) fn body_names(
         &self,
         module: &str,
-        names: &ScopeNames,
+        names: &ModuleNames,
         memo: &mut Resolved,
         f: &mut impl FnMut(Name),
     ) {
