@@ -2178,13 +2178,38 @@ findfirst(f, x::AbstractVector) = findnext(f, x, 1)
 findlast(f, x::AbstractVector) = findprev(f, x, length(x))
 findfirst(m::AbstractVector{Bool}) = findnext(identity, m, 1)
 findlast(m::AbstractVector{Bool}) = findprev(identity, m, length(m))
-# Of a matrix Julia's result is a `Union{Nothing, CartesianIndex{2}}`, which zy does not hold:
-# refused by name.
-findfirst(f, A::AbstractMatrix) = _find_matrix("findfirst")
-findlast(f, A::AbstractMatrix) = _find_matrix("findlast")
-findfirst(m::AbstractMatrix{Bool}) = _find_matrix("findfirst")
-findlast(m::AbstractMatrix{Bool}) = _find_matrix("findlast")
-_find_matrix(name) = error("unsupported: `$(name)` of a matrix (Julia's `Union{Nothing, CartesianIndex{2}}`); `$(name)(f, A[:])` gives the linear index, `findall` every `CartesianIndex`")
+# Of a matrix Julia's keys are `CartesianIndex`es: a `Union{Nothing, CartesianIndex{2}}`, the
+# search running in column-major order from `start` as Julia's `findnext` (`findprev`) does,
+# so a start outside the matrix but before its last (after its first) index is Julia's
+# `BoundsError`.
+findfirst(f, A::AbstractMatrix) = findnext(f, A, CartesianIndex(1, 1))
+findlast(f, A::AbstractMatrix) = findprev(f, A, CartesianIndex(size(A)))
+findfirst(m::AbstractMatrix{Bool}) = findfirst(identity, m)
+findlast(m::AbstractMatrix{Bool}) = findlast(identity, m)
+findnext(m::AbstractMatrix{Bool}, I::CartesianIndex{Tuple{Int, Int}}) = findnext(identity, m, I)
+findprev(m::AbstractMatrix{Bool}, I::CartesianIndex{Tuple{Int, Int}}) = findprev(identity, m, I)
+function findnext(f, A::AbstractMatrix, start::CartesianIndex{Tuple{Int, Int}})
+    m, n = size(A)
+    i, j = start.I
+    (j > n || j == n && i > m) && return nothing
+    while true
+        f(A[i, j]) && return CartesianIndex(i, j)
+        i == m && j == n && break
+        i, j = i < m ? (i + 1, j) : (1, j + 1)
+    end
+    return nothing
+end
+function findprev(f, A::AbstractMatrix, start::CartesianIndex{Tuple{Int, Int}})
+    m = size(A, 1)
+    i, j = start.I
+    (j < 1 || j == 1 && i < 1) && return nothing
+    while true
+        f(A[i, j]) && return CartesianIndex(i, j)
+        i == 1 && j == 1 && break
+        i, j = i > 1 ? (i - 1, j) : (m, j - 1)
+    end
+    return nothing
+end
 findnext(m::AbstractVector{Bool}, k::Int) = findnext(identity, m, k)
 findprev(m::AbstractVector{Bool}, k::Int) = findprev(identity, m, k)
 function findnext(f, x::AbstractVector, k::Int)
