@@ -1449,6 +1449,10 @@ function reduce(::typeof(hcat), xs::Vector{Vector{Float64}})
     return A
 end
 
+# Of a vector of views (`collect(eachcol(A))`): those of the vector of their elements' copies.
+reduce(::typeof(hcat), xs::Vector{<:SubArray}) = reduce(hcat, map(collect, xs))
+reduce(::typeof(vcat), xs::Vector{<:SubArray}) = reduce(vcat, map(collect, xs))
+
 # `reduce(vcat, rows)` of a vector of rows (`rows = [v' for v in vs]`): the matrix whose rows
 # they are, Julia's method for a vector of arrays (a left fold would change the type on its
 # first step).
@@ -7399,13 +7403,12 @@ map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
 broadcast(f, s::RowSlices) = map(f, s)
 broadcast(f, s::ColumnSlices) = map(f, s)
 # Julia's slices are an AbstractVector of views: `sum(eachcol(A))` adds them from the left
-# into a new array. Julia's `collect` is a Vector of the views, which zy does not hold: refused
-# by name (a Vector of copies would not write `A`).
+# into a new array, and `collect` is a Vector of the views, each reading and writing `A`.
 sum(s::RowSlices) = _slices_sum(s)
 sum(s::ColumnSlices) = _slices_sum(s)
-collect(s::RowSlices) = _collect_slices()
-collect(s::ColumnSlices) = _collect_slices()
-_collect_slices() = error("unsupported: `collect` of `eachrow`/`eachcol`/`eachslice` (Julia's Vector of views); index the slices (`s[j]`), loop over them, or collect copies with `map(copy, s)`")
+collect(s::RowSlices) = _collect_slices(s)
+collect(s::ColumnSlices) = _collect_slices(s)
+_collect_slices(s) = [s[k] for k in 1:length(s)]
 
 # `reduce(vcat, [a, b, ...])` of a literal (lowered so): with a row or a transposed matrix among
 # the elements (`x'`, `transpose(x)`, `A'`), Julia's result `vcat(a, b, ...)` without the
@@ -7582,7 +7585,7 @@ maximum(f, s::Slices) = maximum(f(s[k]) for k in 1:length(s))
 minimum(f, s::Slices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::Slices) = [f(s[k]) for k in 1:length(s)]
 sum(s::Slices) = _slices_sum(s)
-collect(s::Slices) = _collect_slices()
+collect(s::Slices) = _collect_slices(s)
 
 # Views of views (`view(W, 1, :)` of `W = reshape(θ, 2, 3)`, `eachrow` of a block): a view of
 # the same parent at the selected indices of the view's own, so writes still reach the parent.

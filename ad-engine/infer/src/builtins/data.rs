@@ -795,7 +795,8 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         // Complex and rational numbers, characters, pairs, unit ranges, rows `transpose(v)`
         // and Cartesian indices are the library's structs an array holds (`Vector{ComplexF64}`,
         // `Vector{Rational{Int64}}`, `collect(s)` of a string, `collect(d)` of a `Dict`,
-        // `findall("a", s)`, `[transpose(v) for v in vs]`, `findall(A .> 0)` of a matrix).
+        // `findall("a", s)`, `[transpose(v) for v in vs]`, `findall(A .> 0)` of a matrix), and
+        // views (`collect(eachcol(A))`, Julia's Vector of views, each reading and writing `A`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
@@ -808,6 +809,7 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
                             | "Base.UnitRange"
                             | "Base.Transpose"
                             | "Base.CartesianIndex"
+                            | "Base.SubArray"
                     ))
         }
         Type::Union(_) => true,
