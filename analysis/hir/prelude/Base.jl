@@ -655,10 +655,10 @@ _reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
 _outer_broadcast(f, x, y) = [f(x[i], y[j]) for i in 1:length(x), j in 1:length(y)]
 _outer_broadcast_flipped(f, x, y) = [f(y[j], x[i]) for i in 1:length(x), j in 1:length(y)]
 
-# `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result is a
-# reshape sharing `A`'s memory, which zy does not make of the lazy `A'`.
+# `vec(E')` (lowering): of a row, its vector; of a matrix the shared reshape of the lazy `A'`
+# (`_vec_shared`; untyped, as a method for `AbstractMatrix` would read the wrapper's copy).
 _vec_adjoint(r::Adjoint) = r'
-_vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result is a reshape sharing `A`'s memory, which zy does not make of a lazy `A'`; write `vec(permutedims(A))` if neither is written afterwards")
+_vec_adjoint(a) = _vec_shared(a)
 
 length(v::SubArray) = length(v.indices)
 size(v::SubArray) = size(v.indices)
@@ -7155,6 +7155,8 @@ immutable, so their reshape is a copy.
 _reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...), _Reshaped())
 _reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...), v.reshaped)
 _reshape_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, dims...) = reshape(collect(r), dims...)
+_reshape_shared(a::AdjointMatrix, dims...) = _lazy_reshape(a, dims...)
+_reshape_shared(a::TransposeMatrix, dims...) = _lazy_reshape(a, dims...)
 _reshape_shared(x, dims...) = _reshape_refused("reshape")
 _vec_shared(x::Vector) = x
 _vec_shared(A::Array) = _reshape_shared(A, length(A))
@@ -7162,11 +7164,23 @@ _vec_shared(v::SubArray) = _reshape_shared(v, length(v))
 _vec_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = collect(r)
 _vec_shared(r::Adjoint) = r'
 _vec_shared(t::Transpose) = t.parent
+_vec_shared(a::AdjointMatrix) = _reshape_shared(a, length(a))
+_vec_shared(a::TransposeMatrix) = _reshape_shared(a, length(a))
 _vec_shared(x) = _reshape_refused("vec")
 _dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims), _Reshaped())
 _dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims), v.reshaped)
 _dropdims_shared(x; dims) = _reshape_refused("dropdims")
-# Of a lazy wrapper (`A'`, `Symmetric(A)`, ...) Julia's result is a `ReshapedArray` reading
+# Of `A'` or `transpose(A)` (Julia's `ReshapedArray` of the lazy wrapper): a view of `A` whose
+# indices are `A`'s linear indices transposed, in the new shape, so a write through either is
+# seen in the other and the gradient of what is read reaches `A`. The adjoint of a complex
+# matrix conjugates what it reads and writes, which a view does not: refused by name.
+_lazy_reshape(a::AdjointMatrix{<:AbstractMatrix{<:Complex}}, dims...) = _reshape_refused("reshape")
+_lazy_reshape(a, dims...) = SubArray(_lazy_parent(a.parent), reshape(collect(_lazy_indices(a.parent)), dims...))
+_lazy_parent(P::Array) = P
+_lazy_parent(v::SubArray) = v.parent
+_lazy_indices(P::Array) = _transposed(reshape(collect(1:length(P)), size(P)))
+_lazy_indices(v::SubArray) = _transposed(collect(v.indices))
+# Of another lazy wrapper (`Symmetric(A)`, ...) Julia's result is a `ReshapedArray` reading
 # the wrapped array, which zy does not make (a copy would not see later writes).
 _reshape_refused(f) = error("unsupported: `$f` of a lazy wrapper (`A'`, `transpose(A)`, `Symmetric(A)`, ...): Julia's result shares the wrapped array's memory; `$f` a `collect`ed copy if neither is written afterwards")
 
