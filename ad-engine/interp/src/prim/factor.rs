@@ -221,6 +221,26 @@ pub fn inv(a: &Value) -> Result<Value, String> {
     Ok(Array::new(Shape::Matrix(n, n), ArrayData::F64(y)).into_value())
 }
 
+/// `_eigvals_general(A)`: the eigenvalues of a square matrix by faer's Hessenberg QR, as the
+/// rows `[re im]` of an n×2 matrix in faer's order; a NaN or an Inf is Julia's `ArgumentError`.
+pub fn eigvals_general(a: &Value) -> Result<Value, String> {
+    let (n, x) = square("eigvals", a)?;
+    if x.iter().any(|v| !v.is_finite()) {
+        return Err("ArgumentError: matrix contains Infs or NaNs".into());
+    }
+    let mut out = vec![0.0; 2 * n];
+    if n > 0 {
+        let values = mat(n, &x)
+            .eigenvalues()
+            .map_err(|_| "unsupported: the eigenvalue iteration did not converge".to_string())?;
+        for (k, z) in values.iter().enumerate() {
+            out[k] = z.re;
+            out[n + k] = z.im;
+        }
+    }
+    Ok(Array::new(Shape::Matrix(n, 2), ArrayData::F64(out)).into_value())
+}
+
 /// `A \ B` for a square `A` and a vector or matrix `B`.
 pub fn solve(a: &Value, b: &Value) -> Result<Value, String> {
     let fail = || method_error("\\", &[a.clone(), b.clone()]);
