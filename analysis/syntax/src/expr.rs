@@ -868,7 +868,7 @@ fn call_with(
         };
         if name == "vec" && !dotted && keywords.is_empty() && args.len() == 1 && row(&args[0]) {
             // `vec(x')`: `x` itself for a vector `x` (Julia's `parent`); of a matrix the
-            // prelude refuses it by name, since zy's `A'` is a copy.
+            // prelude's view of `A` with the transposed indices.
             let callee = Expr::new(
                 ExprKind::Ident("Base._vec_adjoint".into()),
                 callee_expr.range,
