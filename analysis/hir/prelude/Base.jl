@@ -790,6 +790,24 @@ minimum(t::Tuple) = _foldl_tuple(min, t...)
 tail(t::Tuple) = _tail(t...)
 _tail(x, rest...) = rest
 _tail() = throw(ArgumentError("Cannot call tail on an empty tuple."))
+
+# `Tuple{S, T}(v)` and `NTuple{n, T}(v)` of a vector or range (lowered so, with the tuple of the
+# types): Julia's tuple of the first `length(ts)` elements of `v`, each converted to its type;
+# too few is Julia's `ArgumentError`, naming the type as Julia shows it.
+_typed_tuple(ts::Tuple, v::AbstractVector) = _typed_tuple_of(ts, v)
+_typed_tuple(ts::Tuple, r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = _typed_tuple_of(ts, r)
+_typed_tuple(ts::Tuple, x) = error("unsupported: `Tuple{...}(x)` of a $(typeof(x)); zy's takes a vector or a range (of a tuple, convert its elements: `map(Float64, t)`)")
+function _typed_tuple_of(ts::Tuple, v)
+    length(v) < length(ts) && throw(ArgumentError("too few elements for tuple type $(_tuple_type_name(ts))"))
+    return _typed_tuple_from(ts, v, 1)
+end
+_typed_tuple_from(ts::Tuple{}, v, k::Int) = ()
+_typed_tuple_from(ts::Tuple, v, k::Int) = (convert(ts[1], v[k]), _typed_tuple_from(tail(ts), v, k + 1)...)
+_tuple_type_name(ts::Tuple) = length(ts) > 3 && _same_types(ts) ? "NTuple{$(length(ts)), $(ts[1])}" : "Tuple{$(_joined_types(ts))}"
+_same_types(ts::Tuple{Any}) = true
+_same_types(ts::Tuple) = string(ts[1]) == string(ts[2]) && _same_types(tail(ts))
+_joined_types(ts::Tuple{Any}) = string(ts[1])
+_joined_types(ts::Tuple) = string(ts[1]) * ", " * _joined_types(tail(ts))
 front(t::Tuple) = _front((), t...)
 _front(done::Tuple, x) = done
 _front(done::Tuple, x, rest...) = _front((done..., x), rest...)
