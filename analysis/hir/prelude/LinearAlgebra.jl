@@ -1082,9 +1082,30 @@ eigvals(A::AbstractMatrix) = _eigvals(_square_float(A))
 eigvecs(A::AbstractMatrix) = _symeigen(_symmetric_float(A))[2]
 
 # Julia's `eigvals` of a real matrix tests it for symmetry at run time: the symmetric
-# algorithm, else the general one (`_real_eigvals`).
+# algorithm, else the general one (`_real_eigvals`). One rule for both, whose pullback makes
+# the same test: `U Diagonal(λ̄) Uᵀ` of the symmetric one, orthonormal eigenvectors of a repeated
+# eigenvalue included.
 _eigvals(A::Matrix{Float64}) = issymmetric(A) ? _symeigen(A)[1] : _real_eigvals(A)
 _eigvals(A) = _symeigen(_symmetric_float(A))[1]
+
+function rrule(::typeof(_eigvals), A::Matrix{Float64})
+    λ = _eigvals(A)
+    function eigvals_pullback(ȳ)
+        λ̄ = _cotangent(ȳ, λ)
+        Ā = issymmetric(A) ? _symmetric_eigvals_cotangent(A, λ̄) : _eigvals_cotangent(A, λ, λ̄)
+        return (NoTangent(), Ā)
+    end
+    return λ, eigvals_pullback
+end
+
+function frule(Δ, ::typeof(_eigvals), A::Matrix{Float64})
+    Ȧ = Δ[2]
+    issymmetric(A) || return frule(Δ, _real_eigvals, A)
+    λ, U = _symeigen(A)
+    return λ, diag(_transpose_copy(U) * Ȧ * U)
+end
+
+_symmetric_eigvals_cotangent(A::Matrix{Float64}, λ̄) = (U = _symeigen(A)[2]; U * Diagonal(λ̄) * _transpose_copy(U))
 
 function _square_float(A::AbstractMatrix)
     size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
@@ -1138,33 +1159,38 @@ function _eigvector(A::Matrix{Float64}, λ::Float64)
     return v
 end
 
-# The derivative of each eigenvalue along `Ȧ` (`wₖᵀ Ȧ vₖ / wₖᵀ vₖ`) or, transposed, the
-# cotangent of `A`.
-function _eigvals_pairs(A::Matrix{Float64}, λ::Vector{Float64})
+# Each eigenvalue's cotangent `λ̄ₖ` carried to `A`: `Σₖ λ̄ₖ wₖ vₖᵀ / (wₖᵀ vₖ)`, `vₖ` (`wₖ`) the
+# right (left) eigenvector.
+function _eigvals_cotangent(A::Matrix{Float64}, λ::Vector{Float64}, λ̄)
+    n = length(λ)
     At = _transpose_copy(A)
-    return [(_eigvector(A, λ[k]), _eigvector(At, λ[k])) for k in 1:length(λ)]
+    Ā = zeros(n, n)
+    for k in 1:n
+        v = _eigvector(A, λ[k])
+        w = _eigvector(At, λ[k])
+        Ā = Ā + (λ̄[k] / dot(w, v)) * (w * v')
+    end
+    return Ā
 end
 
 function rrule(::typeof(_real_eigvals), A::Matrix{Float64})
     λ = _real_eigvals(A)
-    function real_eigvals_pullback(ȳ)
-        λ̄ = _cotangent(ȳ, λ)
-        n = length(λ)
-        Ā = zeros(n, n)
-        pairs = _eigvals_pairs(A, λ)
-        for k in 1:n
-            v, w = pairs[k]
-            Ā = Ā + (λ̄[k] / dot(w, v)) * (w * v')
-        end
-        return (NoTangent(), Ā)
-    end
+    real_eigvals_pullback(ȳ) = (NoTangent(), _eigvals_cotangent(A, λ, _cotangent(ȳ, λ)))
     return λ, real_eigvals_pullback
 end
 
+# λ̇ₖ = wₖᵀ Ȧ vₖ / (wₖᵀ vₖ).
 function frule(Δ, ::typeof(_real_eigvals), A::Matrix{Float64})
     λ = _real_eigvals(A)
     Ȧ = Δ[2]
-    return λ, [dot(w, Ȧ * v) / dot(w, v) for (v, w) in _eigvals_pairs(A, λ)]
+    At = _transpose_copy(A)
+    λ̇ = zeros(length(λ))
+    for k in 1:length(λ)
+        v = _eigvector(A, λ[k])
+        w = _eigvector(At, λ[k])
+        λ̇[k] = dot(w, Ȧ * v) / dot(w, v)
+    end
+    return λ, λ̇
 end
 
 # `(λ, U)` of the symmetric `A` by cyclic Jacobi: each rotation zeroes one off-diagonal pair
