@@ -165,13 +165,20 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
 
 /// Is a value of type `t` one that may be `nothing` on another path, joining with it to
 /// Julia's `Union{Nothing, T}`: a number (`tryparse`), a tuple (`iterate`), a string, a range
-/// (`findfirst` of a string), or a node: a value of one of the program's structs
-/// (`l = nothing` before `l = Node(x, l)`), or a recursive struct's own type inside its
-/// fields?
+/// (`findfirst` of a string), a Cartesian index (`findfirst` of a matrix), or a node: a value
+/// of one of the program's structs (`l = nothing` before `l = Node(x, l)`), or a recursive
+/// struct's own type inside its fields?
 fn joins_nothing(t: &Type) -> bool {
     match t {
         Type::Tuple(ts) => !ts.is_empty(),
-        Type::Struct(s) if matches!(&*s.name, "Base.UnitRange" | "Base.RegexMatch") => true,
+        Type::Struct(s)
+            if matches!(
+                &*s.name,
+                "Base.UnitRange" | "Base.RegexMatch" | "Base.CartesianIndex"
+            ) =>
+        {
+            true
+        }
         t => t.is_number() || t.is_string() || is_node(t),
     }
 }

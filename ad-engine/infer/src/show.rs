@@ -22,6 +22,19 @@ impl crate::calls::Cx<'_> {
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
         let base = name.strip_prefix("Base.").unwrap_or(name);
+        // Julia shows a vector of views (`collect(eachcol(A))`) with their type
+        // `SubArray{T, N, P, I, L}`, whose index types zy's views do not keep.
+        let of_views = |a: &Val| matches!(&a.ty, Type::Array(e, _) if crate::calls::is_view(e));
+        if matches!(
+            base,
+            "string" | "repr" | "print" | "println" | "show" | "sprint"
+        ) && args.iter().any(of_views)
+        {
+            return Some(Err(Fail::unsupported(
+                "showing an array of views (Julia writes their type `SubArray{T, N, P, I, L}`, \
+                 whose index types zy's views do not keep); show `map(collect, v)`, the copies",
+            )));
+        }
         // `repr("text/plain", x)`: the program's `show(io, ::MIME"text/plain", x)` method,
         // else (as Julia falls back) `repr(x)`.
         if let ("repr", [mime, x]) = (base, args) {

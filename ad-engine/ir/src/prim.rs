@@ -762,6 +762,14 @@ prims! {
         effects: Effects::allocates("a matrix that is not symmetric positive definite"),
         jit: Jit::Runtime("zy_rt_cholesky_lower"),
     }
+    /// `_eigvals_general(A)`: the eigenvalues of a square matrix, symmetric or not, as the rows
+    /// `[re im]` of an n×2 matrix in faer's order (a complex pair adjacent); the prelude's
+    /// `eigvals` sorts them as Julia's does and differentiates them by its own rule.
+    EigvalsGeneral => "_eigvals_general" {
+        diff: Diff::No,
+        effects: Effects::allocates("a matrix that is not square or holds a NaN or an Inf"),
+        jit: Jit::Interpreted,
+    }
     /// `tril(A, k)`: `A` with the entries above its `k`th superdiagonal zeroed (`k = 0`: the
     /// lower triangle).
     Tril => "tril" {

@@ -655,10 +655,10 @@ _reduce_dims(op, r::Adjoint, d::Int) = _reduce_dims(op, permutedims(r'), d)
 _outer_broadcast(f, x, y) = [f(x[i], y[j]) for i in 1:length(x), j in 1:length(y)]
 _outer_broadcast_flipped(f, x, y) = [f(y[j], x[i]) for i in 1:length(x), j in 1:length(y)]
 
-# `vec(E')` (lowering): of a row, its vector; of a matrix refused, since Julia's result is a
-# reshape sharing `A`'s memory, which zy does not make of the lazy `A'`.
+# `vec(E')` (lowering): of a row, its vector; of a matrix the shared reshape of the lazy `A'`
+# (`_vec_shared`; untyped, as a method for `AbstractMatrix` would read the wrapper's copy).
 _vec_adjoint(r::Adjoint) = r'
-_vec_adjoint(A::AbstractMatrix) = error("unsupported: `vec(A')` of a matrix `A`: Julia's result is a reshape sharing `A`'s memory, which zy does not make of a lazy `A'`; write `vec(permutedims(A))` if neither is written afterwards")
+_vec_adjoint(a) = _vec_shared(a)
 
 length(v::SubArray) = length(v.indices)
 size(v::SubArray) = size(v.indices)
@@ -790,6 +790,24 @@ minimum(t::Tuple) = _foldl_tuple(min, t...)
 tail(t::Tuple) = _tail(t...)
 _tail(x, rest...) = rest
 _tail() = throw(ArgumentError("Cannot call tail on an empty tuple."))
+
+# `Tuple{S, T}(v)` and `NTuple{n, T}(v)` of a vector or range (lowered so, with the tuple of the
+# types): Julia's tuple of the first `length(ts)` elements of `v`, each converted to its type;
+# too few is Julia's `ArgumentError`, naming the type as Julia shows it.
+_typed_tuple(ts::Tuple, v::AbstractVector) = _typed_tuple_of(ts, v)
+_typed_tuple(ts::Tuple, r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = _typed_tuple_of(ts, r)
+_typed_tuple(ts::Tuple, x) = error("unsupported: `Tuple{...}(x)` of a $(typeof(x)); zy's takes a vector or a range (of a tuple, convert its elements: `map(Float64, t)`)")
+function _typed_tuple_of(ts::Tuple, v)
+    length(v) < length(ts) && throw(ArgumentError("too few elements for tuple type $(_tuple_type_name(ts))"))
+    return _typed_tuple_from(ts, v, 1)
+end
+_typed_tuple_from(ts::Tuple{}, v, k::Int) = ()
+_typed_tuple_from(ts::Tuple, v, k::Int) = (convert(ts[1], v[k]), _typed_tuple_from(tail(ts), v, k + 1)...)
+_tuple_type_name(ts::Tuple) = length(ts) > 3 && _same_types(ts) ? "NTuple{$(length(ts)), $(ts[1])}" : "Tuple{$(_joined_types(ts))}"
+_same_types(ts::Tuple{Any}) = true
+_same_types(ts::Tuple) = string(ts[1]) == string(ts[2]) && _same_types(tail(ts))
+_joined_types(ts::Tuple{Any}) = string(ts[1])
+_joined_types(ts::Tuple) = string(ts[1]) * ", " * _joined_types(tail(ts))
 front(t::Tuple) = _front((), t...)
 _front(done::Tuple, x) = done
 _front(done::Tuple, x, rest...) = _front((done..., x), rest...)
@@ -1448,6 +1466,10 @@ function reduce(::typeof(hcat), xs::Vector{Vector{Float64}})
     end
     return A
 end
+
+# Of a vector of views (`collect(eachcol(A))`): those of the vector of their elements' copies.
+reduce(::typeof(hcat), xs::Vector{<:SubArray}) = reduce(hcat, map(collect, xs))
+reduce(::typeof(vcat), xs::Vector{<:SubArray}) = reduce(vcat, map(collect, xs))
 
 # `reduce(vcat, rows)` of a vector of rows (`rows = [v' for v in vs]`): the matrix whose rows
 # they are, Julia's method for a vector of arrays (a left fold would change the type on its
@@ -2178,13 +2200,38 @@ findfirst(f, x::AbstractVector) = findnext(f, x, 1)
 findlast(f, x::AbstractVector) = findprev(f, x, length(x))
 findfirst(m::AbstractVector{Bool}) = findnext(identity, m, 1)
 findlast(m::AbstractVector{Bool}) = findprev(identity, m, length(m))
-# Of a matrix Julia's result is a `Union{Nothing, CartesianIndex{2}}`, which zy does not hold:
-# refused by name.
-findfirst(f, A::AbstractMatrix) = _find_matrix("findfirst")
-findlast(f, A::AbstractMatrix) = _find_matrix("findlast")
-findfirst(m::AbstractMatrix{Bool}) = _find_matrix("findfirst")
-findlast(m::AbstractMatrix{Bool}) = _find_matrix("findlast")
-_find_matrix(name) = error("unsupported: `$(name)` of a matrix (Julia's `Union{Nothing, CartesianIndex{2}}`); `$(name)(f, A[:])` gives the linear index, `findall` every `CartesianIndex`")
+# Of a matrix Julia's keys are `CartesianIndex`es: a `Union{Nothing, CartesianIndex{2}}`, the
+# search running in column-major order from `start` as Julia's `findnext` (`findprev`) does,
+# so a start outside the matrix but before its last (after its first) index is Julia's
+# `BoundsError`.
+findfirst(f, A::AbstractMatrix) = findnext(f, A, CartesianIndex(1, 1))
+findlast(f, A::AbstractMatrix) = findprev(f, A, CartesianIndex(size(A)))
+findfirst(m::AbstractMatrix{Bool}) = findfirst(identity, m)
+findlast(m::AbstractMatrix{Bool}) = findlast(identity, m)
+findnext(m::AbstractMatrix{Bool}, I::CartesianIndex{Tuple{Int, Int}}) = findnext(identity, m, I)
+findprev(m::AbstractMatrix{Bool}, I::CartesianIndex{Tuple{Int, Int}}) = findprev(identity, m, I)
+function findnext(f, A::AbstractMatrix, start::CartesianIndex{Tuple{Int, Int}})
+    m, n = size(A)
+    i, j = start.I
+    (j > n || j == n && i > m) && return nothing
+    while true
+        f(A[i, j]) && return CartesianIndex(i, j)
+        i == m && j == n && break
+        i, j = i < m ? (i + 1, j) : (1, j + 1)
+    end
+    return nothing
+end
+function findprev(f, A::AbstractMatrix, start::CartesianIndex{Tuple{Int, Int}})
+    m = size(A, 1)
+    i, j = start.I
+    (j < 1 || j == 1 && i < 1) && return nothing
+    while true
+        f(A[i, j]) && return CartesianIndex(i, j)
+        i == 1 && j == 1 && break
+        i, j = i > 1 ? (i - 1, j) : (m, j - 1)
+    end
+    return nothing
+end
 findnext(m::AbstractVector{Bool}, k::Int) = findnext(identity, m, k)
 findprev(m::AbstractVector{Bool}, k::Int) = findprev(identity, m, k)
 function findnext(f, x::AbstractVector, k::Int)
@@ -7297,6 +7344,8 @@ immutable, so their reshape is a copy.
 _reshape_shared(A::Array, dims...) = SubArray(A, reshape(collect(1:length(A)), dims...), _Reshaped())
 _reshape_shared(v::SubArray, dims...) = SubArray(v.parent, reshape(collect(v.indices), dims...), v.reshaped)
 _reshape_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}, dims...) = reshape(collect(r), dims...)
+_reshape_shared(a::AdjointMatrix, dims...) = _lazy_reshape(a, dims...)
+_reshape_shared(a::TransposeMatrix, dims...) = _lazy_reshape(a, dims...)
 _reshape_shared(x, dims...) = _reshape_refused("reshape")
 _vec_shared(x::Vector) = x
 _vec_shared(A::Array) = _reshape_shared(A, length(A))
@@ -7304,11 +7353,23 @@ _vec_shared(v::SubArray) = _reshape_shared(v, length(v))
 _vec_shared(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRangeLen, LinRange}) = collect(r)
 _vec_shared(r::Adjoint) = r'
 _vec_shared(t::Transpose) = t.parent
+_vec_shared(a::AdjointMatrix) = _reshape_shared(a, length(a))
+_vec_shared(a::TransposeMatrix) = _reshape_shared(a, length(a))
 _vec_shared(x) = _reshape_refused("vec")
 _dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims), _Reshaped())
 _dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims), v.reshaped)
 _dropdims_shared(x; dims) = _reshape_refused("dropdims")
-# Of a lazy wrapper (`A'`, `Symmetric(A)`, ...) Julia's result is a `ReshapedArray` reading
+# Of `A'` or `transpose(A)` (Julia's `ReshapedArray` of the lazy wrapper): a view of `A` whose
+# indices are `A`'s linear indices transposed, in the new shape, so a write through either is
+# seen in the other and the gradient of what is read reaches `A`. The adjoint of a complex
+# matrix conjugates what it reads and writes, which a view does not: refused by name.
+_lazy_reshape(a::AdjointMatrix{<:AbstractMatrix{<:Complex}}, dims...) = _reshape_refused("reshape")
+_lazy_reshape(a, dims...) = SubArray(_lazy_parent(a.parent), reshape(collect(_lazy_indices(a.parent)), dims...))
+_lazy_parent(P::Array) = P
+_lazy_parent(v::SubArray) = v.parent
+_lazy_indices(P::Array) = _transposed(reshape(collect(1:length(P)), size(P)))
+_lazy_indices(v::SubArray) = _transposed(collect(v.indices))
+# Of another lazy wrapper (`Symmetric(A)`, ...) Julia's result is a `ReshapedArray` reading
 # the wrapped array, which zy does not make (a copy would not see later writes).
 _reshape_refused(f) = error("unsupported: `$f` of a lazy wrapper (`A'`, `transpose(A)`, `Symmetric(A)`, ...): Julia's result shares the wrapped array's memory; `$f` a `collect`ed copy if neither is written afterwards")
 
@@ -7545,13 +7606,12 @@ map(f, s::ColumnSlices) = [f(s[k]) for k in 1:length(s)]
 broadcast(f, s::RowSlices) = map(f, s)
 broadcast(f, s::ColumnSlices) = map(f, s)
 # Julia's slices are an AbstractVector of views: `sum(eachcol(A))` adds them from the left
-# into a new array. Julia's `collect` is a Vector of the views, which zy does not hold: refused
-# by name (a Vector of copies would not write `A`).
+# into a new array, and `collect` is a Vector of the views, each reading and writing `A`.
 sum(s::RowSlices) = _slices_sum(s)
 sum(s::ColumnSlices) = _slices_sum(s)
-collect(s::RowSlices) = _collect_slices()
-collect(s::ColumnSlices) = _collect_slices()
-_collect_slices() = error("unsupported: `collect` of `eachrow`/`eachcol`/`eachslice` (Julia's Vector of views); index the slices (`s[j]`), loop over them, or collect copies with `map(copy, s)`")
+collect(s::RowSlices) = _collect_slices(s)
+collect(s::ColumnSlices) = _collect_slices(s)
+_collect_slices(s) = [s[k] for k in 1:length(s)]
 
 # `reduce(vcat, [a, b, ...])` of a literal (lowered so): with a row or a transposed matrix among
 # the elements (`x'`, `transpose(x)`, `A'`), Julia's result `vcat(a, b, ...)` without the
@@ -7728,7 +7788,7 @@ maximum(f, s::Slices) = maximum(f(s[k]) for k in 1:length(s))
 minimum(f, s::Slices) = minimum(f(s[k]) for k in 1:length(s))
 map(f, s::Slices) = [f(s[k]) for k in 1:length(s)]
 sum(s::Slices) = _slices_sum(s)
-collect(s::Slices) = _collect_slices()
+collect(s::Slices) = _collect_slices(s)
 
 # Views of views (`view(W, 1, :)` of `W = reshape(θ, 2, 3)`, `eachrow` of a block): a view of
 # the same parent at the selected indices of the view's own, so writes still reach the parent.

@@ -1071,19 +1071,126 @@ end
 The eigenvalues (ascending) and eigenvectors of a real symmetric matrix (or `Symmetric(A)`), by
 cyclic Jacobi rotations to full precision (Julia calls LAPACK, so the last bits can differ).
 Each eigenvector's sign is chosen so that its entry of largest magnitude is positive (LAPACK
-makes no such choice: a vector may be the negative of Julia's). A matrix that is not symmetric
-is refused by name (its eigenvalues may be complex). Gradients are ChainRules' formulas for
+makes no such choice: a vector may be the negative of Julia's). The eigenvalues of a real
+matrix that is not symmetric are `_real_eigvals`'s; its eigenvectors are refused by name (they
+may be complex). Gradients are ChainRules' formulas for
 distinct eigenvalues: `Ā = U (Diagonal(λ̄) + F ∘ (Uᵀ Ū)) Uᵀ`, `Fᵢⱼ = 1 / (λⱼ - λᵢ)`, made
 symmetric.
 """
 eigen(A::AbstractMatrix) = Eigen(_symeigen(_symmetric_float(A))...)
-eigvals(A::AbstractMatrix) = _symeigen(_symmetric_float(A))[1]
+eigvals(A::AbstractMatrix) = _eigvals(_square_float(A))
 eigvecs(A::AbstractMatrix) = _symeigen(_symmetric_float(A))[2]
 
-function _symmetric_float(A::AbstractMatrix)
+# Julia's `eigvals` of a real matrix tests it for symmetry at run time: the symmetric
+# algorithm, else the general one (`_real_eigvals`). One rule for both, whose pullback makes
+# the same test: `U Diagonal(λ̄) Uᵀ` of the symmetric one, orthonormal eigenvectors of a repeated
+# eigenvalue included.
+_eigvals(A::Matrix{Float64}) = issymmetric(A) ? _symeigen(A)[1] : _real_eigvals(A)
+_eigvals(A) = _symeigen(_symmetric_float(A))[1]
+
+function rrule(::typeof(_eigvals), A::Matrix{Float64})
+    λ = _eigvals(A)
+    function eigvals_pullback(ȳ)
+        λ̄ = _cotangent(ȳ, λ)
+        Ā = issymmetric(A) ? _symmetric_eigvals_cotangent(A, λ̄) : _eigvals_cotangent(A, λ, λ̄)
+        return (NoTangent(), Ā)
+    end
+    return λ, eigvals_pullback
+end
+
+function frule(Δ, ::typeof(_eigvals), A::Matrix{Float64})
+    Ȧ = Δ[2]
+    issymmetric(A) || return frule(Δ, _real_eigvals, A)
+    λ, U = _symeigen(A)
+    return λ, diag(_transpose_copy(U) * Ȧ * U)
+end
+
+_symmetric_eigvals_cotangent(A::Matrix{Float64}, λ̄) = (U = _symeigen(A)[2]; U * Diagonal(λ̄) * _transpose_copy(U))
+
+function _square_float(A::AbstractMatrix)
     size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
-    issymmetric(A) || error("unsupported: eigenvalues of a matrix that is not symmetric (they may be complex); zy decomposes symmetric matrices (`eigen(Symmetric(A))`)")
     return float(A)
+end
+
+function _symmetric_float(A::AbstractMatrix)
+    B = _square_float(A)
+    issymmetric(A) || error("unsupported: eigenvectors of a matrix that is not symmetric (they may be complex); zy decomposes symmetric matrices (`eigen(Symmetric(A))`), and takes `eigvals` of others")
+    return B
+end
+
+"""
+    _real_eigvals(A)
+
+The eigenvalues of a real square matrix that is not symmetric (faer's Hessenberg QR), in
+Julia's order: ascending. Julia's result is a `Vector{ComplexF64}` when one of them is complex
+and a `Vector{Float64}` otherwise, a type decided by the values, which zy's is not: a complex
+eigenvalue is refused by name at run time. Its rrule is ChainRules' for distinct eigenvalues,
+`Ā = V⁻ᵀ Diagonal(λ̄) Vᵀ`, summed as `Σₖ λ̄ₖ wₖ vₖᵀ / (wₖᵀ vₖ)` with `vₖ` (`wₖ`) the right (left)
+eigenvector of `λₖ`.
+"""
+function _real_eigvals(A::Matrix{Float64})
+    E = _eigvals_general(A)
+    n = size(A, 1)
+    for k in 1:n
+        E[k, 2] == 0.0 || error("unsupported: `eigvals` of a real matrix with complex eigenvalues ($(E[k, 1]) ± $(abs(E[k, 2]))im): Julia's result is then a Vector{ComplexF64}, which zy's `eigvals` of a real matrix does not give; zy takes matrices whose eigenvalues are real")
+    end
+    λ = [E[k, 1] for k in 1:n]
+    # Ascending, by insertion (a rule's forward pass calls no function values).
+    for j in 2:n
+        k = j
+        while k > 1 && λ[k] < λ[k - 1]
+            λ[k], λ[k - 1] = λ[k - 1], λ[k]
+            k -= 1
+        end
+    end
+    return λ
+end
+
+# A unit null vector of `A - λI`, `λ` an eigenvalue of `A`: inverse iteration from a shift
+# just off `λ` (so that the solve is not exactly singular), which converges in a few steps.
+function _eigvector(A::Matrix{Float64}, λ::Float64)
+    n = size(A, 1)
+    M = A - (λ + 1.0e-10 * max(1.0, abs(λ))) * one(A)
+    v = [1.0 + k / n for k in 1:n]
+    for step in 1:3
+        v = M \ v
+        v = v / norm(v)
+    end
+    return v
+end
+
+# Each eigenvalue's cotangent `λ̄ₖ` carried to `A`: `Σₖ λ̄ₖ wₖ vₖᵀ / (wₖᵀ vₖ)`, `vₖ` (`wₖ`) the
+# right (left) eigenvector.
+function _eigvals_cotangent(A::Matrix{Float64}, λ::Vector{Float64}, λ̄)
+    n = length(λ)
+    At = _transpose_copy(A)
+    Ā = zeros(n, n)
+    for k in 1:n
+        v = _eigvector(A, λ[k])
+        w = _eigvector(At, λ[k])
+        Ā = Ā + (λ̄[k] / dot(w, v)) * (w * v')
+    end
+    return Ā
+end
+
+function rrule(::typeof(_real_eigvals), A::Matrix{Float64})
+    λ = _real_eigvals(A)
+    real_eigvals_pullback(ȳ) = (NoTangent(), _eigvals_cotangent(A, λ, _cotangent(ȳ, λ)))
+    return λ, real_eigvals_pullback
+end
+
+# λ̇ₖ = wₖᵀ Ȧ vₖ / (wₖᵀ vₖ).
+function frule(Δ, ::typeof(_real_eigvals), A::Matrix{Float64})
+    λ = _real_eigvals(A)
+    Ȧ = Δ[2]
+    At = _transpose_copy(A)
+    λ̇ = zeros(length(λ))
+    for k in 1:length(λ)
+        v = _eigvector(A, λ[k])
+        w = _eigvector(At, λ[k])
+        λ̇[k] = dot(w, Ȧ * v) / dot(w, v)
+    end
+    return λ, λ̇
 end
 
 # `(λ, U)` of the symmetric `A` by cyclic Jacobi: each rotation zeroes one off-diagonal pair

@@ -694,6 +694,27 @@ pub(crate) fn is_int_rational(cx: &Cx, curly: &SyntaxNode) -> bool {
     }
 }
 
+/// The tuple of the element types of `Tuple{S, T}` or `NTuple{n, T}` (a callee, `n` a literal
+/// up to 64, as in a signature).
+fn tuple_types(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
+    let (base, params) = curly.children.split_first()?;
+    if !base.leaf {
+        return None;
+    }
+    let types = match (cx.text(base), params) {
+        ("Tuple", _) if !params.is_empty() => params.iter().map(|p| expr(cx, p)).collect(),
+        ("NTuple", [n, t]) if n.leaf && n.kind == Kind::Integer => {
+            let count = cx.text(n).replace('_', "").parse::<usize>().ok()?;
+            if count > 64 {
+                return None;
+            }
+            vec![expr(cx, t); count]
+        }
+        _ => return None,
+    };
+    Some(Expr::new(ExprKind::Tuple(types), curly.range))
+}
+
 /// The element type of `Set{T}` (a callee).
 fn set_type(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     match curly.children.as_slice() {
@@ -778,15 +799,23 @@ fn rewritten_callee(
                         Expr::new(ExprKind::Ident("Base._typed_set".into()), callee.range),
                         vec![t],
                     ),
-                    None => match typed_callee(cx, bare) {
-                        Some(lead) => {
-                            (Expr::new(ExprKind::Ident(TYPED.into()), callee.range), lead)
-                        }
-                        None => {
-                            return Some(Err(
-                                cx.unsupported(callee, "type parameters in an expression")
-                            ))
-                        }
+                    None => match tuple_types(cx, bare) {
+                        // `Tuple{S, T}(v)`, `NTuple{n, T}(v)`: the prelude's
+                        // `_typed_tuple((S, T), v)`.
+                        Some(ts) => (
+                            Expr::new(ExprKind::Ident("Base._typed_tuple".into()), callee.range),
+                            vec![ts],
+                        ),
+                        None => match typed_callee(cx, bare) {
+                            Some(lead) => {
+                                (Expr::new(ExprKind::Ident(TYPED.into()), callee.range), lead)
+                            }
+                            None => {
+                                return Some(Err(
+                                    cx.unsupported(callee, "type parameters in an expression")
+                                ))
+                            }
+                        },
                     },
                 },
             },
@@ -868,7 +897,7 @@ fn call_with(
         };
         if name == "vec" && !dotted && keywords.is_empty() && args.len() == 1 && row(&args[0]) {
             // `vec(x')`: `x` itself for a vector `x` (Julia's `parent`); of a matrix the
-            // prelude refuses it by name, since zy's `A'` is a copy.
+            // prelude's view of `A` with the transposed indices.
             let callee = Expr::new(
                 ExprKind::Ident("Base._vec_adjoint".into()),
                 callee_expr.range,

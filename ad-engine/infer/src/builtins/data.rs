@@ -799,7 +799,8 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         // Cartesian indices and regex matches are the library's structs an array holds
         // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(s)` of a string,
         // `collect(d)` of a `Dict`, `findall("a", s)`, `[transpose(v) for v in vs]`,
-        // `findall(A .> 0)` of a matrix, `collect(eachmatch(r, s))`).
+        // `findall(A .> 0)` of a matrix, `collect(eachmatch(r, s))`), and views
+        // (`collect(eachcol(A))`, Julia's Vector of views, each reading and writing `A`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
@@ -813,6 +814,7 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
                             | "Base.Transpose"
                             | "Base.CartesianIndex"
                             | "Base.RegexMatch"
+                            | "Base.SubArray"
                     ))
         }
         Type::Union(_) => true,

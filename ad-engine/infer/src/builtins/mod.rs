@@ -134,6 +134,7 @@ pub const BUILTINS: &[&str] = &[
     "\\",
     "_solve_square",
     "cholesky_lower",
+    "_eigvals_general",
     "tril",
     "triu",
     "transpose",
@@ -876,7 +877,11 @@ pub(crate) fn call(
             | "adjoint" | "_transpose_copy" | "slice_copy",
             _,
         ) => array::call(b, name, args),
-        ("det" | "logdet" | "inv" | "\\" | "_solve_square" | "cholesky_lower", _) => {
+        (
+            "det" | "logdet" | "inv" | "\\" | "_solve_square" | "cholesky_lower"
+            | "_eigvals_general",
+            _,
+        ) => {
             array::factor(b, name, args)
         }
         ("tril" | "triu", _) => array::triangle(b, name, args),

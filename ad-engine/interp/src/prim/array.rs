@@ -401,6 +401,13 @@ pub fn slot(p: Prim, args: &[Value]) -> Result<Value, String> {
     let (Some(Value::Array(a)), Some(Value::Int(i))) = (args.first(), args.get(1)) else {
         return Err(method_error(p.julia_name(), args));
     };
+    // Outside the vector: the `BoundsError` of the write the AD records it for.
+    let out_of_bounds = || {
+        format!(
+            "BoundsError: attempt to access {} at index [{i}]",
+            summary(&args[0])
+        )
+    };
     let mut a = a.borrow_mut();
     let ArrayData::Obj(o) = &mut a.data else {
         return Err(method_error(p.julia_name(), args));
@@ -408,8 +415,11 @@ pub fn slot(p: Prim, args: &[Value]) -> Result<Value, String> {
     let slot = i
         .checked_sub(1)
         .and_then(|k| usize::try_from(k).ok())
-        .and_then(|k| o.items.get_mut(k))
-        .ok_or_else(|| format!("internal error: `{}` at index {i}", p.julia_name()))?;
+        .and_then(|k| o.items.get_mut(k));
+    let Some(slot) = slot else {
+        drop(a);
+        return Err(out_of_bounds());
+    };
     match args.get(2) {
         Some(v) => {
             *slot = v.clone();

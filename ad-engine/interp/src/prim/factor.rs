@@ -221,6 +221,26 @@ pub fn inv(a: &Value) -> Result<Value, String> {
     Ok(Array::new(Shape::Matrix(n, n), ArrayData::F64(y)).into_value())
 }
 
+/// `_eigvals_general(A)`: the eigenvalues of a square matrix by faer's Hessenberg QR, as the
+/// rows `[re im]` of an n×2 matrix in faer's order; a NaN or an Inf is Julia's `ArgumentError`.
+pub fn eigvals_general(a: &Value) -> Result<Value, String> {
+    let (n, x) = square("eigvals", a)?;
+    if x.iter().any(|v| !v.is_finite()) {
+        return Err("ArgumentError: matrix contains Infs or NaNs".into());
+    }
+    let mut out = vec![0.0; 2 * n];
+    if n > 0 {
+        let values = mat(n, &x)
+            .eigenvalues()
+            .map_err(|_| "unsupported: the eigenvalue iteration did not converge".to_string())?;
+        for (k, z) in values.iter().enumerate() {
+            out[k] = z.re;
+            out[n + k] = z.im;
+        }
+    }
+    Ok(Array::new(Shape::Matrix(n, 2), ArrayData::F64(out)).into_value())
+}
+
 /// `A \ B` for a square `A` and a vector or matrix `B`.
 pub fn solve(a: &Value, b: &Value) -> Result<Value, String> {
     let fail = || method_error("\\", &[a.clone(), b.clone()]);
@@ -306,6 +326,42 @@ mod tests {
             cholesky_lower_f64(2, &[1.0, 2.0, 2.0, 1.0]),
             Err(FactorError::NotPositiveDefinite)
         );
+    }
+
+    /// The rows `[re im]` of `_eigvals_general(a)`, sorted, for an `n × n` column-major `a`.
+    fn eigenvalue_rows(n: usize, a: &[f64]) -> Result<Vec<(f64, f64)>, String> {
+        let m = Array::new(Shape::Matrix(n, n), ArrayData::F64(a.to_vec())).into_value();
+        let Some((Shape::Matrix(k, 2), data)) = view(&eigvals_general(&m)?) else {
+            return Err("not an n×2 matrix".into());
+        };
+        let x = data.to_f64();
+        let mut rows: Vec<(f64, f64)> = (0..k).map(|i| (x[i], x[k + i])).collect();
+        rows.sort_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal));
+        Ok(rows)
+    }
+
+    #[test]
+    fn general_eigenvalues_real_and_complex() {
+        let near = |rows: &[(f64, f64)], want: &[(f64, f64)]| {
+            rows.len() == want.len()
+                && rows
+                    .iter()
+                    .zip(want)
+                    .all(|(p, q)| (p.0 - q.0).abs() < 1e-12 && (p.1 - q.1).abs() < 1e-12)
+        };
+        // [2 1; 0 3] is triangular: 2 and 3, exactly real.
+        let tri = eigenvalue_rows(2, &[2.0, 0.0, 1.0, 3.0]);
+        assert!(tri
+            .as_ref()
+            .is_ok_and(|r| near(r, &[(2.0, 0.0), (3.0, 0.0)]) && r.iter().all(|p| p.1 == 0.0)));
+        // A rotation by a quarter turn: ±i.
+        let rot = eigenvalue_rows(2, &[0.0, 1.0, -1.0, 0.0]);
+        assert!(rot.is_ok_and(|r| near(&r, &[(0.0, -1.0), (0.0, 1.0)])));
+        assert_eq!(
+            eigenvalue_rows(2, &[1.0, f64::NAN, 0.0, 1.0]),
+            Err("ArgumentError: matrix contains Infs or NaNs".to_string())
+        );
+        assert!(eigenvalue_rows(0, &[]).is_ok_and(|r| r.is_empty()));
     }
 
     #[test]

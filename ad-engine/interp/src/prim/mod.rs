@@ -214,12 +214,13 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a] = operands(p, args)?;
             linalg::transpose(p, a)
         }
-        Det | LogDet | Inv | CholeskyLower => {
+        Det | LogDet | Inv | CholeskyLower | EigvalsGeneral => {
             let [a] = operands(p, args)?;
             match p {
                 Det => factor::det(a),
                 LogDet => factor::logdet(a),
                 Inv => factor::inv(a),
+                EigvalsGeneral => factor::eigvals_general(a),
                 _ => factor::cholesky_lower(a),
             }
         }
