@@ -57,10 +57,11 @@ pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         17..=32 => "UInt32",
         33..=64 => "UInt64",
         _ => {
+            let wide = if bits <= 128 { "UInt128" } else { "BigInt" };
             return cx.unsupported(
                 node,
-                &format!("unsigned integer literal `{text}` (a UInt128); zy's widest unsigned integer is UInt64"),
-            )
+                &format!("unsigned integer literal `{text}` (a {wide}); zy's widest unsigned integer is UInt64"),
+            );
         }
     };
     let Some(value) = value.and_then(|v| u64::try_from(v).ok()) else {

@@ -79,6 +79,9 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         _ => {}
     }
     let Some(bin) = binop(text) else {
+        if is_callable_operator(text) {
+            return operator_call(cx, node, op, text, dotted, lhs, rest);
+        }
         return cx.unsupported(op, &unsupported_operator(text, dotted));
     };
     if fold_link(cx, lhs, bin, dotted).is_some() {
@@ -288,6 +291,47 @@ fn dotted_pipe_chain(
     }
     acc.range = node.range;
     acc
+}
+
+/// Operators of Julia's Base that zy's library lacks, refused by name (a call would find no
+/// function where Julia has one), and those that are not functions in Julia either.
+const UNCALLED: &[&str] = &[
+    "⊼", "⊽", "∋", "∌", "⊂", "⊃", "⊄", "⊅", "⊊", "⊋", "⊇", "⊉", "<:", ">:", "$", ":=", "-->",
+];
+
+/// Is `text` an operator that Julia calls as the function of that name (`a ⊕ b` is
+/// `⊕(a, b)`), one the program may define: not one of zy's own nor one of [`UNCALLED`]?
+fn is_callable_operator(text: &str) -> bool {
+    let text = normalize(text);
+    text != ":" && function_op(text).is_none() && !UNCALLED.contains(&text)
+}
+
+/// `a ⊕ b` as Julia reads it, the call `⊕(a, b)` (`a ⊕ b ⊕ c` where the tree chains them,
+/// `++`-like, is `⊕(a, b, c)`), or `broadcast(⊕, a, b)` dotted: the function is whatever the
+/// program defines under that name.
+fn operator_call(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    op: &SyntaxNode,
+    text: &str,
+    dotted: bool,
+    lhs: &SyntaxNode,
+    rest: &[SyntaxNode],
+) -> Expr {
+    let callee = Box::new(Expr::new(
+        ExprKind::Ident(normalize(text).to_string()),
+        op.range,
+    ));
+    let args = std::iter::once(lhs)
+        .chain(rest)
+        .map(|operand| expr(cx, operand))
+        .collect();
+    let kind = if dotted {
+        ExprKind::DotCall { callee, args }
+    } else {
+        ExprKind::Call { callee, args }
+    };
+    Expr::new(kind, node.range)
 }
 
 /// The refusal of the operator `text` (dotted or not), with what to write instead where Julia
