@@ -78,7 +78,7 @@ pub(crate) fn defined_name_node(node: &SyntaxNode) -> Option<&SyntaxNode> {
         (false, Kind::Doc, [_, documented]) => defined_name_node(documented),
         (false, Kind::MacroCall, [.., def]) => defined_name_node(def),
         (false, Kind::Struct | Kind::Abstract | Kind::Function, [sig, ..]) => Some(head(sig)),
-        (false, Kind::Const, [assignment]) => defined_name_node(assignment),
+        (false, Kind::Const | Kind::Global, [assignment]) => defined_name_node(assignment),
         (false, Kind::Assign, [lhs, _]) => Some(head(lhs)),
         _ => None,
     }
@@ -152,15 +152,14 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
             None => function_definition(cx, node).map(Item::Function),
         },
         Kind::Struct => struct_definition(cx, node, None).map(Item::Struct),
-        Kind::Const => {
-            let [assignment] = node.children.as_slice() else {
-                return unsupported(cx, node, "const declaration");
-            };
-            if assignment.kind != Kind::Assign || assignment.leaf {
-                return unsupported(cx, node, "const declaration");
+        Kind::Const | Kind::Global => match declared_binding(node) {
+            Some((assignment, is_const)) => {
+                global(cx, node, assignment, is_const).map(Item::Global)
             }
-            global(cx, node, assignment, true).map(Item::Global)
-        }
+            // `global x` at top level declares what every top-level name is already.
+            None if node.kind == Kind::Global => Some(Item::Script(script(cx, node))),
+            None => unsupported(cx, node, "const declaration"),
+        },
         Kind::Assign if assigns_a_name(node) => global(cx, node, node, false).map(Item::Global),
         Kind::MacroCall if is_definition_macro(cx, node) => {
             let def = node.children.last().and_then(|def| item(cx, def));
@@ -670,6 +669,17 @@ fn global(
         is_const,
         range: whole.range,
     })
+}
+
+/// The assignment of a top-level `x = v`, `const x = v`, `global x = v`, `global const x = v`
+/// or `const global x = v` (each binds the global `x`), and whether it is constant.
+fn declared_binding(node: &SyntaxNode) -> Option<(&SyntaxNode, bool)> {
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Assign, _) => Some((node, false)),
+        (false, Kind::Global, [inner]) => declared_binding(inner),
+        (false, Kind::Const, [inner]) => declared_binding(inner).map(|(a, _)| (a, true)),
+        _ => None,
+    }
 }
 
 /// `Random.seed!(k)` or `seed!(k)` of an Int literal at top level: `(k, qualified)`, with no

@@ -430,3 +430,39 @@ h(a, b) = a --> b
         "#]],
     );
 }
+
+#[test]
+fn surrogate_escapes_are_refused_and_past_unicode_is_a_syntax_error() {
+    // Julia keeps `\ud800` in a string or a `Char` as bytes that are not UTF-8, which zy's
+    // text cannot hold; `\U110000` is past Unicode, an invalid escape.
+    check(
+        "f() = \"a\\ud800\"\ng() = '\\udfff'\nh() = \"\\U110000\"\n",
+        expect![[r#"
+            (function f ()
+              (error))
+            (function g ()
+              (error))
+            (function h ()
+              (error))
+            error 8..14: unsupported: the bytes `\ud800` are not UTF-8; zy's strings hold text only [unsupported]
+            error 22..30: unsupported: character literal of bytes that are not UTF-8 (`'\xff'`, an invalid `Char` in Julia); write the character itself or its `'\u...'` escape instead [unsupported]
+            error 38..40: syntax error: invalid escape sequence `\U` [syntax-error]
+        "#]],
+    );
+}
+
+#[test]
+fn global_and_const_bindings_at_top_level() {
+    // `global x = v` and `const global x = v` bind a global as `x = v` does; `global a, b =
+    // 1, 2` is refused by name, and `global x` alone declares what `x` is already.
+    check(
+        "global g = 1\nconst global c = 2\nglobal const d::Float64 = 3\nglobal a, b = 1, 2\nglobal x\n",
+        expect![[r#"
+            (global g 1)
+            (const c 2)
+            (const d (call Base.convert Float64 3))
+            (script a top-level statement)
+            error 67..71: unsupported: global binding of anything but a name; bind one name per line (`a = 1`) instead [unsupported]
+        "#]],
+    );
+}
