@@ -779,6 +779,18 @@ end |> sum"#,
     (r#"2^3'"#, r#"8"#),
     (r#"(1:3)'"#, r#"[1 2 3]"#),
     (r#"-2'"#, r#"error: syntax error: unexpected `'`"#),
+    (r#"≺(a, b) = a > b; 3 ≺ 2 ≺ 1"#, r#"true"#),
+    (r#"≺(a, b) = a > b; 3 ≺ 2 ≺ 5"#, r#"false"#),
+    (r#"≺(a, b) = a > b; 1 < 3 ≺ 2"#, r#"true"#),
+    (r#"≺(a, b) = error("no"); 2 < 1 ≺ 0"#, r#"false"#),
+    (
+        r#"local a = 1, b = 2; a"#,
+        r#"error: syntax: invalid assignment location"#,
+    ),
+    (
+        r#"a = 1, b = 2"#,
+        r#"error: syntax: invalid assignment location"#,
+    ),
 ];
 
 #[test]

@@ -448,6 +448,9 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             _ if matches!(text, "<:" | ">:") && !dotted => Comparison::Subtype(text == ">:"),
             (Some(bin), _) if bin.is_comparison() => Comparison::Op(bin),
             (_, Some(fop)) if !dotted => Comparison::Function(fop),
+            (None, None) if !dotted && is_callable_operator(text) => {
+                Comparison::Named(normalize(text).to_string())
+            }
             _ => return cx.unsupported(op, &unsupported_operator(text, dotted)),
         };
         dots.push(dotted);
@@ -473,7 +476,7 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         .into_iter()
         .filter_map(|(op, _, e)| match op {
             Comparison::Op(bin) => Some((bin, e)),
-            Comparison::Function(_) | Comparison::Subtype(_) => None,
+            Comparison::Function(_) | Comparison::Subtype(_) | Comparison::Named(_) => None,
         })
         .collect();
     if dots.first() == Some(&true) {
@@ -488,13 +491,15 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     )
 }
 
-/// One comparison of a chain: a subset operator, a library function (`≈`, `in`, `===`), or
-/// `<:` (`>:` when swapped: `A >: B` is `B <: A`).
-#[derive(Clone, Copy)]
+/// One comparison of a chain: a subset operator, a library function (`≈`, `in`, `===`),
+/// `<:` (`>:` when swapped: `A >: B` is `B <: A`), or an operator the program may define.
+#[derive(Clone)]
 enum Comparison {
     Op(BinOp),
     Function(FunctionOp),
     Subtype(bool),
+    /// A comparison operator the program may define (`a ≺ b`): a call of its name.
+    Named(String),
 }
 
 /// `a ≈ b == c` with a library comparison or `<:`: Julia's lowering, `a ≈ b && b == c`, each operand
@@ -527,6 +532,7 @@ fn lazy_chain(first: Expr, rest: Vec<(Comparison, TextRange, Expr)>, range: Text
             Comparison::Function(fop) => function_call(fop, at, lhs, rhs.clone(), range),
             Comparison::Subtype(false) => Expr::call("<:", vec![lhs, rhs.clone()], range),
             Comparison::Subtype(true) => Expr::call("<:", vec![rhs.clone(), lhs], range),
+            Comparison::Named(name) => Expr::call(&name, vec![lhs, rhs.clone()], range),
         };
         links.push((bindings, comparison));
         lhs = rhs;
