@@ -695,6 +695,102 @@ end |> sum"#,
         r#"f(a...; c = 1) = sum(a) + c; t = (1, 2); f(t...; c = 0)"#,
         r#"3"#,
     ),
+    (r#"⊕(a, b) = a - b; 2 * 10 ⊕ 4"#, r#"16"#),
+    (r#"⊗(a, b) = a - b; 20 - 10 ⊗ 4"#, r#"14"#),
+    (r#"←(a, b) = a - b; 10 ← 5 ← 2"#, r#"7"#),
+    (r#"→(a, b) = a * 10 + b; 1 → 2 → 3"#, r#"33"#),
+    (r#"⊕(a, b) = a + 2b; [1, 2] .⊕ 1"#, r#"[3, 4]"#),
+    (r#"++(a, b...) = length(b); 1 ++ 2 ++ 3"#, r#"2"#),
+    (r#"≺(a, b) = a > b; 2 ≺ 1"#, r#"true"#),
+    (r#"1 ⊛ 2"#, r#"error: UndefVarError: `⊛` not defined"#),
+    (r#"sqrt <| 4"#, r#"error: UndefVarError: `<|` not defined"#),
+    (
+        r#"Set([1, 2]) ⊇ Set([1])"#,
+        r#"error: unsupported: operator `⊇`"#,
+    ),
+    (
+        r#"x = 2.0; x::Int"#,
+        r#"error: TypeError: in typeassert, expected Int64, got a value of type Float64"#,
+    ),
+    (
+        r#"f = ((x::T) where T) -> T; f(1.0)"#,
+        r#"error: unsupported: `where` in an anonymous function"#,
+    ),
+    (
+        r#"f = function (x::T) where {T} T end; f(1.0)"#,
+        r#"error: unsupported: `where` in an anonymous function"#,
+    ),
+    (
+        r#"function g end; 1"#,
+        r#"error: unsupported: function declaration without methods"#,
+    ),
+    (
+        r#"x = 3; (x)(2)"#,
+        r#"error: objects of type Int64 are not callable"#,
+    ),
+    (r#""\u85" * "a""#, r#""\u0085a""#),
+    (r#""\u85""#, r#""\u85""#),
+    (r#""\0" * "1""#, r#""\x001""#),
+    (r#""\x7f""#, r#""\x7f""#),
+    (r#""e\u0301""#, r#""é""#),
+    (r#""\u200b""#, r#""\u200b""#),
+    (r#""\v\f\e[1m\a\b""#, r#""\v\f\e[1m\a\b""#),
+    (r#"x = 1; "$("$("$x")")""#, r#""1""#),
+    (r#"x = [1, 2, 3]; y = [1, 2]; x[y[end]]"#, r#"2"#),
+    (r#"A = [1 2 3; 4 5 6]; A[:, end÷2]"#, r#"[1, 4]"#),
+    (r#"x = [1, 2, 3]; x[[1, end]]"#, r#"[1, 3]"#),
+    (r#"local a, b; a = 1; b = 2; a + b"#, r#"3"#),
+    (r#"map(1:2, 3:4) do a, b; a * b end"#, r#"[3, 8]"#),
+    (
+        r#"x = 5; x > 3 ?
+  1 :
+  2"#,
+        r#"1"#,
+    ),
+    (
+        r#"x = 5; x > 3 &&
+  x < 9"#,
+        r#"true"#,
+    ),
+    (
+        r#"false ||
+  false ||
+  true"#,
+        r#"true"#,
+    ),
+    (
+        r#"x = 2; x^
+  2"#,
+        r#"4"#,
+    ),
+    (r#"[1] ⊆ [1, 2]"#, r#"true"#),
+    (r#"1.0f"#, r#"error: UndefVarError: `f` not defined"#),
+    (
+        r#"0x10000000000000000"#,
+        r#"error: unsupported: unsigned integer literal `0x10000000000000000` (a UInt128)"#,
+    ),
+    (
+        r#"0x0000000000000000000000000000000000000001"#,
+        r#"error: (a BigInt)"#,
+    ),
+    (r#"x = Ref(5); x[]"#, r#"5"#),
+    (r#"max([3, 1, 2]...)"#, r#"3"#),
+    (r#"[[1, 2]..., 3]"#, r#"[1, 2, 3]"#),
+    (r#"2^3'"#, r#"8"#),
+    (r#"(1:3)'"#, r#"[1 2 3]"#),
+    (r#"-2'"#, r#"error: syntax error: unexpected `'`"#),
+    (r#"≺(a, b) = a > b; 3 ≺ 2 ≺ 1"#, r#"true"#),
+    (r#"≺(a, b) = a > b; 3 ≺ 2 ≺ 5"#, r#"false"#),
+    (r#"≺(a, b) = a > b; 1 < 3 ≺ 2"#, r#"true"#),
+    (r#"≺(a, b) = error("no"); 2 < 1 ≺ 0"#, r#"false"#),
+    (
+        r#"local a = 1, b = 2; a"#,
+        r#"error: syntax: invalid assignment location"#,
+    ),
+    (
+        r#"a = 1, b = 2"#,
+        r#"error: syntax: invalid assignment location"#,
+    ),
 ];
 
 #[test]

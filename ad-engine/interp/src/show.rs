@@ -161,8 +161,7 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         }
         Value::Func(n) => f.write_str(&visible_name(n)),
         Value::Symbol(s) => write!(f, ":{s}"),
-        // Julia's `show` escapes `$` too, so that the text reads back as the same string.
-        Value::Str(s) => write!(f, "{}", format!("{s:?}").replace('$', "\\$")),
+        Value::Str(s) => f.write_str(&show_string(s)),
         // As Julia shows the exception's constructor call, where zy knows its fields.
         Value::Exception(e) => match (e.field("val"), e.field("msg")) {
             (Ok(val), Ok(msg)) => {
@@ -220,6 +219,64 @@ pub(crate) fn escape_char(c: char, quote: char) -> String {
         c if c.is_control() || c.is_whitespace() && c != ' ' => format!("\\u{:x}", c as u32),
         c => c.to_string(),
     }
+}
+
+/// A string as Julia's `show` writes it: in quotes, `"`, `\\` and `$` escaped (so that the
+/// text reads back as the same string), and what is not printable as `escape_string` writes
+/// it: `\n`, `\e`, `\x7f`, `\u200b`, `\U10ffff` (four or eight hex digits before a hex digit).
+fn show_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        let before_hex = chars.peek().is_some_and(|d| d.is_ascii_hexdigit());
+        let code = c as u32;
+        match c {
+            '$' => out.push_str("\\$"),
+            '\0' if chars.peek().is_some_and(|d| ('0'..='7').contains(d)) => out.push_str("\\x00"),
+            _ if c.is_ascii() => out.push_str(&escape_char(c, '"')),
+            _ if printable(c) => out.push(c),
+            _ if code <= 0xffff => {
+                let _ = write!(out, "\\u{code:0w$x}", w = if before_hex { 4 } else { 2 });
+            }
+            _ => {
+                let _ = write!(out, "\\U{code:0w$x}", w = if before_hex { 8 } else { 4 });
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Julia's `isprint` of a character beyond ASCII: not a control, format, separator (line,
+/// paragraph), private-use or noncharacter code point.
+fn printable(c: char) -> bool {
+    let code = c as u32;
+    let format = matches!(
+        code,
+        0xad | 0x600..=0x605
+            | 0x61c
+            | 0x6dd
+            | 0x70f
+            | 0x890..=0x891
+            | 0x8e2
+            | 0x180e
+            | 0x200b..=0x200f
+            | 0x202a..=0x202e
+            | 0x2060..=0x2064
+            | 0x2066..=0x206f
+            | 0xfeff
+            | 0xfff9..=0xfffb
+            | 0x110bd
+            | 0x110cd
+            | 0x13430..=0x1343f
+            | 0x1bca0..=0x1bca3
+            | 0x1d173..=0x1d17a
+            | 0xe0001
+            | 0xe0020..=0xe007f
+    );
+    let private = matches!(code, 0xe000..=0xf8ff | 0xf0000..=0xffffd | 0x100000..=0x10fffd);
+    let nonchar = matches!(code, 0xfdd0..=0xfdef) || code & 0xfffe == 0xfffe;
+    !(c.is_control() || format || private || nonchar || matches!(code, 0x2028 | 0x2029))
 }
 
 fn comma_values<W: Write + ?Sized>(f: &mut W, vs: &[Value]) -> fmt::Result {

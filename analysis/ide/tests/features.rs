@@ -1658,7 +1658,7 @@ total(x) = halves(x, 3) + 1.0
 fn an_unsupported_construct_refuses_only_the_calls_that_reach_its_function() {
     let file = r#"
 function guarded(x)
-    q = x ⊗ 1.0
+    q = x ⊇ 1.0
     sqrt(x)
 end
 cube(x) = x^3
@@ -1676,7 +1676,7 @@ uses_guarded(x) = guarded(x) + 1.0
         file,
         "uses_guarded(2.0)",
         expect![[r#"
-            main.jl:3:11: error: unsupported: operator `⊗`; write a function with a name and call it instead
+            main.jl:3:11: error: unsupported: operator `⊇`; write a function with a name and call it instead
         "#]],
     );
 }

@@ -151,6 +151,11 @@ impl BodyLowerer<'_, '_> {
                     self.bind(item, x);
                 }
             }
+            // `a = 1, b = 2` is `a = ((1, b) = 2)`: Julia's lowering rejects the literal.
+            _ if describe(target) == "a literal" => {
+                let message = "syntax: invalid assignment location (a literal)";
+                self.fail(target.range, "syntax-error", message.to_string());
+            }
             _ => {
                 let what = describe(target);
                 let message =

@@ -460,6 +460,9 @@ fn dotted_logical(
 /// A method definition inside a body: `function g(y) ... end`, `g(y) = ...`, or an anonymous
 /// `function (y) ... end`.
 fn inner_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    if let Some(sig) = crate::items::anonymous_where(node) {
+        return cx.unsupported(sig, crate::items::ANONYMOUS_WHERE);
+    }
     match function_definition(cx, node) {
         Some(def) => Expr::new(ExprKind::Function(Box::new(def)), node.range),
         None => error_expr(node),

@@ -78,7 +78,7 @@ pub(crate) fn defined_name_node(node: &SyntaxNode) -> Option<&SyntaxNode> {
         (false, Kind::Doc, [_, documented]) => defined_name_node(documented),
         (false, Kind::MacroCall, [.., def]) => defined_name_node(def),
         (false, Kind::Struct | Kind::Abstract | Kind::Function, [sig, ..]) => Some(head(sig)),
-        (false, Kind::Const, [assignment]) => defined_name_node(assignment),
+        (false, Kind::Const | Kind::Global, [assignment]) => defined_name_node(assignment),
         (false, Kind::Assign, [lhs, _]) => Some(head(lhs)),
         _ => None,
     }
@@ -152,15 +152,14 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
             None => function_definition(cx, node).map(Item::Function),
         },
         Kind::Struct => struct_definition(cx, node, None).map(Item::Struct),
-        Kind::Const => {
-            let [assignment] = node.children.as_slice() else {
-                return unsupported(cx, node, "const declaration");
-            };
-            if assignment.kind != Kind::Assign || assignment.leaf {
-                return unsupported(cx, node, "const declaration");
+        Kind::Const | Kind::Global => match declared_binding(node) {
+            Some((assignment, is_const)) => {
+                global(cx, node, assignment, is_const).map(Item::Global)
             }
-            global(cx, node, assignment, true).map(Item::Global)
-        }
+            // `global x` at top level declares what every top-level name is already.
+            None if node.kind == Kind::Global => Some(Item::Script(script(cx, node))),
+            None => unsupported(cx, node, "const declaration"),
+        },
         Kind::Assign if assigns_a_name(node) => global(cx, node, node, false).map(Item::Global),
         Kind::MacroCall if is_definition_macro(cx, node) => {
             let def = node.children.last().and_then(|def| item(cx, def));
@@ -672,6 +671,17 @@ fn global(
     })
 }
 
+/// The assignment of a top-level `x = v`, `const x = v`, `global x = v`, `global const x = v`
+/// or `const global x = v` (each binds the global `x`), and whether it is constant.
+fn declared_binding(node: &SyntaxNode) -> Option<(&SyntaxNode, bool)> {
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Assign, _) => Some((node, false)),
+        (false, Kind::Global, [inner]) => declared_binding(inner),
+        (false, Kind::Const, [inner]) => declared_binding(inner).map(|(a, _)| (a, true)),
+        _ => None,
+    }
+}
+
 /// `Random.seed!(k)` or `seed!(k)` of an Int literal at top level: `(k, qualified)`, with no
 /// binding after it yet.
 fn seed_call(cx: &Cx, node: &SyntaxNode) -> Option<(i64, bool, Option<String>)> {
@@ -758,6 +768,21 @@ fn declared_function<'a>(cx: &Cx<'a>, node: &SyntaxNode) -> Option<&'a str> {
     }
 }
 
+/// The refusal of `function (x::T) where T ... end` and `((x::T) where T) -> ...`.
+pub(crate) const ANONYMOUS_WHERE: &str =
+    "`where` in an anonymous function; define a named function instead";
+
+/// The signature of `function (x::T) where T ... end`, an anonymous function with `where`.
+pub(crate) fn anonymous_where(node: &SyntaxNode) -> Option<&SyntaxNode> {
+    let sig = node.children.first()?;
+    match (sig.leaf, sig.kind, sig.children.first()) {
+        (false, Kind::Where, Some(params)) if params.kind == Kind::Tuple && !params.leaf => {
+            Some(sig)
+        }
+        _ => None,
+    }
+}
+
 /// `function SIGNATURE ... end` or `SIGNATURE = body` (named, callable-struct or anonymous).
 pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<FunctionDef> {
     let short = node.has_flag(flags::SHORT_FORM);
@@ -773,6 +798,9 @@ pub(crate) fn function_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<Func
     };
     if sig_node.has_error() {
         return None;
+    }
+    if let Some(sig) = anonymous_where(node) {
+        return unsupported(cx, sig, ANONYMOUS_WHERE);
     }
     let mut sig = match (sig_node.leaf, sig_node.kind) {
         (false, Kind::Tuple) => Signature {
@@ -1462,9 +1490,22 @@ pub(crate) fn struct_definition(
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
     let mut fields = Vec::new();
     let mut inner_constructors = false;
+    // A field refused is not left out: the struct it belongs to is refused as a whole.
+    let mut refused = false;
     for field in &body.children {
         let field = match (field.kind, field.children.as_slice()) {
             (Kind::Doc, [_, documented]) if !field.leaf => documented,
+            _ => field,
+        };
+        // `const a::T`: every field of an immutable struct is constant already; in a mutable
+        // one, a field that cannot be assigned, which zy does not track.
+        let field = match (field.leaf, field.kind, field.children.as_slice()) {
+            (false, Kind::Const, [declared]) if !mutable => declared,
+            (false, Kind::Const, _) => {
+                cx.unsupported(field, "const field of a mutable struct");
+                refused = true;
+                continue;
+            }
             _ => field,
         };
         if field.is_error() {
@@ -1490,12 +1531,13 @@ pub(crate) fn struct_definition(
             (false, Kind::Decl, [name, ty])
                 if field.is_infix() && name.leaf && name.kind == Kind::Identifier =>
             {
-                if let Some(ty) = type_expr(cx, ty) {
-                    fields.push(FieldDef {
+                match type_expr(cx, ty) {
+                    Some(ty) => fields.push(FieldDef {
                         name: cx.text(name).to_string(),
                         ty: Some(ty),
                         range: field.range,
-                    });
+                    }),
+                    None => refused = true,
                 }
             }
             (false, Kind::Assign, [lhs, _])
@@ -1505,20 +1547,16 @@ pub(crate) fn struct_definition(
                     field,
                     "field default outside a `@kwdef` struct; write `Base.@kwdef struct` instead",
                 );
+                refused = true;
             }
             (false, Kind::Function | Kind::Assign, _) => {
                 inner_constructor(cx, field, cx.text(name_node), &params, defaults.is_some());
                 inner_constructors = true;
             }
-            (false, Kind::Const, _) => {
-                cx.unsupported(
-                    field,
-                    "const field; write a plain field (the fields of a `struct` are constant already) instead",
-                );
-            }
             _ if field.has_error() => {}
             _ => {
                 cx.unsupported(field, "statement in a struct body");
+                refused = true;
             }
         }
         if let Some(defaults) = defaults.as_deref_mut() {
@@ -1526,6 +1564,10 @@ pub(crate) fn struct_definition(
                 defaults.push(default);
             }
         }
+    }
+    if refused {
+        cx.constructors.clear();
+        return None;
     }
     Some(StructDef {
         name: cx.text(name_node).to_string(),
@@ -1724,11 +1766,8 @@ pub(crate) fn arrow_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let [head, body] = node.children.as_slice() else {
         return error_expr(node);
     };
-    if head.kind == Kind::Where && !head.leaf {
-        return cx.unsupported(
-            head,
-            "`where` in an anonymous function; define a named function instead",
-        );
+    if is_where(head) {
+        return cx.unsupported(head, ANONYMOUS_WHERE);
     }
     let mut params = params_of_tuple(cx, head);
     let mut body = vec![expr(cx, body)];
@@ -1739,6 +1778,15 @@ pub(crate) fn arrow_function(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         def.keyword_rest = params.rest;
     }
     e
+}
+
+/// Is `node` a `where` clause, perhaps in parentheses (`((x::T) where T) -> x`)?
+fn is_where(node: &SyntaxNode) -> bool {
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Where, _) => true,
+        (false, Kind::Parens, [inner]) => is_where(inner),
+        _ => false,
+    }
 }
 
 /// An anonymous function expression over `node`.

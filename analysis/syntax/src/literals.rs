@@ -57,10 +57,11 @@ pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         17..=32 => "UInt32",
         33..=64 => "UInt64",
         _ => {
+            let wide = if bits <= 128 { "UInt128" } else { "BigInt" };
             return cx.unsupported(
                 node,
-                &format!("unsigned integer literal `{text}` (a UInt128); zy's widest unsigned integer is UInt64"),
-            )
+                &format!("unsigned integer literal `{text}` (a {wide}); zy's widest unsigned integer is UInt64"),
+            );
         }
     };
     let Some(value) = value.and_then(|v| u64::try_from(v).ok()) else {
@@ -268,6 +269,8 @@ enum Escaped {
     Char(char),
     /// `\xHH` and octal escapes are bytes in Julia: `"\xc3\xa9"` is `"é"`.
     Byte(u8),
+    /// `\ud800`: a surrogate, which Julia keeps in a string as bytes that are not UTF-8.
+    Surrogate,
 }
 
 /// Appends `text` with its escape sequences resolved as Julia does: `\xHH` and octal escapes
@@ -298,6 +301,14 @@ pub(crate) fn unescape_into(text: &str, out: &mut String) -> Result<(), BadEscap
                     bytes_at = offset;
                 }
                 bytes.push(b);
+            }
+            Escaped::Surrogate => {
+                flush_bytes(&mut bytes, bytes_at, text, out)?;
+                return Err(BadEscape {
+                    at: offset,
+                    len,
+                    problem: Problem::Utf8,
+                });
             }
         }
         rest = &escape[len..];
@@ -360,7 +371,12 @@ fn unescape(escape: &str) -> Option<(Escaped, usize)> {
         let code = u32::from_str_radix(hex, radix).ok()?;
         (n > 0).then_some((code, 2 + n))
     };
-    let char_of = |(code, len): (u32, usize)| Some((Escaped::Char(char::from_u32(code)?), len));
+    let char_of = |(code, len): (u32, usize)| match char::from_u32(code) {
+        Some(c) => Some((Escaped::Char(c), len)),
+        None => (0xd800..=0xdfff)
+            .contains(&code)
+            .then_some((Escaped::Surrogate, len)),
+    };
     let simple = |c: char| Some((Escaped::Char(c), 1 + first.len_utf8()));
     match first {
         'n' => simple('\n'),

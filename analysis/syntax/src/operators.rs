@@ -79,6 +79,9 @@ pub(crate) fn infix(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
         _ => {}
     }
     let Some(bin) = binop(text) else {
+        if is_callable_operator(text) {
+            return operator_call(cx, node, op, text, dotted, lhs, rest);
+        }
         return cx.unsupported(op, &unsupported_operator(text, dotted));
     };
     if fold_link(cx, lhs, bin, dotted).is_some() {
@@ -290,6 +293,47 @@ fn dotted_pipe_chain(
     acc
 }
 
+/// Operators of Julia's Base that zy's library lacks, refused by name (a call would find no
+/// function where Julia has one), and those that are not functions in Julia either.
+const UNCALLED: &[&str] = &[
+    "⊼", "⊽", "∋", "∌", "⊂", "⊃", "⊄", "⊅", "⊊", "⊋", "⊇", "⊉", "<:", ">:", "$", ":=", "-->",
+];
+
+/// Is `text` an operator that Julia calls as the function of that name (`a ⊕ b` is
+/// `⊕(a, b)`), one the program may define: not one of zy's own nor one of [`UNCALLED`]?
+fn is_callable_operator(text: &str) -> bool {
+    let text = normalize(text);
+    text != ":" && function_op(text).is_none() && !UNCALLED.contains(&text)
+}
+
+/// `a ⊕ b` as Julia reads it, the call `⊕(a, b)` (`a ⊕ b ⊕ c` where the tree chains them,
+/// `++`-like, is `⊕(a, b, c)`), or `broadcast(⊕, a, b)` dotted: the function is whatever the
+/// program defines under that name.
+fn operator_call(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    op: &SyntaxNode,
+    text: &str,
+    dotted: bool,
+    lhs: &SyntaxNode,
+    rest: &[SyntaxNode],
+) -> Expr {
+    let callee = Box::new(Expr::new(
+        ExprKind::Ident(normalize(text).to_string()),
+        op.range,
+    ));
+    let args = std::iter::once(lhs)
+        .chain(rest)
+        .map(|operand| expr(cx, operand))
+        .collect();
+    let kind = if dotted {
+        ExprKind::DotCall { callee, args }
+    } else {
+        ExprKind::Call { callee, args }
+    };
+    Expr::new(kind, node.range)
+}
+
 /// The refusal of the operator `text` (dotted or not), with what to write instead where Julia
 /// has a spelling zy accepts.
 pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
@@ -404,6 +448,9 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             _ if matches!(text, "<:" | ">:") && !dotted => Comparison::Subtype(text == ">:"),
             (Some(bin), _) if bin.is_comparison() => Comparison::Op(bin),
             (_, Some(fop)) if !dotted => Comparison::Function(fop),
+            (None, None) if !dotted && is_callable_operator(text) => {
+                Comparison::Named(normalize(text).to_string())
+            }
             _ => return cx.unsupported(op, &unsupported_operator(text, dotted)),
         };
         dots.push(dotted);
@@ -429,7 +476,7 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         .into_iter()
         .filter_map(|(op, _, e)| match op {
             Comparison::Op(bin) => Some((bin, e)),
-            Comparison::Function(_) | Comparison::Subtype(_) => None,
+            Comparison::Function(_) | Comparison::Subtype(_) | Comparison::Named(_) => None,
         })
         .collect();
     if dots.first() == Some(&true) {
@@ -444,13 +491,15 @@ pub(crate) fn chain(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     )
 }
 
-/// One comparison of a chain: a subset operator, a library function (`≈`, `in`, `===`), or
-/// `<:` (`>:` when swapped: `A >: B` is `B <: A`).
-#[derive(Clone, Copy)]
+/// One comparison of a chain: a subset operator, a library function (`≈`, `in`, `===`),
+/// `<:` (`>:` when swapped: `A >: B` is `B <: A`), or an operator the program may define.
+#[derive(Clone)]
 enum Comparison {
     Op(BinOp),
     Function(FunctionOp),
     Subtype(bool),
+    /// A comparison operator the program may define (`a ≺ b`): a call of its name.
+    Named(String),
 }
 
 /// `a ≈ b == c` with a library comparison or `<:`: Julia's lowering, `a ≈ b && b == c`, each operand
@@ -483,6 +532,7 @@ fn lazy_chain(first: Expr, rest: Vec<(Comparison, TextRange, Expr)>, range: Text
             Comparison::Function(fop) => function_call(fop, at, lhs, rhs.clone(), range),
             Comparison::Subtype(false) => Expr::call("<:", vec![lhs, rhs.clone()], range),
             Comparison::Subtype(true) => Expr::call("<:", vec![rhs.clone(), lhs], range),
+            Comparison::Named(name) => Expr::call(&name, vec![lhs, rhs.clone()], range),
         };
         links.push((bindings, comparison));
         lhs = rhs;

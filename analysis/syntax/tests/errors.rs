@@ -192,7 +192,7 @@ function f(x, xs)
     let y = 1
         y
     end
-    q = x ⊗ 1
+    q = x ⊇ 1
     u = 1f0 + 0x10
     v::Float64 = 1.0
     global g = 1
@@ -219,7 +219,7 @@ end
               (return (call (-> (x) x) 1)))
             error 71..78: unsupported: macro @test; write `@assert cond` instead [unsupported]
             error 184..190: unsupported: character literal of bytes that are not UTF-8 (`'\xff'`, an invalid `Char` in Julia); write the character itself or its `'\u...'` escape instead [unsupported]
-            error 233..236: unsupported: operator `⊗`; write a function with a name and call it instead [unsupported]
+            error 233..236: unsupported: operator `⊇`; write a function with a name and call it instead [unsupported]
         "#]],
     );
 }
@@ -321,7 +321,7 @@ end
             (function A ( (parameters (= x 1.0) (= y (* 2 x)) z))
               (call A x y z))
             (mutable struct B)
-            (struct C)
+            (refused C)
             error 105..112: unsupported: field default outside a `@kwdef` struct; write `Base.@kwdef struct` instead [unsupported]
         "#]],
     );
@@ -373,6 +373,96 @@ fn string_escapes_follow_julia() {
               "a\nb")
             error 37..41: unsupported: the bytes `\xe9` are not UTF-8; zy's strings hold text only [unsupported]
             error 51..53: syntax error: invalid escape sequence `\7` [syntax-error]
+        "#]],
+    );
+}
+
+#[test]
+fn a_struct_with_a_member_refused_is_refused_whole() {
+    // `const` on a field of an immutable struct is what every field is already; a mutable
+    // struct's constant field, a default outside `@kwdef` or a statement is refused, and the
+    // struct with it (rather than defined without that field).
+    check(
+        r#"
+struct P
+    const a::Int
+    b
+end
+mutable struct Q
+    const a::Int
+    b
+end
+struct R
+    a::Int
+    1 + 1
+end
+"#,
+        expect![[r#"
+            (struct P a::Int b)
+            (refused Q)
+            (refused R)
+            error 58..70: unsupported: const field of a mutable struct [unsupported]
+            error 105..110: unsupported: statement in a struct body [unsupported]
+        "#]],
+    );
+}
+
+#[test]
+fn operators_outside_the_subset_are_calls_of_their_functions() {
+    // As in Julia, `a ⊕ b` calls whatever `⊕` is (and `.⊕` broadcasts it); arrows group to
+    // the right and `++` chains into one call. Base's operators that zy's library lacks, and
+    // those that are not functions, stay refused by name.
+    check(
+        r#"
+f(a, b) = (a ⊕ b ⊕ a, a .⊕ b, a ← b ← a, a ++ b ++ a, a <| b)
+g(a, b) = a ⊇ b
+h(a, b) = a --> b
+"#,
+        expect![[r#"
+            (function f (a b)
+              (tuple (call ⊕ (call ⊕ a b) a) (dotcall ⊕ a b) (call ← a (call ← b a)) (call ++ a b a) (call <| a b)))
+            (function g (a b)
+              (error))
+            (function h (a b)
+              (error))
+            error 85..88: unsupported: operator `⊇`; write a function with a name and call it instead [unsupported]
+            error 101..108: unsupported: operator `-->` [unsupported]
+        "#]],
+    );
+}
+
+#[test]
+fn surrogate_escapes_are_refused_and_past_unicode_is_a_syntax_error() {
+    // Julia keeps `\ud800` in a string or a `Char` as bytes that are not UTF-8, which zy's
+    // text cannot hold; `\U110000` is past Unicode, an invalid escape.
+    check(
+        "f() = \"a\\ud800\"\ng() = '\\udfff'\nh() = \"\\U110000\"\n",
+        expect![[r#"
+            (function f ()
+              (error))
+            (function g ()
+              (error))
+            (function h ()
+              (error))
+            error 8..14: unsupported: the bytes `\ud800` are not UTF-8; zy's strings hold text only [unsupported]
+            error 22..30: unsupported: character literal of bytes that are not UTF-8 (`'\xff'`, an invalid `Char` in Julia); write the character itself or its `'\u...'` escape instead [unsupported]
+            error 38..40: syntax error: invalid escape sequence `\U` [syntax-error]
+        "#]],
+    );
+}
+
+#[test]
+fn global_and_const_bindings_at_top_level() {
+    // `global x = v` and `const global x = v` bind a global as `x = v` does; `global a, b =
+    // 1, 2` is refused by name, and `global x` alone declares what `x` is already.
+    check(
+        "global g = 1\nconst global c = 2\nglobal const d::Float64 = 3\nglobal a, b = 1, 2\nglobal x\n",
+        expect![[r#"
+            (global g 1)
+            (const c 2)
+            (const d (call Base.convert Float64 3))
+            (script a top-level statement)
+            error 67..71: unsupported: global binding of anything but a name; bind one name per line (`a = 1`) instead [unsupported]
         "#]],
     );
 }

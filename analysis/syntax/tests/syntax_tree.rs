@@ -1059,3 +1059,202 @@ fn junk_after_a_statement_is_wrapped_with_it() {
     .to_string();
     assert_eq!(shown, "(toplevel (wrapper a (error-t b)) c)");
 }
+
+#[test]
+fn operator_classes_everyday_code_meets() {
+    // Each operator groups as its class does in JuliaSyntax's table: arrows (`-->` syntactic,
+    // `<--`, `<-->`, `←`) to the right, `<|` to the right and `|>` to the left at the pipe
+    // level, `⊻` and `⊕` with `+`, `∘` and `⊗` with `*`, `~` at the assignment level.
+    check(
+        &[
+            "a --> b --> c",
+            "a <-- b <-- c",
+            "a <--> b",
+            "p ← q ← r",
+            "a <| b <| c",
+            "a |> b |> c",
+            "a ⊻ b ⊻ c",
+            "a ∘ b ∘ c",
+            "f .∘ g",
+            "a ⊕ b * c",
+            "a ⊗ b + c",
+            "a ~ b",
+            "x::Int + 1",
+            "a ∈ b ∉ c ⊆ d",
+            "x in xs isa T",
+        ],
+        expect![[r#"
+            "a --> b --> c"
+                (--> a (--> b c))
+            "a <-- b <-- c"
+                (call-i a <-- (call-i b <-- c))
+            "a <--> b"
+                (call-i a <--> b)
+            "p ← q ← r"
+                (call-i p ← (call-i q ← r))
+            "a <| b <| c"
+                (call-i a <| (call-i b <| c))
+            "a |> b |> c"
+                (call-i (call-i a |> b) |> c)
+            "a ⊻ b ⊻ c"
+                (call-i (call-i a ⊻ b) ⊻ c)
+            "a ∘ b ∘ c"
+                (call-i (call-i a ∘ b) ∘ c)
+            "f .∘ g"
+                (dotcall-i f ∘ g)
+            "a ⊕ b * c"
+                (call-i a ⊕ (call-i b * c))
+            "a ⊗ b + c"
+                (call-i (call-i a ⊗ b) + c)
+            "a ~ b"
+                (call-i a ~ b)
+            "x::Int + 1"
+                (call-i (::-i x Int) + 1)
+            "a ∈ b ∉ c ⊆ d"
+                (comparison a ∈ b ∉ c ⊆ d)
+            "x in xs isa T"
+                (comparison x in xs isa T)
+        "#]],
+    );
+}
+
+#[test]
+fn declarations_and_definitions_outside_the_subset_parse() {
+    // What zy refuses by name still has Julia's tree: the refusal comes after.
+    check(
+        &[
+            "f(x)::T where T",
+            "f(x) where {T} where {S}",
+            "((x::T) where T) -> x",
+            "function (x) x end",
+            "function f end",
+            "global a, b = 1, 2",
+            "local a = 1, b",
+            "import A.B: c as d, e",
+            "export f, @m, +",
+            "abstract type A{T<:Real} <: B{T} end",
+            "primitive type P <: Integer 16 end",
+            "macro m(x) x end",
+            "quote x end",
+            ":(a + b)",
+            "mutable struct S\n const a::Int\nend",
+            "map(xs) do (a, b), c\n a\nend",
+        ],
+        expect![[r#"
+            "f(x)::T where T"
+                (::-i (call f x) (where T T))
+            "f(x) where {T} where {S}"
+                (where (where (call f x) (braces T)) (braces S))
+            "((x::T) where T) -> x"
+                (-> (parens (where (parens (::-i x T)) T)) x)
+            "function (x) x end"
+                (function (tuple-p x) (block x))
+            "function f end"
+                (function f)
+            "global a, b = 1, 2"
+                (global (= (tuple a b) (tuple 1 2)))
+            "local a = 1, b"
+                (local (= a (tuple 1 b)))
+            "import A.B: c as d, e"
+                (import (: (importpath A B) (as (importpath c) d) (importpath e)))
+            "export f, @m, +"
+                (export f (macro_name m) +)
+            "abstract type A{T<:Real} <: B{T} end"
+                (abstract (<: (curly A (<: T Real)) (curly B T)))
+            "primitive type P <: Integer 16 end"
+                (primitive (<: P Integer) 16)
+            "macro m(x) x end"
+                (macro (call m x) (block x))
+            "quote x end"
+                (quote (block x))
+            ":(a + b)"
+                (quote-: (parens (call-i a + b)))
+            "mutable struct S\n const a::Int\nend"
+                (struct-mut S (block (const (::-i a Int))))
+            "map(xs) do (a, b), c\n a\nend"
+                (call map xs (do (tuple (tuple-p a b) c) (block a)))
+        "#]],
+    );
+}
+
+#[test]
+fn literals_splats_adjoints_and_brackets() {
+    // Unsigned literals take the width of their digits; `1.0f`, `1e1_0` are a number times a
+    // name; `-2'` is a literal `-2` with a `'` left over, as JuliaSyntax reads it.
+    check(
+        &[
+            "0xffff",
+            "0x10000",
+            "0x1ffffffffffffffff",
+            "1.0f",
+            ".1e-3",
+            "1e1_0",
+            "-2'",
+            "2(x)",
+            "(x)(y)",
+            "f(x...; y...)",
+            "[a..., b...]",
+            "(a...,)",
+            "a'b",
+            "[1 2]'",
+            "a.b'",
+            "x[]",
+            "A[:, end÷2]",
+            "[1;; 2;;; 3]",
+            "#= a #= b =# c =# x",
+            "\"a\\\n   b\"",
+            "\"$(\"$(x)\")\"",
+            "a ?\n b :\n c",
+            "a &&\n b ||\n c",
+        ],
+        expect![[r##"
+            "0xffff"
+                0xffff
+            "0x10000"
+                0x00010000
+            "0x1ffffffffffffffff"
+                0x0000000000000001ffffffffffffffff
+            "1.0f"
+                (juxtapose 1.0 f)
+            ".1e-3"
+                0.0001
+            "1e1_0"
+                (juxtapose 10.0 _0)
+            "-2'"
+                -2
+                error 2..3: syntax error: unexpected `'`
+            "2(x)"
+                (juxtapose 2 (parens x))
+            "(x)(y)"
+                (call (parens x) y)
+            "f(x...; y...)"
+                (call f (... x) (parameters (... y)))
+            "[a..., b...]"
+                (vect (... a) (... b))
+            "(a...,)"
+                (tuple-p-, (... a))
+            "a'b"
+                (juxtapose (call-post a ') b)
+            "[1 2]'"
+                (call-post (hcat 1 2) ')
+            "a.b'"
+                (call-post (. a b) ')
+            "x[]"
+                (ref x)
+            "A[:, end÷2]"
+                (ref A : (call-i end ÷ 2))
+            "[1;; 2;;; 3]"
+                (ncat-3 (nrow-2 1 2) 3)
+            "#= a #= b =# c =# x"
+                x
+            "\"a\\\n   b\""
+                (string "a" "b")
+            "\"$(\"$(x)\")\""
+                (string (parens (string (parens x))))
+            "a ?\n b :\n c"
+                (? a b c)
+            "a &&\n b ||\n c"
+                (|| (&& a b) c)
+        "##]],
+    );
+}
