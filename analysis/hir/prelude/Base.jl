@@ -7057,8 +7057,16 @@ end
 _typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
 _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
 _typed_cat(T::Type{Float32}, A::Array) = _gen_convert(T, zero(Float32), A)
+_typed_cat(T::Type{Int8}, A::Array) = _gen_convert(T, zero(Int8), A)
+_typed_cat(T::Type{Int16}, A::Array) = _gen_convert(T, zero(Int16), A)
+_typed_cat(T::Type{Int32}, A::Array) = _gen_convert(T, zero(Int32), A)
+_typed_cat(T::Type{UInt8}, A::Array) = _gen_convert(T, zero(UInt8), A)
+_typed_cat(T::Type{UInt16}, A::Array) = _gen_convert(T, zero(UInt16), A)
+_typed_cat(T::Type{UInt32}, A::Array) = _gen_convert(T, zero(UInt32), A)
+_typed_cat(T::Type{UInt64}, A::Array) = _gen_convert(T, zero(UInt64), A)
+_typed_cat(T::Type{Bool}, A::Array) = _gen_convert(T, false, A)
 # `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
-_typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be `Float64` or `Int`")
+_typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be a number type")
 
 # `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
 # `Array{T, N}(undef, dims...)` (the syntax lowers them to these): arrays whose elements Julia
