@@ -7642,18 +7642,33 @@ The Jacobian of `f` at `args`, one per argument (Zygote's convention). With `y =
 seen as a vector (a number is a vector of length 1, an array is taken in storage order): for a
 `Float64` argument `x`, a vector `J` with `J[k] = ∂y[k]/∂x`; for a `Float64` array argument `a`,
 a matrix with `J[k, i] = ∂y[k]/∂a[i]` (one row for a number result); for any other argument
-`nothing`. Computed by forward mode, one pushforward per entry of the arguments, when they have
+`nothing`; of a `Float32` or an array of them, the same in `Float32` (by reverse mode).
+Computed by forward mode, one pushforward per entry of the arguments, when they have
 at most as many entries as `y`, else by reverse mode, one gradient per entry of `y`.
 """
 function jacobian(f, args...)
     y = f(args...)
     g = _jac_plain(f, y)
     m = _jac_length(y)
+    return _jacobian(_jac_single(args...), g, m, args)
+end
+
+function _jacobian(::Val{false}, g, m, args)
     if _jac_inputs(args...) <= m
         return _jac_forward(g, m, (), (), args...)
     end
     return _jac_reverse(g, m, args)
 end
+
+# With a Float32 argument or an array of them, whose Jacobian is in Float32 (Zygote's), by
+# reverse mode: forward mode takes no array of Float32s yet, which the result or the closures
+# holding the other arguments may be.
+_jacobian(::Val{true}, g, m, args) = _jac_reverse(g, m, args)
+
+_jac_single() = Val(false)
+_jac_single(x::Float32, rest...) = Val(true)
+_jac_single(x::AbstractArray{Float32}, rest...) = Val(true)
+_jac_single(x, rest...) = _jac_single(rest...)
 
 # `f`, or of an `f` returning a view (or a shared reshape) one returning the plain array of its
 # elements, whose tangent is an array (the view's is `(parent = ...)`).
@@ -7785,13 +7800,15 @@ _jac_rows!(Js, gs::Nothing, k) = nothing
 
 _jac_zeros(x::Float64, m) = zeros(m)
 _jac_zeros(x::AbstractArray{Float64}, m) = zeros(m, length(x))
+_jac_zeros(x::Float32, m) = zeros(Float32, m)
+_jac_zeros(x::AbstractArray{Float32}, m) = zeros(Float32, m, length(x))
 _jac_zeros(x, m) = nothing
 
-function _jac_row!(J::Vector{Float64}, k, g::Real)
+function _jac_row!(J::Vector, k, g::Real)
     J[k] = g
     return nothing
 end
-function _jac_row!(J::Matrix{Float64}, k, g::AbstractArray)
+function _jac_row!(J::Matrix, k, g::AbstractArray)
     for i in 1:length(g)
         J[k, i] = g[i]
     end
