@@ -1358,6 +1358,9 @@ end
 *(A::Matrix{Float32}, B::Matrix{Float32}) = Float32.(Float64.(A) * Float64.(B))
 *(A::Matrix{Float32}, x::Vector{Float64}) = Float64.(A) * x
 *(A::Matrix{Float64}, x::Vector{Float32}) = A * Float64.(x)
+# `dot` of Float32 vectors likewise, and the transpose of a Float32 matrix (exact).
+dot(x::Vector{Float32}, y::Vector{Float32}) = Float32(dot(Float64.(x), Float64.(y)))
+_transpose_copy(A::Matrix{Float32}) = Float32.(_transpose_copy(Float64.(A)))
 
 # `sum`, `prod`, `maximum` and `minimum` of an array of Float32s or fixed-width integers, `z`
 # the zero or one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64; a
