@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 77203..77207: abs2
-            <zy>/prelude/Base.jl (prelude) 379836..379840: abs2
+            <zy>/prelude/Base.jl (prelude) 77449..77453: abs2
+            <zy>/prelude/Base.jl (prelude) 381390..381394: abs2
         "#]],
     );
 }
