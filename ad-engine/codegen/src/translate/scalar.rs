@@ -43,6 +43,10 @@ impl Translator<'_, '_, '_> {
                 .collect();
             return Ok(Some(out));
         }
+        let numbers = |t: &Type| t.is_number() || matches!(t, Type::Float32 | Type::Int(_));
+        if !tys.iter().chain([ty]).all(numbers) {
+            return Ok(None);
+        }
         if tys.contains(&Type::Float32) || *ty == Type::Float32 {
             return self.single(p, args, tys, ty, span);
         }
