@@ -726,15 +726,17 @@ fn directional(
     let (Some(callee), Some(x)) = (stmt.args.first(), stmt.args.get(1)) else {
         return Ok(None);
     };
+    let callee_ty = ins.func.operand_ty(callee);
+    let xty = ins.func.operand_ty(x);
     let dx = match p {
+        // ForwardDiff's seed: a one of the argument's type.
+        Prim::Derivative if xty == Type::Float32 => Const::f32(1.0).into(),
         Prim::Derivative => Const::f64(1.0).into(),
         _ => match stmt.args.get(2) {
             Some(dx) => dx.clone(),
             None => return Ok(None),
         },
     };
-    let callee_ty = ins.func.operand_ty(callee);
-    let xty = ins.func.operand_ty(x);
     let (inst, lead) = callee_instance(prog, callee, &callee_ty, std::slice::from_ref(&xty), span)?;
     let skip = lead.len();
     let ret = prog

@@ -322,10 +322,20 @@ fn mutual_partner(s: &zy_ir::StructType) -> Option<Name> {
     s.fields.iter().find_map(|(_, t)| find(t, s))
 }
 
-/// Why forward mode refuses `func`, if it holds a Float32: its pushforwards are Float64's
-/// (reverse mode differentiates a Float32), and a tangent through one must not read as zero.
+/// Why forward mode refuses `func`, if it holds an array of Float32s: a pushforward takes a
+/// Float32 number (each rule in Float64, rounded back), not yet an array of them, and a
+/// tangent through one must not read as zero.
 pub fn float32_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
-    let v = func.values.iter().find(|v| holds_float32(&v.ty))?;
+    float32_in(func, holds_float32_array, "an array of Float32s")
+}
+
+/// The refusal of `func` where one of its values is of a type `holds` picks out (`what`).
+fn float32_in(
+    func: &zy_ir::Function,
+    holds: fn(&Type) -> bool,
+    what: &str,
+) -> Option<crate::AdError> {
+    let v = func.values.iter().find(|v| holds(&v.ty))?;
     let span = if v.span == zy_ir::Span::default() {
         func.span
     } else {
@@ -334,17 +344,17 @@ pub fn float32_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
     Some(crate::AdError::new(
         span,
         format!(
-            "unsupported: forward mode through a Float32 value (of type {}): zy's reverse mode \
-             (`gradient`) differentiates a Float32, its forward mode does not yet; convert \
-             with `Float64(x)` first",
+            "unsupported: forward mode through {what} (a value of type {}): zy's reverse mode \
+             (`gradient`) differentiates it, its forward mode does not yet; convert with \
+             `Float64.(x)` first",
             v.ty
         ),
     ))
 }
 
-/// [`float32_refusal`] of the first function `inst` reaches in `prog` (itself included) that
-/// holds a Float32: checked before a forward-mode driver is built, since activity would
-/// otherwise skip the functions behind it.
+/// The refusal, by forward mode's gradient driver (one seed `1.0` per input number), of the
+/// first function `inst` reaches in `prog` (itself included) that holds a Float32: checked
+/// before the driver is built, since activity would otherwise skip the functions behind it.
 pub fn float32_reached(
     prog: &zy_ir::TypedProgram,
     inst: &Arc<zy_ir::Instance>,
@@ -358,7 +368,7 @@ pub fn float32_reached(
         let Some(f) = prog.functions.get(&i) else {
             continue;
         };
-        if let Some(why) = float32_refusal(f) {
+        if let Some(why) = float32_in(f, holds_float32, "a Float32 value") {
             return Some(why);
         }
         for v in &f.values {
@@ -372,6 +382,21 @@ pub fn float32_reached(
         }
     }
     None
+}
+
+/// Does a value of type `t` hold an array of Float32s?
+fn holds_float32_array(t: &Type) -> bool {
+    match t {
+        Type::Array(e, _) | Type::Adjoint(e) if **e == Type::Float32 => true,
+        Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().any(holds_float32_array),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_float32_array(t)),
+        Type::Struct(s) => s.fields.iter().any(|(_, t)| holds_float32_array(t)),
+        Type::Union(u) => u.members.iter().any(holds_float32_array),
+        Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => {
+            holds_float32_array(t)
+        }
+        _ => false,
+    }
 }
 
 /// Does a value of type `t` hold a Float32?

@@ -82,6 +82,9 @@ impl ToNative {
     ) -> Result<(), String> {
         match (v, ty) {
             (Value::F64(x), Type::Float64) => out.push(x.to_bits()),
+            // A Float32 is held as its exact Float64 value (`layout`).
+            (Value::F32(x), Type::Float32) => out.push(f64::from(*x).to_bits()),
+            (Value::Sized(k, i), Type::Int(t)) if k == t => out.push(*i as u64),
             (Value::Int(i), Type::Float64) => out.push((*i as f64).to_bits()),
             (Value::Int(i), Type::Int64) => out.push(*i as u64),
             (Value::Bool(b), Type::Bool) => out.push(u64::from(*b)),
@@ -429,6 +432,9 @@ impl FromNative {
         };
         Ok(match ty {
             Type::Float64 => Value::F64(f64::from_bits(next()?)),
+            // Always a Float32's exact value: the narrowing is exact.
+            Type::Float32 => Value::F32(f64::from_bits(next()?) as f32),
+            Type::Int(k) => Value::Sized(*k, next()? as i64),
             Type::Int64 => Value::Int(next()? as i64),
             Type::Bool => Value::Bool(next()? as u8 != 0),
             Type::Nothing | Type::Bottom => Value::Nothing,
@@ -591,7 +597,7 @@ impl FromNative {
                 Value::Pullback(Rc::new(Pullback { instance, tape }))
             }
             // Declined at compile time (`layout`): no compiled code holds one.
-            Type::Any | Type::Param(_) | Type::Recur(..) | Type::Int(_) | Type::Float32 => {
+            Type::Any | Type::Param(_) | Type::Recur(..) => {
                 return Err(format!("internal error: JIT value of type {ty}"))
             }
             Type::String | Type::SubString | Type::Exception => {

@@ -216,12 +216,13 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
-            Type::Int(k) => return Err(JitError::interpreted(sized_int(*k))),
-            Type::Float32 => {
-                return Err(JitError::interpreted(
-                    "a Float32 (the JIT compiles the float Float64 only)",
-                ))
-            }
+            // A fixed-width integer: held as the interpreter holds it (sign- or
+            // zero-extended; a `UInt64` its bits), every result wrapped to its width
+            // (`translate/scalar.rs`, `sized`).
+            Type::Int(_) => out.push(Slot::I64),
+            // A Float32: its exact Float64 value, every operation rounding its result back
+            // (`translate/scalar.rs`, `single`).
+            Type::Float32 => out.push(Slot::F64),
             // A value whose concrete type is known only at run time (an element of a
             // `Vector{Shape}`): its tag, then every member's slots (see [`Layout::member`]).
             Type::Union(u) => {
@@ -285,11 +286,6 @@ pub fn elem_slot(elem: &Type) -> Result<Slot, JitError> {
         other if interpreted(other) => Err(JitError::interpreted(format!("arrays of {other}"))),
         other => Err(JitError::unsupported(format!("arrays of {other}"))),
     }
-}
-
-/// Why a fixed-width integer other than `Int64` is left to the interpreter.
-fn sized_int(k: zy_ir::IntKind) -> String {
-    format!("a {k} (the JIT compiles the integers Int64 and Bool only)")
 }
 
 /// Array elements the interpreter runs by design: strings, symbols known only at run time,

@@ -1376,6 +1376,9 @@ end
 *(A::Matrix{Float32}, B::Matrix{Float32}) = Float32.(Float64.(A) * Float64.(B))
 *(A::Matrix{Float32}, x::Vector{Float64}) = Float64.(A) * x
 *(A::Matrix{Float64}, x::Vector{Float32}) = A * Float64.(x)
+# `dot` of Float32 vectors likewise, and the transpose of a Float32 matrix (exact).
+dot(x::Vector{Float32}, y::Vector{Float32}) = Float32(dot(Float64.(x), Float64.(y)))
+_transpose_copy(A::Matrix{Float32}) = Float32.(_transpose_copy(Float64.(A)))
 
 # `sum`, `prod`, `maximum` and `minimum` of an array of Float32s or fixed-width integers, `z`
 # the zero or one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64; a
@@ -7275,8 +7278,16 @@ end
 _typed_cat(T::Type{Float64}, A::Array) = _gen_convert(T, zero(Float64), A)
 _typed_cat(T::Type{Int}, A::Array) = _gen_convert(T, zero(Int), A)
 _typed_cat(T::Type{Float32}, A::Array) = _gen_convert(T, zero(Float32), A)
+_typed_cat(T::Type{Int8}, A::Array) = _gen_convert(T, zero(Int8), A)
+_typed_cat(T::Type{Int16}, A::Array) = _gen_convert(T, zero(Int16), A)
+_typed_cat(T::Type{Int32}, A::Array) = _gen_convert(T, zero(Int32), A)
+_typed_cat(T::Type{UInt8}, A::Array) = _gen_convert(T, zero(UInt8), A)
+_typed_cat(T::Type{UInt16}, A::Array) = _gen_convert(T, zero(UInt16), A)
+_typed_cat(T::Type{UInt32}, A::Array) = _gen_convert(T, zero(UInt32), A)
+_typed_cat(T::Type{UInt64}, A::Array) = _gen_convert(T, zero(UInt64), A)
+_typed_cat(T::Type{Bool}, A::Array) = _gen_convert(T, false, A)
 # `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
-_typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be `Float64` or `Int`")
+_typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be a number type")
 
 # `Vector{T}(undef, n)`, `Matrix{T}(undef, m, n)`, `Array{T}(undef, dims...)`,
 # `Array{T, N}(undef, dims...)` (the syntax lowers them to these): arrays whose elements Julia
@@ -7865,18 +7876,33 @@ The Jacobian of `f` at `args`, one per argument (Zygote's convention). With `y =
 seen as a vector (a number is a vector of length 1, an array is taken in storage order): for a
 `Float64` argument `x`, a vector `J` with `J[k] = ∂y[k]/∂x`; for a `Float64` array argument `a`,
 a matrix with `J[k, i] = ∂y[k]/∂a[i]` (one row for a number result); for any other argument
-`nothing`. Computed by forward mode, one pushforward per entry of the arguments, when they have
+`nothing`; of a `Float32` or an array of them, the same in `Float32` (by reverse mode).
+Computed by forward mode, one pushforward per entry of the arguments, when they have
 at most as many entries as `y`, else by reverse mode, one gradient per entry of `y`.
 """
 function jacobian(f, args...)
     y = f(args...)
     g = _jac_plain(f, y)
     m = _jac_length(y)
+    return _jacobian(_jac_single(args...), g, m, args)
+end
+
+function _jacobian(::Val{false}, g, m, args)
     if _jac_inputs(args...) <= m
         return _jac_forward(g, m, (), (), args...)
     end
     return _jac_reverse(g, m, args)
 end
+
+# With a Float32 argument or an array of them, whose Jacobian is in Float32 (Zygote's), by
+# reverse mode: forward mode takes no array of Float32s yet, which the result or the closures
+# holding the other arguments may be.
+_jacobian(::Val{true}, g, m, args) = _jac_reverse(g, m, args)
+
+_jac_single() = Val(false)
+_jac_single(x::Float32, rest...) = Val(true)
+_jac_single(x::AbstractArray{Float32}, rest...) = Val(true)
+_jac_single(x, rest...) = _jac_single(rest...)
 
 # `f`, or of an `f` returning a view (or a shared reshape) one returning the plain array of its
 # elements, whose tangent is an array (the view's is `(parent = ...)`).
@@ -8008,13 +8034,15 @@ _jac_rows!(Js, gs::Nothing, k) = nothing
 
 _jac_zeros(x::Float64, m) = zeros(m)
 _jac_zeros(x::AbstractArray{Float64}, m) = zeros(m, length(x))
+_jac_zeros(x::Float32, m) = zeros(Float32, m)
+_jac_zeros(x::AbstractArray{Float32}, m) = zeros(Float32, m, length(x))
 _jac_zeros(x, m) = nothing
 
-function _jac_row!(J::Vector{Float64}, k, g::Real)
+function _jac_row!(J::Vector, k, g::Real)
     J[k] = g
     return nothing
 end
-function _jac_row!(J::Matrix{Float64}, k, g::AbstractArray)
+function _jac_row!(J::Matrix, k, g::AbstractArray)
     for i in 1:length(g)
         J[k, i] = g[i]
     end

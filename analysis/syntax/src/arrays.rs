@@ -90,6 +90,12 @@ fn cat_along(cx: &mut Cx, d: usize, parts: &[SyntaxNode], range: TextRange) -> E
     Expr::new(kind, range)
 }
 
+/// The number types a typed row `T[a b]` may name (Julia's, held as arrays of their own).
+const ROW_TYPES: &[&str] = &[
+    "Float64", "Int", "Int64", "Float32", "Bool", "Int8", "Int16", "Int32", "UInt8", "UInt16",
+    "UInt32", "UInt64",
+];
+
 /// `Float64[1 2; 3 4]`, `Int[x y]`, `Float64[x; y]`, `Rational{Int}[0.5 2]` (Julia's
 /// `typed_hvcat`, `typed_hcat`, `typed_vcat`): the concatenation without the type, its
 /// elements then converted, as the prelude's `_typed_cat(T, A)`. A row needs a number type in
@@ -108,7 +114,7 @@ pub(crate) fn typed_cat(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
         || ty.leaf
             && ty.kind == Kind::Identifier
             && (untyped == Kind::Vcat
-                || matches!(cx.text(ty), "Float64" | "Int" | "Int64")
+                || ROW_TYPES.contains(&cx.text(ty))
                 || cx.type_vars.iter().any(|v| v == cx.text(ty)));
     if !is_type {
         return None;

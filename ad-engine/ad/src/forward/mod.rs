@@ -113,6 +113,7 @@ pub fn zero_tangent(e: &mut Emit, x: &Operand, ty: &Type) -> Option<Operand> {
     match (ty, &dty) {
         (_, Type::Nothing) => None,
         (Type::Float64, _) => Some(Const::f64(0.0).into()),
+        (Type::Float32, _) => Some(Const::f32(0.0).into()),
         // Of an array, shaped like it; of a value of an abstract type, the zero of the member
         // it holds.
         (Type::Array(..) | Type::Adjoint(_) | Type::Union(_), _) => {
@@ -659,7 +660,7 @@ fn stays_zero(func: &Function, stmt: &zy_ir::Stmt, ty: &Type, tans: &[Option<Ope
 /// A tangent made of numbers and arrays of them only (no `Ref`, stack or closure).
 fn plain(d: &Type) -> bool {
     match d {
-        Type::Nothing | Type::Float64 => true,
+        Type::Nothing | Type::Float64 | Type::Float32 => true,
         Type::Array(e, _) | Type::Adjoint(e) => plain(e),
         Type::Tuple(_) | Type::NamedTuple(_) => {
             d.field_types().unwrap_or_default().iter().all(plain)

@@ -148,7 +148,7 @@ fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
             Type::Array(..) | Type::Adjoint(_) if shadows[i].as_const().is_none() => {
                 // An operand that broadcasting extended gets the sums over the extension.
                 let t = &s.arg_tys[i + 1];
-                let c = if *t == s.ty {
+                let c = if same_shape(t, &s.ty) {
                     c
                 } else {
                     e.prim(Prim::Unbroadcast, vec![c, shadows[i].clone()], t.clone())
@@ -165,6 +165,16 @@ fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         }
     }
     out
+}
+
+/// Do arrays of types `a` and `b` have the same dimensions (their elements may differ: a
+/// Float32 operand of a Float64 result)?
+fn same_shape(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Array(_, m), Type::Array(_, n)) => m == n,
+        (Type::Adjoint(_), Type::Adjoint(_)) => true,
+        _ => false,
+    }
 }
 
 fn callee_of(s: &RevStmt) -> Option<Prim> {

@@ -463,6 +463,11 @@ pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
     if scalar::handles(p) {
         let value = e.prim(p, s.args.clone(), s.ty.clone());
         let tangent = match &s.ty {
+            Type::Float64 | Type::Float32
+                if s.ty == Type::Float32 || s.arg_tys.contains(&Type::Float32) =>
+            {
+                scalar::pushforward_in_float64(e, p, s, &value)
+            }
             Type::Float64 => Some(scalar::pushforward(
                 e,
                 p,
@@ -482,6 +487,13 @@ pub fn pushforward(e: &mut Emit, s: &TanStmt) -> Result<TanOut, AdError> {
             _ => None,
         };
         return Ok(TanOut { value, tangent });
+    }
+    if p == Prim::ToFloat32 {
+        let value = e.prim(p, s.args.clone(), s.ty.clone());
+        return Ok(TanOut {
+            value,
+            tangent: scalar::rounding_pushforward(e, s),
+        });
     }
     if let Some(r) = rule(p) {
         let value = e.prim(p, s.args.clone(), s.ty.clone());

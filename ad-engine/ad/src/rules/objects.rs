@@ -65,6 +65,8 @@ pub(super) fn refuse_unsupported(
                 return Err(AdError::new(span, object_array_refusal(&a, why)));
             }
             Some((a, true)) => match op {
+                // `Float64.(x)` of Float32s: the broadcast rule rounds the gradient back.
+                Op::Prim(Prim::Broadcast) if widens_float32(args) => {}
                 Op::Prim(p) if !HANDLED.contains(p) => {
                     let why = format!("`{}` of it has no rule yet", p.julia_name());
                     return Err(AdError::new(span, object_array_refusal(&a, &why)));
@@ -85,6 +87,13 @@ pub(super) fn refuse_unsupported(
         }
     }
     Ok(())
+}
+
+/// Are `args` those of `broadcast(float, x)` of an array of Float32s (Julia's `Float64.(x)`,
+/// the widening every mixed Float32/Float64 broadcast and product starts with)?
+fn widens_float32(args: &[Type]) -> bool {
+    matches!(args, [Type::Function(f), Type::Array(e, _)]
+        if &**f == "float" && **e == Type::Float32)
 }
 
 /// Is `t` an array whose elements are not numbers (so these fragments apply)?

@@ -10,7 +10,7 @@
 
 use zy_ir::{Const, Operand, Prim, Type};
 
-use super::{Emit, FwdOut, FwdStmt, RevStmt, Special, TestArg};
+use super::{Emit, FwdOut, FwdStmt, RevStmt, Special, TanStmt, TestArg};
 use Forward::{Partials, Tangent};
 use Kept::{Arg, Result};
 use Prim::*;
@@ -811,6 +811,53 @@ fn in_float64(e: &mut Emit, p: Prim, s: &RevStmt, dy: Operand) -> Vec<Option<Ope
             (g, _) => g,
         })
         .collect()
+}
+
+/// The pushforward of a Float32 operation (or of `Float64(x)` of a Float32): the Float64
+/// rule's, on the widened operands, result and tangents, rounded to a Float32 where the
+/// result is one (ForwardDiff's partials of a Float32 dual, to the last bit the rounding of
+/// each step may move). `None` where no operand has a tangent.
+pub fn pushforward_in_float64(e: &mut Emit, p: Prim, s: &TanStmt, y: &Operand) -> Option<Operand> {
+    if s.tangents.iter().all(Option::is_none) {
+        return None;
+    }
+    let widen = |e: &mut Emit, x: &Operand| match e.b.func.operand_ty(x) {
+        Type::Float32 => e.prim(Float, vec![x.clone()], F64),
+        _ => x.clone(),
+    };
+    let args: Vec<Operand> = s.args.iter().map(|a| widen(e, a)).collect();
+    let tangents: Vec<Option<Operand>> = s
+        .tangents
+        .iter()
+        .map(|t| t.as_ref().map(|t| widen(e, t)))
+        .collect();
+    let y = widen(e, y);
+    let tys: Vec<Type> = s
+        .arg_tys
+        .iter()
+        .map(|t| match t {
+            Type::Float32 => F64,
+            t => t.clone(),
+        })
+        .collect();
+    let t = match p {
+        // `Float64(x)` of a Float32: `ẏ = ẋ`, widened.
+        Float => tangents.first().cloned().flatten()?,
+        _ => pushforward(e, p, &args, &tys, &y, &tangents),
+    };
+    Some(match s.ty {
+        Type::Float32 => e.prim(ToFloat32, vec![t], Type::Float32),
+        _ => t,
+    })
+}
+
+/// The pushforward of `Float32(x)` of a Float64 `x`: `ẏ = Float32(ẋ)`.
+pub fn rounding_pushforward(e: &mut Emit, s: &TanStmt) -> Option<Operand> {
+    match (s.tangent(0), s.arg_tys.as_slice()) {
+        (Some(t), [Type::Float64]) => Some(e.prim(ToFloat32, vec![t], Type::Float32)),
+        (Some(t), [Type::Float32]) => Some(t),
+        _ => None,
+    }
 }
 
 /// The reverse of `Float32(x)` of a Float64 `x`: `x̄ = Float64(ȳ)`, exact.

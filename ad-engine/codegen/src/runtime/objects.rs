@@ -87,7 +87,7 @@ struct Zeros<'a> {
 impl Zeros<'_> {
     fn zero(&mut self, t: &Type, like: Option<&Like>, out: &mut Vec<u64>) -> Option<()> {
         match t {
-            Type::Float64 | Type::Int64 | Type::Bool => out.push(0),
+            Type::Float64 | Type::Float32 | Type::Int64 | Type::Int(_) | Type::Bool => out.push(0),
             Type::Nothing | Type::Function(_) => {}
             Type::Tuple(ts) => self.fields(ts.iter(), like, out)?,
             Type::NamedTuple(fs) => self.fields(fs.iter().map(|(_, t)| t), like, out)?,

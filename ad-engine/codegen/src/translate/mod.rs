@@ -611,11 +611,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
     fn constant(&mut self, c: &Const) -> R<Vec<ClValue>> {
         Ok(match c {
             Const::F64(bits) => vec![self.b.ins().f64const(f64::from_bits(*bits))],
-            Const::F32(_) => {
-                return Err(JitError::interpreted(
-                    "a Float32 (the JIT compiles the float Float64 only)",
-                ))
-            }
+            Const::F32(bits) => vec![self.b.ins().f64const(f64::from(f32::from_bits(*bits)))],
             Const::Int(i) => vec![self.b.ins().iconst(types::I64, *i)],
             Const::Bool(x) => vec![self.b.ins().iconst(types::I8, i64::from(*x))],
             // Singletons: their type is the value.
@@ -958,6 +954,11 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             // The runtime works on copies of the operands: the table declares which primitives
             // neither mutate nor return (part of) an operand object, and may run there.
             p if interpreted_by_design(p) => self.fallback(p, args, ty, span),
+            // An operation of a Float32 or a fixed-width integer without an inline
+            // translation: the interpreter runs the program, computing it as Julia does.
+            p if tys.iter().chain([ty]).any(is_single_or_sized) => Err(JitError::interpreted(
+                format!("`{p}` on {}", type_list(&tys)),
+            )),
             p => Err(JitError::unsupported(format!(
                 "`{p}` on {}",
                 type_list(&tys)
@@ -971,6 +972,12 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
 fn interpreted_by_design(p: Prim) -> bool {
     let info = p.info();
     info.jit == zy_ir::Jit::Interpreted || info.interpreted_for.is_some()
+}
+
+/// A Float32 or a fixed-width integer, which the JIT holds in the slot of a Float64 or an
+/// Int64 (`layout`).
+fn is_single_or_sized(t: &Type) -> bool {
+    matches!(t, Type::Float32 | Type::Int(_))
 }
 
 /// Does a primitive only move its operands' slots (build or take apart tuples, structs, `Ref`s

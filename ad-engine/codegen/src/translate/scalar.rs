@@ -43,6 +43,16 @@ impl Translator<'_, '_, '_> {
                 .collect();
             return Ok(Some(out));
         }
+        let numbers = |t: &Type| t.is_number() || matches!(t, Type::Float32 | Type::Int(_));
+        if !tys.iter().chain([ty]).all(numbers) {
+            return Ok(None);
+        }
+        if tys.contains(&Type::Float32) || *ty == Type::Float32 {
+            return self.single(p, args, tys, ty, span);
+        }
+        if tys.iter().chain([ty]).any(|t| matches!(t, Type::Int(_))) {
+            return self.sized(p, args, tys, ty);
+        }
         if !tys.iter().all(Type::is_number) || !ty.is_number() {
             return Ok(None);
         }
@@ -109,6 +119,134 @@ impl Translator<'_, '_, '_> {
             ([Type::Bool, Type::Bool], Type::Bool) => self.bool_binary(p, xs[0], xs[1]),
             _ => None,
         })
+    }
+
+    /// A Float32 operation, its operands and result held as their exact Float64 values
+    /// (`layout`): `+ - * /`, the unary operations and the elementary functions computed on
+    /// them and rounded once to a Float32, as the interpreter computes them (for `+ - * /`
+    /// and `sqrt` the single-precision operation itself: the Float64 result of two Float32s is
+    /// close enough that rounding it once is rounding the exact one); comparisons exact;
+    /// `Float64(x)`, and `Float32(x)` of a Float64 or an Int. `None` for the rest.
+    fn single(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+        span: Span,
+    ) -> R<Option<Vec<ClValue>>> {
+        let mut xs = Vec::new();
+        for a in args {
+            match self.operand(a)?.as_slice() {
+                [x] => xs.push(*x),
+                _ => return Ok(None),
+            }
+        }
+        let slow = Slow {
+            p,
+            args,
+            ty,
+            span,
+            whole: false,
+        };
+        let (f32_, f64_) = (&Type::Float32, &Type::Float64);
+        let out = match (p, tys, ty) {
+            (Prim::Float, [x], t) if x == f32_ && t == f64_ => Some(xs[0]),
+            (Prim::ToFloat32, [x], _) if x == f32_ => Some(xs[0]),
+            (Prim::ToFloat32, [x], _) if x == f64_ => Some(self.round_single(xs[0])),
+            (Prim::ToFloat32, [Type::Int64], _) => {
+                let s = self.b.ins().fcvt_from_sint(types::F32, xs[0]);
+                Some(self.b.ins().fpromote(types::F64, s))
+            }
+            (Prim::Add | Prim::Sub | Prim::Mul | Prim::Div, [x, y], t)
+                if x == f32_ && y == f32_ && t == f32_ =>
+            {
+                let r = self.float_binary(p, xs[0], xs[1], f64_);
+                r.map(|r| self.round_single(r))
+            }
+            (_, [x, y], Type::Bool) if x == f32_ && y == f32_ => {
+                self.float_binary(p, xs[0], xs[1], ty)
+            }
+            (_, [x], t) if x == f32_ && t == f32_ => {
+                let r = self.float_unary(p, xs[0], &slow)?;
+                r.map(|r| self.round_single(r))
+            }
+            _ => None,
+        };
+        Ok(out.map(|v| vec![v]))
+    }
+
+    /// An operation of fixed-width integers of one type, held as the interpreter holds them
+    /// (`layout`): `+ - *` wrapped to the type's width, as Julia's intrinsics wrap, and
+    /// comparisons. `None` for the rest.
+    fn sized(
+        &mut self,
+        p: Prim,
+        args: &[Operand],
+        tys: &[Type],
+        ty: &Type,
+    ) -> R<Option<Vec<ClValue>>> {
+        let ([Type::Int(k), Type::Int(l)], [a, b]) = (tys, args) else {
+            return Ok(None);
+        };
+        if k != l {
+            return Ok(None);
+        }
+        let (x, y) = match (self.operand(a)?.as_slice(), self.operand(b)?.as_slice()) {
+            (&[x], &[y]) => (x, y),
+            _ => return Ok(None),
+        };
+        // Held as its value, but for a `UInt64`'s bits: its order is the unsigned one.
+        let unsigned = *k == zy_ir::IntKind::UInt64;
+        let cc = |signed, unsigned_cc| if unsigned { unsigned_cc } else { signed };
+        let out = match (p, ty) {
+            (Prim::Add | Prim::Sub | Prim::Mul, Type::Int(t)) if t == k => {
+                let ins = self.b.ins();
+                let r = match p {
+                    Prim::Add => ins.iadd(x, y),
+                    Prim::Sub => ins.isub(x, y),
+                    _ => ins.imul(x, y),
+                };
+                Some(self.wrap_int(*k, r))
+            }
+            (Prim::Eq, Type::Bool) => Some(self.b.ins().icmp(IntCC::Equal, x, y)),
+            (Prim::Ne, Type::Bool) => Some(self.b.ins().icmp(IntCC::NotEqual, x, y)),
+            (Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge, Type::Bool) => {
+                let c = match p {
+                    Prim::Lt => cc(IntCC::SignedLessThan, IntCC::UnsignedLessThan),
+                    Prim::Le => cc(IntCC::SignedLessThanOrEqual, IntCC::UnsignedLessThanOrEqual),
+                    Prim::Gt => cc(IntCC::SignedGreaterThan, IntCC::UnsignedGreaterThan),
+                    _ => cc(
+                        IntCC::SignedGreaterThanOrEqual,
+                        IntCC::UnsignedGreaterThanOrEqual,
+                    ),
+                };
+                Some(self.b.ins().icmp(c, x, y))
+            }
+            _ => None,
+        };
+        Ok(out.map(|v| vec![v]))
+    }
+
+    /// The Int64 `x` wrapped to the width of `k`, held as the interpreter holds it: the low
+    /// bits sign-extended for a signed type, zero-extended for an unsigned one.
+    fn wrap_int(&mut self, k: zy_ir::IntKind, x: ClValue) -> ClValue {
+        let bits = k.bits();
+        if bits >= 64 {
+            return x;
+        }
+        if k.signed() {
+            let up = self.b.ins().ishl_imm_u(x, i64::from(64 - bits));
+            self.b.ins().sshr_imm_u(up, i64::from(64 - bits))
+        } else {
+            self.b.ins().band_imm_u(x, (1i64 << bits) - 1)
+        }
+    }
+
+    /// The Float64 `x` rounded to the nearest Float32 (as a Float64).
+    fn round_single(&mut self, x: ClValue) -> ClValue {
+        let s = self.b.ins().fdemote(types::F32, x);
+        self.b.ins().fpromote(types::F64, s)
     }
 
     /// The runtime's evaluation of `slow`, producing one value of scalar type `ty`.

@@ -1,5 +1,6 @@
-//! Values written in Julia syntax in run lines: literals, `typemin(Int64)`, `typemax(Int64)`,
-//! tuples, named tuples, vectors, matrices, `Ref(x)` and constructors of the file's structs.
+//! Values written in Julia syntax in run lines: literals (`1.5f0`, `Inf32` and `NaN32` Float32s,
+//! `0x1f` unsigned integers among them), `typemin(Int64)`, `typemax(Int64)`, tuples, named
+//! tuples, vectors, matrices, `Ref(x)` and constructors of the file's structs.
 
 use std::sync::Arc;
 
@@ -44,8 +45,11 @@ fn value_of(e: &Expr, structs: &[Arc<StructType>]) -> Result<Value, String> {
         ExprKind::Nothing => Value::Nothing,
         ExprKind::Ident(n) if n == "Inf" => Value::F64(f64::INFINITY),
         ExprKind::Ident(n) if n == "NaN" => Value::F64(f64::NAN),
+        ExprKind::Ident(n) if n == "Inf32" => Value::F32(f32::INFINITY),
+        ExprKind::Ident(n) if n == "NaN32" => Value::F32(f32::NAN),
         ExprKind::Unary { op: UnOp::Neg, arg } => match value_of(arg, structs)? {
             Value::F64(x) => Value::F64(-x),
+            Value::F32(x) => Value::F32(-x),
             Value::Int(i) => Value::Int(i.wrapping_neg()),
             _ => return Err("`-` of a value that is not a number".into()),
         },
@@ -84,6 +88,22 @@ fn value_of(e: &Expr, structs: &[Arc<StructType>]) -> Result<Value, String> {
                     }
                     _ => Err(format!("`{name}` of a type other than Int64")),
                 };
+            }
+            // `1.5f0` reads as `Float32(1.5)`, `0x1f` as `31 % UInt8`.
+            match (name.as_str(), args.as_slice()) {
+                ("Float32", [x]) => {
+                    if let ExprKind::Float(x) = x.kind {
+                        return Ok(Value::F32(x as f32));
+                    }
+                }
+                ("%", [v, t]) => {
+                    if let (ExprKind::Int(v), ExprKind::Ident(t)) = (&v.kind, &t.kind) {
+                        if let Some(k) = zy_ir::IntKind::from_name(t) {
+                            return Ok(Value::Sized(k, k.wrap(i128::from(*v))));
+                        }
+                    }
+                }
+                _ => {}
             }
             let args = all(args)?;
             if name == "Ref" {

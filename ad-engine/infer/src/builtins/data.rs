@@ -682,6 +682,8 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     for e in &elems[1..] {
         t = if t.is_number() && e.ty.is_number() {
             promote(&t, &e.ty)
+        } else if let Some(p) = promote_sized(&t, &e.ty) {
+            p
         } else if let (Type::Symbol(_), Type::Symbol(_)) = (&t, &e.ty) {
             t
         } else if t == e.ty {
@@ -992,6 +994,23 @@ fn struct_elements(name: &str) -> String {
          `(a, b)`: `map(f, t)`, `sum(f, t)` and constant indices work on it, or keep each \
          field in an array of its own"
     )
+}
+
+/// Julia's `promote_type` of two number types, one a Float32 or a fixed-width integer
+/// (`[1f0, 2.0]` is a `Vector{Float64}`, `[1f0, 2]` a `Vector{Float32}`); `None` for others.
+fn promote_sized(a: &Type, b: &Type) -> Option<Type> {
+    let sized = |t: &Type| matches!(t, Type::Float32 | Type::Int(_));
+    let number = |t: &Type| t.is_number() || sized(t);
+    if !(number(a) && number(b)) || !(sized(a) || sized(b)) || a == b {
+        return None;
+    }
+    Some(if *a == Type::Float64 || *b == Type::Float64 {
+        Type::Float64
+    } else if *a == Type::Float32 || *b == Type::Float32 {
+        Type::Float32
+    } else {
+        super::fixed::promote(a, b)
+    })
 }
 
 /// `[a, b, c]`.

@@ -184,7 +184,7 @@ fn differentiate(
     };
     let xtys = types(xs);
     match (p, xtys.as_slice()) {
-        (Prim::Derivative, [Type::Float64]) => {}
+        (Prim::Derivative, [Type::Float64 | Type::Float32]) => {}
         (Prim::Derivative, [t]) => {
             return Err(Fail::not_differentiable(format!(
                 "`derivative` needs a Float64 argument, got {t}"
@@ -215,12 +215,6 @@ fn differentiate(
         return cx.call_named(b, &"Base._view_derivative".into(), args);
     }
     let scalar_out = matches!(p, Prim::Gradient | Prim::Hessian);
-    if p == Prim::Derivative && r == Type::Float32 {
-        return Err(Fail::unsupported(format!(
-            "`{name}` of a Float32 function: zy's forward mode does not differentiate a \
-             Float32 yet (`gradient` does); convert with `Float64(x)` first"
-        )));
-    }
     if scalar_out && !(r.is_real() || r == Type::Float32) {
         return Err(Fail::not_differentiable(format!(
             "`{name}` needs a function returning a real number; this call returns {r}"

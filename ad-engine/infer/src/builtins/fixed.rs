@@ -43,7 +43,7 @@ fn is_numeric(v: &Val) -> bool {
 }
 
 /// Julia's `promote_type` of two integer types, one of them fixed-width.
-fn promote(a: &Type, b: &Type) -> Type {
+pub(crate) fn promote(a: &Type, b: &Type) -> Type {
     let kind = |t: &Type| match t {
         Type::Int(k) => Some(Some(*k)),
         Type::Int64 => Some(None),

@@ -589,8 +589,14 @@ fn broadcast_op(p: Prim, operands: &[Value], ret: &Type) -> Result<Value, String
             *i = 0;
         }
     }
-    let e = result_elem(ret, &results)?;
-    let data = ArrayData::from_values(e, &results)?;
+    let data = match ret
+        .elem()
+        .filter(|e| matches!(**e, Type::Float32 | Type::Int(_)))
+    {
+        // Float32s or fixed-width integers (the AD's `Float32.(ȳ)`): held as objects.
+        Some(elem) => ArrayData::of_type(elem, &results)?,
+        None => ArrayData::from_values(result_elem(ret, &results)?, &results)?,
+    };
     if all_adjoint {
         let arr = Array::new(Shape::Vector(out[1]), data);
         return Ok(Value::Adjoint(Rc::new(RefCell::new(arr))));
