@@ -204,3 +204,55 @@ fn recursion_alternates_between_masks() {
     common::run::check_fd(src, "k", vec![F64(0.5), Int(3)]);
     common::run::check_fd(src, "k", vec![F64(0.5), Int(2)]);
 }
+
+/// A Bessel order held in a field of a named tuple, a tuple or a struct, constant at the call of
+/// a helper taking the whole value: the helper's adjoint is for the fields that vary (its name
+/// lists their paths), reverse mode with no refusal; the order varying is still refused.
+#[test]
+fn a_constant_field_is_not_differentiated() {
+    use zy_interp::Value::F64;
+    let jt = "jt(p) = p.x * besselj(p.nu, p.x)\n";
+    let named = format!("{jt}k(x) = jt((nu = 1.0, x = x)) + jt((nu = 2.0, x = 2x))");
+    let (names, _) = forward_functions(&named, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["jt⟨1.x⟩⁺", "k⁺"]);
+    common::run::check_fd(&named, "k", vec![F64(1.5)]);
+    let tuple = "jp(p, y) = p[2] * besselj(p[1], y)\nk(x) = jp((1.0, x), x)";
+    let (names, _) = forward_functions(tuple, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["jp⟨1.2,2⟩⁺", "k⁺"]);
+    common::run::check_fd(tuple, "k", vec![F64(1.5)]);
+    let cfg = "struct Cfg\n    scale::Float64\n    nu::Float64\nend\n\
+               term(c, x) = c.scale * besselj(c.nu, x)\nk(x) = term(Cfg(x^2, 2.0), x)";
+    let (names, _) = forward_functions(cfg, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["k⁺", "term⟨1.scale,2⟩⁺"]);
+    common::run::check_fd(cfg, "k", vec![F64(1.5)]);
+    let varied = format!("{jt}k(x) = jt((nu = x, x = 2.0))");
+    let e = forward_functions(&varied, "k", &[F64(1.5)]).unwrap_err();
+    assert!(
+        e.message.contains("with respect to its order"),
+        "{}",
+        e.message
+    );
+}
+
+/// Nested: a struct holding a named tuple whose one field is constant, passed on from one
+/// helper to another; each mask is one adjoint however many calls share it.
+#[test]
+fn a_nested_constant_field_is_passed_on() {
+    use zy_interp::Value::F64;
+    let src = "struct Model{P}\n    p::P\n    w::Float64\nend\n\
+               inner(p, x) = p.a * besselj(p.nu, x)\n\
+               outer(m, x) = m.w * inner(m.p, x) + inner(m.p, 2x)\n\
+               k(x) = outer(Model((a = x, nu = 1.0), 3.0), x) + outer(Model((a = 2.0, nu = 0.0), x), x)";
+    let (names, _) = forward_functions(src, "k", &[F64(0.7)]).unwrap();
+    assert_eq!(
+        names,
+        [
+            "inner⟨1.a,2⟩⁺",
+            "inner⟨2⟩⁺",
+            "k⁺",
+            "outer⟨1.p.a,2⟩⁺",
+            "outer⟨1.w,2⟩⁺"
+        ]
+    );
+    common::run::check_fd(src, "k", vec![F64(0.7)]);
+}

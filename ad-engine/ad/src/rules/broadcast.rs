@@ -137,7 +137,7 @@ fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         ty: Type::Float64,
         residuals: s.residuals[..k].to_vec(),
         dy: Some(dy),
-        mask: crate::activity::ArgMask::ALL,
+        mask: crate::mask::ArgMask::ALL,
     };
     let saved = e.bcast.replace(s.ty.clone());
     let contribs = scalar::reverse(e, p, &inner);
