@@ -330,13 +330,16 @@ fn applies_underived(func: &Function) -> bool {
     })
 }
 
-/// Does `func` make an array of numbers from constants alone (`[0.0, 1.0]`, `zeros(3)`)?
+/// Does `func` make an array of numbers from constants and values without a gradient alone
+/// (`[0.0, 1.0]`, `zeros(3)`, `ones(n, n)`)?
 fn makes_constant_array(func: &Function) -> bool {
     func.values.iter().any(|d| match &d.kind {
         ValueKind::Stmt(s) => {
             matches!(&s.op, Op::Prim(p) if p.info().effects.allocates && !p.has_effect())
                 && matches!(&d.ty, zy_ir::Type::Array(e, _) if e.is_bits())
-                && s.args.iter().all(|a| a.as_value().is_none())
+                && s.args
+                    .iter()
+                    .all(|a| a.as_value().is_none_or(|v| !func.ty(v).is_differentiable()))
         }
         ValueKind::Param { .. } => false,
     })

@@ -256,3 +256,32 @@ fn a_nested_constant_field_is_passed_on() {
     );
     common::run::check_fd(src, "k", vec![F64(0.7)]);
 }
+
+/// A matrix made from constants and sizes (`ones(n, n)`) and passed to a helper that only
+/// reads it is inactive there, and the helper's pullback does no work for it: of `A * x`'s two
+/// products, only `x̄ += Aᵀ ȳ` is left (`Ā += ȳ xᵀ` with it in `quad⁻`).
+#[test]
+fn a_constant_matrix_gets_no_pullback_work() {
+    use zy_interp::Value;
+    let src = "quad(A, x) = sum(x .* (A * x))\n\
+               k(x) = quad(ones(length(x), length(x)), x)\n\
+               j(x) = quad(x * x', x)";
+    let products = |prog: &zy_ir::TypedProgram, name: &str| {
+        let f = prog.functions.iter().find(|(i, _)| &*i.name == name);
+        f.map(|(_, f)| {
+            f.values
+                .iter()
+                .filter(|d| matches!(&d.kind, ValueKind::Stmt(s) if s.op == Op::Prim(Prim::MatMul)))
+                .count()
+        })
+    };
+    let x = Value::vector_f64(vec![0.5, -1.0, 2.0]);
+    let (names, prog) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺", "quad⟨2⟩⁺"]);
+    assert_eq!(products(&prog, "quad⟨2⟩⁻"), Some(1));
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    let (names, prog) = forward_functions(src, "j", &[x.clone()]).unwrap();
+    assert_eq!(names, ["j⁺", "quad⁺"]);
+    assert_eq!(products(&prog, "quad⁻"), Some(2));
+    common::run::check_fd(src, "j", vec![x]);
+}
