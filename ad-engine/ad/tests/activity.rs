@@ -234,6 +234,22 @@ fn a_constant_field_is_not_differentiated() {
     );
 }
 
+/// A closure capturing a constant order, and the tuple of a varargs helper's trailing
+/// arguments, are values with fields too.
+#[test]
+fn closures_and_varargs_hold_constant_fields() {
+    use zy_interp::Value::F64;
+    let closure =
+        "function k(x)\n    nu = 1.0\n    f = t -> x * besselj(nu, t)\n    return f(x)\nend";
+    let (names, _) = forward_functions(closure, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["(::#k#1)⟨1.x,2⟩⁺", "k⁺"]);
+    common::run::check_fd(closure, "k", vec![F64(1.5)]);
+    let varargs = "vj(x, ps...) = ps[2] * besselj(ps[1], x)\nk(x) = vj(x, 1.0, x)";
+    let (names, _) = forward_functions(varargs, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["k⁺", "vj⟨1,2.2⟩⁺"]);
+    common::run::check_fd(varargs, "k", vec![F64(1.5)]);
+}
+
 /// Nested: a struct holding a named tuple whose one field is constant, passed on from one
 /// helper to another; each mask is one adjoint however many calls share it.
 #[test]
