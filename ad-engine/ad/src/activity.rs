@@ -276,7 +276,7 @@ fn stmt_varies(op: &Op, args: &[Operand], ty: &zy_ir::Type, of: &dyn Fn(&Operand
         _ => None,
     };
     match (op, fields) {
-        (_, Some(fs)) if crate::mask::parts(ty).is_some_and(|ps| ps.len() == fs.len()) => {
+        (_, Some(fs)) if crate::mask::part_count(ty) == Some(fs.len()) => {
             Vary::fields(fs.iter().map(of).collect())
         }
         (Op::Prim(Prim::GetField), _) => match args {

@@ -73,12 +73,14 @@ impl Vary {
 /// The parts of a value of type `t` that activity tells apart: the field types of a tuple, named
 /// tuple or immutable struct that is not recursive; `None` for a leaf.
 pub fn parts(t: &Type) -> Option<Vec<Type>> {
+    (0..part_count(t)?).map(|i| t.field(i)).collect()
+}
+
+/// How many [`parts`] a value of type `t` has; `None` for a leaf.
+pub fn part_count(t: &Type) -> Option<usize> {
     match t {
         Type::Struct(s) if s.mutable || s.is_recursive() => None,
-        Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_) => {
-            let n = t.field_count()?;
-            (0..n).map(|i| t.field(i)).collect()
-        }
+        Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_) => t.field_count(),
         _ => None,
     }
 }
