@@ -301,3 +301,34 @@ fn a_constant_matrix_gets_no_pullback_work() {
     assert_eq!(products(&prog, "quad⁻"), Some(2));
     common::run::check_fd(src, "j", vec![x]);
 }
+
+/// Weights made from sizes and passed to a helper that broadcasts over them: inactive there,
+/// the helper's pullback accumulates no gradient into them.
+#[test]
+fn constant_weights_of_a_broadcast_get_no_pullback_work() {
+    use zy_interp::Value;
+    let src = "wsum(w, x) = sum(w .* x .^ 2)\n\
+               k(x) = wsum(ones(length(x)), x)\n\
+               j(x) = wsum(2 .* x, x)";
+    let accums = |prog: &zy_ir::TypedProgram, name: &str| {
+        let f = prog.functions.iter().find(|(i, _)| &*i.name == name);
+        f.map(|(_, f)| {
+            f.values
+                .iter()
+                .filter(
+                    |d| matches!(&d.kind, ValueKind::Stmt(s) if s.op == Op::Prim(Prim::AccumInto)),
+                )
+                .count()
+        })
+    };
+    let x = Value::vector_f64(vec![0.5, -1.0, 2.0]);
+    let (names, prog) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺", "wsum⟨2⟩⁺"]);
+    let (_, all) = forward_functions(src, "j", &[x.clone()]).unwrap();
+    assert_eq!(
+        accums(&prog, "wsum⟨2⟩⁻"),
+        accums(&all, "wsum⁻").map(|n| n - 1)
+    );
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    common::run::check_fd(src, "j", vec![x]);
+}
