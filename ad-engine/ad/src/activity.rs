@@ -8,44 +8,9 @@
 
 use std::sync::Arc;
 
-use zy_ir::{
-    Block, Function, Instance, Op, Operand, Prim, Span, Terminator, Type, Value, ValueKind,
-};
+use zy_ir::{Block, Function, Instance, Op, Operand, Prim, Span, Terminator, Value, ValueKind};
 
-/// Which differentiable arguments of a call are active there (depend on a differentiated
-/// input): an adjoint is built per instance and mask, and an inactive argument is no seed of the
-/// callee's activity (its refusals do not fire) and gets `nothing` from its pullback. Bit `i`
-/// marks argument `i` inactive; arguments past the 64th are always active.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub struct ArgMask(u64);
-
-impl ArgMask {
-    /// Every argument active: the adjoint a gradient's root and a rule-given adjoint use.
-    pub const ALL: ArgMask = ArgMask(0);
-
-    /// The mask of arguments of types `tys` where `active(i)` says whether argument `i` is
-    /// active; one that is not differentiable counts as active (no gradient reaches it anyway),
-    /// so that a call with every differentiable argument active has [`ArgMask::ALL`].
-    pub fn of(tys: &[Type], active: impl Fn(usize) -> bool) -> ArgMask {
-        let bits = tys
-            .iter()
-            .enumerate()
-            .take(64)
-            .filter(|&(i, t)| t.is_differentiable() && !active(i))
-            .fold(0u64, |m, (i, _)| m | (1 << i));
-        ArgMask(bits)
-    }
-
-    /// Is every argument active?
-    pub fn is_all(self) -> bool {
-        self.0 == 0
-    }
-
-    /// Is argument `i` active?
-    pub fn is_active(self, i: usize) -> bool {
-        i >= 64 || self.0 & (1 << i) == 0
-    }
-}
+use crate::mask::{ArgMask, Vary};
 
 /// Where a value is used.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -68,6 +33,9 @@ pub struct ValueActivity {
     /// apart only in a function applying such a primitive (a Bessel function of an order);
     /// elsewhere `varied`.
     pub carries: bool,
+    /// Which parts of it carry: `carries` field by field, for a tuple, named tuple or
+    /// immutable struct (see [`crate::mask`]). What the mask of a call passing it asks.
+    pub carried: Vary,
     /// A block parameter of a block inside a loop: its gradient flows around the back edge.
     pub loop_carried: bool,
     /// Every use, with the user's span.
@@ -186,9 +154,10 @@ pub fn analyse_masked(
     let useful = useful_values(func, &incoming, reads_globals);
     let carries = carried(func, &values, &varied, &incoming, &seeds, reads_globals);
     for (i, a) in values.iter_mut().enumerate() {
-        a.varied = varied[i];
+        a.varied = varied[i].any();
         a.useful = useful[i];
-        a.carries = carries[i];
+        a.carries = carries[i].any();
+        a.carried = carries[i].clone();
     }
     let args = func
         .args()
@@ -196,7 +165,7 @@ pub fn analyse_masked(
         .map(|&a| {
             if !func.ty(a).is_differentiable() {
                 ArgGradient::NotDifferentiable
-            } else if varied[a.index()] && useful[a.index()] {
+            } else if varied[a.index()].any() && useful[a.index()] {
                 ArgGradient::Reaches
             } else {
                 first_cut(func, a, &incoming).unwrap_or(ArgGradient::NoPath)
@@ -206,12 +175,10 @@ pub fn analyse_masked(
     Activity { values, args }
 }
 
-/// The arguments of `func` that `mask` leaves active.
-fn seeds(func: &Function, mask: ArgMask) -> Vec<Value> {
-    let args = func.args().iter().enumerate();
-    args.filter(|&(i, _)| mask.is_active(i))
-        .map(|(_, &a)| a)
-        .collect()
+/// The arguments of `func` with the parts of them that `mask` leaves active.
+fn seeds(func: &Function, mask: ArgMask) -> Vec<(Value, Vary)> {
+    let tys: Vec<_> = func.args().iter().map(|&a| func.ty(a).clone()).collect();
+    func.args().iter().copied().zip(mask.varies(&tys)).collect()
 }
 
 /// For each block parameter, the operands passed to it by every jump; for each field read of
@@ -245,48 +212,80 @@ fn passes_gradient(op: &Op) -> bool {
     }
 }
 
-/// Values varied by `seeds` (forward fixpoint); objects with identity (but those `constant`
-/// marks) and the results of calls that read globals (see [`analyse_in`]) are varied whatever
-/// their operands.
+/// What `seeds` vary in each value, field by field (forward fixpoint); objects with identity
+/// (but those `constant` marks) and the results of calls that read globals (see
+/// [`analyse_in`]) are varied whatever their operands.
 fn varied_from(
     func: &Function,
-    seeds: &[Value],
+    seeds: &[(Value, Vary)],
     incoming: &[Vec<Operand>],
     reads_globals: &dyn Fn(&Instance) -> bool,
     constant: &[bool],
-) -> Vec<bool> {
+) -> Vec<Vary> {
     let n = func.values.len();
-    let mut varied = vec![false; n];
-    for &s in seeds {
-        varied[s.index()] = func.ty(s).is_differentiable();
+    let mut varied = vec![Vary::No; n];
+    for (s, v) in seeds {
+        if func.ty(*s).is_differentiable() {
+            varied[s.index()] = v.clone();
+        }
     }
-    let is_varied =
-        |varied: &[bool], op: &Operand| op.as_value().is_some_and(|v| varied[v.index()]);
     loop {
         let mut changed = false;
         for (i, d) in func.values.iter().enumerate() {
-            if varied[i] || !d.ty.is_differentiable() {
+            if varied[i] == Vary::Yes || !d.ty.is_differentiable() {
                 continue;
             }
+            let of = |op: &Operand| match op.as_value() {
+                Some(v) => varied[v.index()].clone(),
+                None => Vary::No,
+            };
+            let joined = |ops: &[Operand]| ops.iter().fold(Vary::No, |m, a| m.join(&of(a)));
             let now = match &d.kind {
-                ValueKind::Param { block, .. } => {
-                    *block != Block::ENTRY && incoming[i].iter().any(|a| is_varied(&varied, a))
-                }
+                ValueKind::Param { block, .. } if *block == Block::ENTRY => continue,
+                ValueKind::Param { .. } => joined(&incoming[i]),
                 ValueKind::Stmt(s) => {
-                    (d.ty.is_mutable() && !constant.get(i).copied().unwrap_or(false))
-                        || matches!(&s.op, Op::Invoke(c) if reads_globals(c))
-                        || (passes_gradient(&s.op) && s.args.iter().any(|a| is_varied(&varied, a)))
-                        || incoming[i].iter().any(|a| is_varied(&varied, a))
+                    let whole = (d.ty.is_mutable() && !constant.get(i).copied().unwrap_or(false))
+                        || matches!(&s.op, Op::Invoke(c) if reads_globals(c));
+                    let own = match whole {
+                        true => Vary::Yes,
+                        false => stmt_varies(&s.op, &s.args, &d.ty, &of),
+                    };
+                    own.join(&joined(&incoming[i]))
                 }
             };
-            if now {
-                varied[i] = true;
+            let next = varied[i].join(&now);
+            if next != varied[i] {
+                varied[i] = next;
                 changed = true;
             }
         }
         if !changed {
             return varied;
         }
+    }
+}
+
+/// What varies in the result of `op` of type `ty` on `args`, each varying as `of` says: a
+/// tuple, named tuple or struct made holds its operands' variation field by field, and a field
+/// read gives that field's; any other statement passing a gradient varies wholly where an
+/// operand varies.
+fn stmt_varies(op: &Op, args: &[Operand], ty: &zy_ir::Type, of: &dyn Fn(&Operand) -> Vary) -> Vary {
+    let fields = match op {
+        Op::Prim(Prim::Tuple) | Op::New(_) => Some(args),
+        Op::Prim(Prim::NamedTuple) => args.get(1..),
+        _ => None,
+    };
+    match (op, fields) {
+        (_, Some(fs)) if crate::mask::part_count(ty) == Some(fs.len()) => {
+            Vary::fields(fs.iter().map(of).collect())
+        }
+        (Op::Prim(Prim::GetField), _) => match args {
+            [x, zy_ir::Operand::Const(zy_ir::Const::Int(i))] if *i >= 1 => {
+                of(x).field(*i as usize - 1)
+            }
+            _ => Vary::of(args.iter().any(|a| of(a).any())),
+        },
+        _ => Vary::of(passes_gradient(op) && args.iter().any(|a| of(a).any())),
     }
 }
 
@@ -297,23 +296,28 @@ fn varied_from(
 fn carried(
     func: &Function,
     values: &[ValueActivity],
-    varied: &[bool],
+    varied: &[Vary],
     incoming: &[Vec<Operand>],
-    seeds: &[Value],
+    seeds: &[(Value, Vary)],
     reads_globals: &dyn Fn(&Instance) -> bool,
-) -> Vec<bool> {
+) -> Vec<Vary> {
     if !applies_underived(func) {
         return varied.to_vec();
     }
     let mut now = varied.to_vec();
     loop {
-        let constant = constant_objects(func, values, &now, &|_| false);
+        let constant = constant_objects(func, values, &any(&now), &|_| false);
         let next = varied_from(func, seeds, incoming, reads_globals, &constant);
         if next == now {
             return now;
         }
         now = next;
     }
+}
+
+/// Whether each value varies at all.
+fn any(varied: &[Vary]) -> Vec<bool> {
+    varied.iter().map(Vary::any).collect()
 }
 
 /// Does `func` apply a primitive with an operand it has no derivative in (a Bessel function of
@@ -326,13 +330,16 @@ fn applies_underived(func: &Function) -> bool {
     })
 }
 
-/// Does `func` make an array of numbers from constants alone (`[0.0, 1.0]`, `zeros(3)`)?
+/// Does `func` make an array of numbers from constants and values without a gradient alone
+/// (`[0.0, 1.0]`, `zeros(3)`, `ones(n, n)`)?
 fn makes_constant_array(func: &Function) -> bool {
     func.values.iter().any(|d| match &d.kind {
         ValueKind::Stmt(s) => {
             matches!(&s.op, Op::Prim(p) if p.info().effects.allocates && !p.has_effect())
                 && matches!(&d.ty, zy_ir::Type::Array(e, _) if e.is_bits())
-                && s.args.iter().all(|a| a.as_value().is_none())
+                && s.args
+                    .iter()
+                    .all(|a| a.as_value().is_none_or(|v| !func.ty(v).is_differentiable()))
         }
         ValueKind::Param { .. } => false,
     })
@@ -356,8 +363,8 @@ pub fn constant_arrays(
     }
 }
 
-/// Per value of `func` (analysed as `act`, with the arguments `mask` leaves active), whether it
-/// depends differentiably on a differentiated argument, the arrays [`constant_arrays`] finds
+/// Per value of `func` (analysed as `act`, with the arguments `mask` leaves active), which parts
+/// of it depend differentiably on a differentiated argument, the arrays [`constant_arrays`] finds
 /// counting as constants: the activity's `carries`, a call of a callee that `writes` nothing
 /// and returns numbers reading such an array. What the reverse transform asks of a call's
 /// arguments: one that carries nothing is inactive in the callee's adjoint.
@@ -367,10 +374,10 @@ pub fn carried_across_calls(
     reads_globals: &dyn Fn(&Instance) -> bool,
     mask: ArgMask,
     writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
-) -> Vec<bool> {
+) -> Vec<Vary> {
     match constant_fixpoint(func, act, reads_globals, mask, writes) {
         Some((_, carries)) => carries,
-        None => act.values.iter().map(|a| a.carries).collect(),
+        None => act.values.iter().map(|a| a.carried.clone()).collect(),
     }
 }
 
@@ -383,7 +390,7 @@ fn constant_fixpoint(
     reads_globals: &dyn Fn(&Instance) -> bool,
     mask: ArgMask,
     writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
-) -> Option<(Vec<bool>, Vec<bool>)> {
+) -> Option<(Vec<bool>, Vec<Vary>)> {
     if !applies_underived(func) && !makes_constant_array(func) {
         return None;
     }
@@ -405,10 +412,11 @@ fn constant_fixpoint(
     loop {
         let constant = constant_objects(func, &act.values, &carries, &calls_ok);
         let next = varied_from(func, &seeds, &incoming, reads_globals, &constant);
-        if next == carries {
-            return Some((constant, carries));
+        let next_any = any(&next);
+        if next_any == carries {
+            return Some((constant, next));
         }
-        carries = next;
+        carries = next_any;
     }
 }
 
@@ -537,7 +545,13 @@ fn useful_values(
 /// The first non-differentiable operation that the argument `a` feeds (following varied values
 /// through the program), if any.
 fn first_cut(func: &Function, a: Value, incoming: &[Vec<Operand>]) -> Option<ArgGradient> {
-    let varied = varied_from(func, &[a], incoming, &|_| false, &[]);
+    let varied = any(&varied_from(
+        func,
+        &[(a, Vary::Yes)],
+        incoming,
+        &|_| false,
+        &[],
+    ));
     for b in func.reverse_postorder() {
         for &v in &func.block(b).stmts {
             let Some(s) = func.stmt(v) else { continue };

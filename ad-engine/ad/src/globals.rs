@@ -16,7 +16,8 @@ use zy_ir::{
     Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram, ValueKind,
 };
 
-use crate::activity::{analyse_masked, Activity, ArgMask};
+use crate::activity::{analyse_masked, Activity};
+use crate::mask::ArgMask;
 use crate::names;
 use crate::tangent::has_fdata;
 use crate::AdError;

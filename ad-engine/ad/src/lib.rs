@@ -40,6 +40,7 @@ mod forward_driver;
 pub mod frule;
 pub mod globals;
 mod inline;
+pub mod mask;
 mod mutates;
 pub mod names;
 mod payload;
@@ -58,13 +59,14 @@ use std::sync::Arc;
 use zy_ir::{Instance, Program, Span, TypedProgram};
 
 pub use activity::{
-    analyse, analyse_in, analyse_masked, Activity, ArgGradient, ArgMask, UseSite, ValueActivity,
+    analyse, analyse_in, analyse_masked, Activity, ArgGradient, UseSite, ValueActivity,
 };
 pub use driver::may_mutate;
 pub use expand::{expand, expand_with_rrules};
 pub use forward_driver::forward_gradient_program;
 pub use globals::GlobalShadows;
 pub use inline::inline_slices;
+pub use mask::{ArgMask, Vary};
 pub use tangent::{fdata_type, has_fdata, rdata_type};
 
 /// Why a function cannot be differentiated, with the source location.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use zy_ir::{Instance, Name, Type};
 
-use crate::activity::ArgMask;
+use crate::mask::ArgMask;
 use crate::tangent::{fdata_type, has_fdata};
 
 /// Is argument 0 of `inst` the callee itself (a callable struct or closure, or the function
@@ -35,23 +35,17 @@ pub fn adjoint_sig(inst: &Instance) -> Arc<[Type]> {
         .collect()
 }
 
-/// The instance whose adjoint differentiates `inst` with respect to the arguments `mask` leaves
-/// active: `inst` itself when every argument is, else `f⟨i,j⟩`, the 1-based positions of its
-/// active differentiable arguments (`gamma_inc⟨2⟩` of `gamma_inc(2.0, x)`). Its forward
-/// function `f⟨i,j⟩⁺` and pullback `f⟨i,j⟩⁻` follow from it as from any instance.
+/// The instance whose adjoint differentiates `inst` with respect to the parts of its arguments
+/// `mask` leaves active: `inst` itself when every argument is, else `f⟨i,j⟩`, the paths of the
+/// active differentiable parts ([`ArgMask::paths`]: `gamma_inc⟨2⟩` of `gamma_inc(2.0, x)`,
+/// `jt⟨1.x⟩` of `jt((ν = 2.0, x = x))`). Its forward function `f⟨i,j⟩⁺` and pullback
+/// `f⟨i,j⟩⁻` follow from it as from any instance.
 pub fn masked(inst: &Arc<Instance>, mask: ArgMask) -> Arc<Instance> {
     if mask.is_all() {
         return inst.clone();
     }
-    let positions: Vec<String> = inst
-        .args
-        .iter()
-        .enumerate()
-        .filter(|&(i, t)| t.is_differentiable() && mask.is_active(i))
-        .map(|(i, _)| (i + 1).to_string())
-        .collect();
     Arc::new(Instance {
-        name: format!("{}⟨{}⟩", inst.name, positions.join(",")).into(),
+        name: format!("{}⟨{}⟩", inst.name, mask.paths(&inst.args).join(",")).into(),
         method: inst.method,
         args: inst.args.clone(),
     })
@@ -59,18 +53,13 @@ pub fn masked(inst: &Arc<Instance>, mask: ArgMask) -> Arc<Instance> {
 
 /// The mask by which [`masked`] named `keyed_name` after `inst`, if it did (`f⟨2⟩` of `f`).
 pub fn mask_of(inst: &Arc<Instance>, keyed_name: &str) -> Option<ArgMask> {
-    let positions = keyed_name
+    let paths = keyed_name
         .strip_prefix(&*inst.name)?
         .strip_prefix('⟨')?
         .strip_suffix('⟩')?;
-    let active: Vec<usize> = positions
-        .split(',')
-        .filter(|p| !p.is_empty())
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let mask = ArgMask::of(&inst.args, |i| active.contains(&(i + 1)));
-    (*masked(inst, mask).name == *keyed_name).then_some(mask)
+    let paths: Vec<&str> = paths.split(',').filter(|p| !p.is_empty()).collect();
+    let mask = ArgMask::from_paths(&inst.args, &paths)?;
+    (!mask.is_all()).then_some(mask)
 }
 
 /// The forward instance: `f⁺(x1, x1_f, x2, ...)`, a shadow after each argument with fdata.

@@ -21,9 +21,10 @@ use zy_ir::{
     Terminator, Type, Value, ValueKind, Var, VarInit,
 };
 
-use crate::activity::{Activity, ArgMask};
+use crate::activity::Activity;
 use crate::cfg::{in_loop, loop_span, reaches, reaches_from, single_exit};
 use crate::globals::GlobalShadows;
+use crate::mask::{ArgMask, Vary};
 use crate::names;
 use crate::rules::{self, Callees, Emit, FwdStmt, RevStmt};
 use crate::tangent::{fdata_type, has_fdata, has_rdata, rdata_type};
@@ -199,9 +200,9 @@ struct Cx<'f> {
     globals: &'f GlobalShadows,
     /// Whether to tap named variables' values and adjoints ([`adjoint_with`]).
     trace: bool,
-    /// Per value: whether it carries a gradient to a call
+    /// Per value: which parts of it carry a gradient to a call
     /// ([`crate::activity::carried_across_calls`]).
-    carries: Vec<bool>,
+    carries: Vec<Vary>,
     /// The arguments differentiated.
     mask: ArgMask,
     /// Callees called with every argument active ([`Setting::fixed`]).
@@ -284,12 +285,21 @@ impl<'f> Cx<'f> {
     /// Does `a` depend differentiably on a differentiated argument, an array built from
     /// constants only counting as a constant?
     fn carries(&self, a: &Operand) -> bool {
-        a.as_value()
-            .is_some_and(|x| self.carries.get(x.index()).copied().unwrap_or(true))
+        self.carried(a).any()
     }
 
-    /// The arguments of the call `v` active at it: those that carry a gradient, or all for a
-    /// callee whose adjoint is fixed ([`Setting::fixed`]); all for any other statement.
+    /// Which parts of `a` depend differentiably on a differentiated argument (see
+    /// [`Cx::carries`]).
+    fn carried(&self, a: &Operand) -> Vary {
+        match a.as_value() {
+            Some(x) => self.carries.get(x.index()).cloned().unwrap_or(Vary::Yes),
+            None => Vary::No,
+        }
+    }
+
+    /// The parts of the arguments of the call `v` active at it: those that carry a gradient,
+    /// field by field, or all for a callee whose adjoint is fixed ([`Setting::fixed`]); all for
+    /// any other statement.
     fn call_mask(&self, v: Value) -> ArgMask {
         match self.f.stmt(v) {
             Some(Stmt {
@@ -297,7 +307,7 @@ impl<'f> Cx<'f> {
                 args,
             }) if !(self.fixed)(c) => {
                 let tys: Vec<Type> = args.iter().map(|a| self.f.operand_ty(a)).collect();
-                ArgMask::of(&tys, |i| self.carries(&args[i]))
+                ArgMask::of(&tys, |i| self.carried(&args[i]))
             }
             _ => ArgMask::ALL,
         }

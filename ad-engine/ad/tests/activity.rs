@@ -204,3 +204,131 @@ fn recursion_alternates_between_masks() {
     common::run::check_fd(src, "k", vec![F64(0.5), Int(3)]);
     common::run::check_fd(src, "k", vec![F64(0.5), Int(2)]);
 }
+
+/// A Bessel order held in a field of a named tuple, a tuple or a struct, constant at the call of
+/// a helper taking the whole value: the helper's adjoint is for the fields that vary (its name
+/// lists their paths), reverse mode with no refusal; the order varying is still refused.
+#[test]
+fn a_constant_field_is_not_differentiated() {
+    use zy_interp::Value::F64;
+    let jt = "jt(p) = p.x * besselj(p.nu, p.x)\n";
+    let named = format!("{jt}k(x) = jt((nu = 1.0, x = x)) + jt((nu = 2.0, x = 2x))");
+    let (names, _) = forward_functions(&named, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["jt⟨1.x⟩⁺", "k⁺"]);
+    common::run::check_fd(&named, "k", vec![F64(1.5)]);
+    let tuple = "jp(p, y) = p[2] * besselj(p[1], y)\nk(x) = jp((1.0, x), x)";
+    let (names, _) = forward_functions(tuple, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["jp⟨1.2,2⟩⁺", "k⁺"]);
+    common::run::check_fd(tuple, "k", vec![F64(1.5)]);
+    let cfg = "struct Cfg\n    scale::Float64\n    nu::Float64\nend\n\
+               term(c, x) = c.scale * besselj(c.nu, x)\nk(x) = term(Cfg(x^2, 2.0), x)";
+    let (names, _) = forward_functions(cfg, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["k⁺", "term⟨1.scale,2⟩⁺"]);
+    common::run::check_fd(cfg, "k", vec![F64(1.5)]);
+    let varied = format!("{jt}k(x) = jt((nu = x, x = 2.0))");
+    let e = forward_functions(&varied, "k", &[F64(1.5)]).unwrap_err();
+    assert!(
+        e.message.contains("with respect to its order"),
+        "{}",
+        e.message
+    );
+}
+
+/// A closure capturing a constant order, and the tuple of a varargs helper's trailing
+/// arguments, are values with fields too.
+#[test]
+fn closures_and_varargs_hold_constant_fields() {
+    use zy_interp::Value::F64;
+    let closure =
+        "function k(x)\n    nu = 1.0\n    f = t -> x * besselj(nu, t)\n    return f(x)\nend";
+    let (names, _) = forward_functions(closure, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["(::#k#1)⟨1.x,2⟩⁺", "k⁺"]);
+    common::run::check_fd(closure, "k", vec![F64(1.5)]);
+    let varargs = "vj(x, ps...) = ps[2] * besselj(ps[1], x)\nk(x) = vj(x, 1.0, x)";
+    let (names, _) = forward_functions(varargs, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["k⁺", "vj⟨1,2.2⟩⁺"]);
+    common::run::check_fd(varargs, "k", vec![F64(1.5)]);
+}
+
+/// Nested: a struct holding a named tuple whose one field is constant, passed on from one
+/// helper to another; each mask is one adjoint however many calls share it.
+#[test]
+fn a_nested_constant_field_is_passed_on() {
+    use zy_interp::Value::F64;
+    let src = "struct Model{P}\n    p::P\n    w::Float64\nend\n\
+               inner(p, x) = p.a * besselj(p.nu, x)\n\
+               outer(m, x) = m.w * inner(m.p, x) + inner(m.p, 2x)\n\
+               k(x) = outer(Model((a = x, nu = 1.0), 3.0), x) + outer(Model((a = 2.0, nu = 0.0), x), x)";
+    let (names, _) = forward_functions(src, "k", &[F64(0.7)]).unwrap();
+    assert_eq!(
+        names,
+        [
+            "inner⟨1.a,2⟩⁺",
+            "inner⟨2⟩⁺",
+            "k⁺",
+            "outer⟨1.p.a,2⟩⁺",
+            "outer⟨1.w,2⟩⁺"
+        ]
+    );
+    common::run::check_fd(src, "k", vec![F64(0.7)]);
+}
+
+/// A matrix made from constants and sizes (`ones(n, n)`) and passed to a helper that only
+/// reads it is inactive there, and the helper's pullback does no work for it: of `A * x`'s two
+/// products, only `x̄ += Aᵀ ȳ` is left (`Ā += ȳ xᵀ` with it in `quad⁻`).
+#[test]
+fn a_constant_matrix_gets_no_pullback_work() {
+    use zy_interp::Value;
+    let src = "quad(A, x) = sum(x .* (A * x))\n\
+               k(x) = quad(ones(length(x), length(x)), x)\n\
+               j(x) = quad(x * x', x)";
+    let products = |prog: &zy_ir::TypedProgram, name: &str| {
+        let f = prog.functions.iter().find(|(i, _)| &*i.name == name);
+        f.map(|(_, f)| {
+            f.values
+                .iter()
+                .filter(|d| matches!(&d.kind, ValueKind::Stmt(s) if s.op == Op::Prim(Prim::MatMul)))
+                .count()
+        })
+    };
+    let x = Value::vector_f64(vec![0.5, -1.0, 2.0]);
+    let (names, prog) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺", "quad⟨2⟩⁺"]);
+    assert_eq!(products(&prog, "quad⟨2⟩⁻"), Some(1));
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    let (names, prog) = forward_functions(src, "j", &[x.clone()]).unwrap();
+    assert_eq!(names, ["j⁺", "quad⁺"]);
+    assert_eq!(products(&prog, "quad⁻"), Some(2));
+    common::run::check_fd(src, "j", vec![x]);
+}
+
+/// Weights made from sizes and passed to a helper that broadcasts over them: inactive there,
+/// the helper's pullback accumulates no gradient into them.
+#[test]
+fn constant_weights_of_a_broadcast_get_no_pullback_work() {
+    use zy_interp::Value;
+    let src = "wsum(w, x) = sum(w .* x .^ 2)\n\
+               k(x) = wsum(ones(length(x)), x)\n\
+               j(x) = wsum(2 .* x, x)";
+    let accums = |prog: &zy_ir::TypedProgram, name: &str| {
+        let f = prog.functions.iter().find(|(i, _)| &*i.name == name);
+        f.map(|(_, f)| {
+            f.values
+                .iter()
+                .filter(
+                    |d| matches!(&d.kind, ValueKind::Stmt(s) if s.op == Op::Prim(Prim::AccumInto)),
+                )
+                .count()
+        })
+    };
+    let x = Value::vector_f64(vec![0.5, -1.0, 2.0]);
+    let (names, prog) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺", "wsum⟨2⟩⁺"]);
+    let (_, all) = forward_functions(src, "j", &[x.clone()]).unwrap();
+    assert_eq!(
+        accums(&prog, "wsum⟨2⟩⁻"),
+        accums(&all, "wsum⁻").map(|n| n - 1)
+    );
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    common::run::check_fd(src, "j", vec![x]);
+}

@@ -712,11 +712,17 @@ fn matmul_keep(
             ),
         ));
     }
+    // An operand that does not vary (a constant matrix of a callee's adjoint that has it
+    // inactive) keeps no shadow: the reverse does no work for it.
+    let shadow = |i: usize| match s.varied.get(i) {
+        Some(false) => Const::Nothing.into(),
+        _ => s.shadow(i),
+    };
     Ok(vec![
         s.args[0].clone(),
-        s.shadow(0),
+        shadow(0),
         s.args[1].clone(),
-        s.shadow(1),
+        shadow(1),
         or_nothing(fresh),
     ])
 }
@@ -729,14 +735,18 @@ fn matmul_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         // y = a' b (a number): ā += ȳ b, b̄ += ȳ a.
         if let Some(dy) = s.dy.clone() {
             let (a, sa, b, sb) = (s.kept(0), s.kept(1), s.kept(2), s.kept(3));
-            let gb = e.prim(
-                Broadcast,
-                vec![func("*"), a, dy.clone()],
-                s.arg_tys[0].clone(),
-            );
-            let ga = e.prim(Broadcast, vec![func("*"), b, dy], s.arg_tys[1].clone());
-            e.prim(AccumInto, vec![sa, ga], Type::Nothing);
-            e.prim(AccumInto, vec![sb, gb], Type::Nothing);
+            if varies(&sb) {
+                let gb = e.prim(
+                    Broadcast,
+                    vec![func("*"), a, dy.clone()],
+                    s.arg_tys[0].clone(),
+                );
+                e.prim(AccumInto, vec![sb, gb], Type::Nothing);
+            }
+            if varies(&sa) {
+                let ga = e.prim(Broadcast, vec![func("*"), b, dy], s.arg_tys[1].clone());
+                e.prim(AccumInto, vec![sa, ga], Type::Nothing);
+            }
         }
         return s.none();
     }
@@ -744,13 +754,22 @@ fn matmul_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     // the transpose of a vector is a row and of a row a vector.
     let (a, sa, b, sb, sy) = (s.kept(0), s.kept(1), s.kept(2), s.kept(3), s.kept(4));
     let (ta, tb) = (s.arg_tys[0].clone(), s.arg_tys[1].clone());
-    let bt = transposed(e, b, &tb);
-    let ga = e.prim(MatMul, vec![sy.clone(), bt], ta.clone());
-    e.prim(AccumInto, vec![sa, ga], Type::Nothing);
-    let at = transposed(e, a, &ta);
-    let gb = e.prim(MatMul, vec![at, sy], tb);
-    e.prim(AccumInto, vec![sb, gb], Type::Nothing);
+    if varies(&sa) {
+        let bt = transposed(e, b, &tb);
+        let ga = e.prim(MatMul, vec![sy.clone(), bt], ta.clone());
+        e.prim(AccumInto, vec![sa, ga], Type::Nothing);
+    }
+    if varies(&sb) {
+        let at = transposed(e, a, &ta);
+        let gb = e.prim(MatMul, vec![at, sy], tb);
+        e.prim(AccumInto, vec![sb, gb], Type::Nothing);
+    }
     s.none()
+}
+
+/// Does the operand whose kept shadow is `shadow` vary (see [`matmul_keep`])?
+fn varies(shadow: &Operand) -> bool {
+    !matches!(shadow, Operand::Const(Const::Nothing))
 }
 
 /// `transpose` or `adjoint` (`p`): a row view of a vector has the same view of the vector's

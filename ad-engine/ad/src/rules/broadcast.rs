@@ -95,7 +95,12 @@ fn keep(
     }
     let mut residuals = scalar::residuals(p, &s.args[1..], value);
     for i in 1..s.args.len() {
-        residuals.push(s.shadow(i));
+        // An array that does not vary (a constant of a callee's adjoint that has it inactive,
+        // an array made from constants) keeps no shadow: the reverse accumulates nothing into it.
+        residuals.push(match s.varied.get(i) {
+            Some(false) => Const::Nothing.into(),
+            _ => s.shadow(i),
+        });
     }
     residuals.push(or_nothing(shadow));
     Ok(residuals)
@@ -137,7 +142,7 @@ fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         ty: Type::Float64,
         residuals: s.residuals[..k].to_vec(),
         dy: Some(dy),
-        mask: crate::activity::ArgMask::ALL,
+        mask: crate::mask::ArgMask::ALL,
     };
     let saved = e.bcast.replace(s.ty.clone());
     let contribs = scalar::reverse(e, p, &inner);

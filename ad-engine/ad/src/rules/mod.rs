@@ -30,8 +30,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use zy_ir::{Block, Const, Diff, Instance, Name, Op, Operand, Prim, Span, SsaBuilder, Stmt, Type};
 
-use crate::activity::ArgMask;
 use crate::globals::GlobalShadows;
+use crate::mask::ArgMask;
 
 pub use chunk::{chunk_type, pushforward_chunk};
 pub use scalar::{

@@ -729,7 +729,7 @@ pub fn pushforward(
                     ty: Type::Float64,
                     residuals: residuals(p, args, y),
                     dy: Some(ti.clone()),
-                    mask: crate::activity::ArgMask::ALL,
+                    mask: crate::mask::ArgMask::ALL,
                 };
                 terms.extend(reverse(e, p, &s).into_iter().nth(i).flatten());
             }
