@@ -871,6 +871,26 @@ mod tests {
         }
     }
 
+    /// A struct in the program brings in its declared supertype, a library abstract type that
+    /// no code names: the library's `IOBuffer <: IO` and a program's `Sink <: IO`, whether the
+    /// library's items are read as built or resolved in the program's scope.
+    #[test]
+    fn a_struct_brings_in_its_library_supertype() {
+        let buffer = "f() = String(take!(IOBuffer()))\n";
+        let sink = "struct Sink <: IO\n    n::Int\nend\nf() = Sink(1).n\n";
+        for text in [buffer, sink] {
+            for (extra, as_built) in [("", true), ("Base.zy_new_name(x) = 1\n", false)] {
+                let text = format!("{extra}{text}");
+                let (db, file) = program(&text);
+                let key = ProgramKey::of(&db, file);
+                let root = key.root(&db);
+                assert_eq!(root_scope_names(&db, root).library_as_built(), as_built);
+                let structs = &key.index(&db).program.structs;
+                assert!(structs.contains_key("Base.IO"), "{text}");
+            }
+        }
+    }
+
     /// The calls of `body`, by callee.
     fn calls(body: &Function) -> impl Iterator<Item = &Name> {
         body.values.iter().filter_map(|v| match &v.kind {

@@ -498,9 +498,9 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Char"],
         hooks: &["Base.AbstractChar", "Base._char_int", "Base._string_chars"],
     },
-    // `@enum` types (each constructor calls `Base._enum_value`): their supertype, which a
-    // struct's definition does not reach, and `Int(x)` and `Symbol(x)` of one (inference's
-    // builtins call the prelude).
+    // `@enum` types (each constructor calls `Base._enum_value`): their supertype (which the
+    // struct's definition also reaches, see `item_names`), and `Int(x)` and `Symbol(x)` of one
+    // (inference's builtins call the prelude).
     Hooks {
         triggers: &["Base._enum_value"],
         hooks: &["Base.Enum", "Base._enum_int", "Base._enum_symbol"],
@@ -813,8 +813,8 @@ pub enum Mention {
 }
 
 /// Call `f` on every name `item` defines ([`Mention::Defines`]) or refers to: functions,
-/// structs and bindings used as values ([`Mention::Value`]), types in signatures, fields and
-/// `where` bounds ([`Mention::Type`]).
+/// structs and bindings used as values ([`Mention::Value`]), types in signatures, fields,
+/// `where` bounds and a struct's declared supertype ([`Mention::Type`]).
 pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
     for (generic, method) in &item.methods {
         f(generic, Mention::Defines);
@@ -832,6 +832,12 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
     }
     for s in &item.structs {
         f(&s.name, Mention::Defines);
+        // A struct's supertype is defined wherever the struct is (Julia's `UndefVarError`
+        // otherwise): a library abstract type (`IOBuffer <: IO`, a program's `Sink <: IO`)
+        // comes in with every struct below it, whether or not any code names it.
+        if let Some(t) = &s.supertype {
+            type_names(t, f);
+        }
         if let Some(TypeExpr::Named { name, .. }) = &s.supertype {
             if matches!(
                 &**name,
