@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use zy_ir::{callable_name, Const, Instance, Name, Op, Prim, Program, StructKind, Type};
+use zy_ir::{Const, Instance, Name, Op, Prim, Program, StructKind, Type};
 
 use crate::builtins;
 use crate::dispatch;
@@ -1074,8 +1074,8 @@ impl<'a> Cx<'a> {
         match &callee.ty {
             Type::Function(n) => self.call_named(b, n, rest),
             Type::Struct(s) => {
-                let name = callable_name(&s.name);
-                if self.program.functions.contains_key(&name) {
+                let types = crate::value::types(args);
+                if let Some(name) = dispatch::callable_for(self.program, &s.name, &types) {
                     self.call_generic(b, &name, args)
                 } else {
                     Err(Fail::method(format!(
