@@ -878,6 +878,37 @@ fn a_package_test_file_sees_the_package_it_uses() {
 }
 
 #[test]
+fn test_files_included_from_a_testset_see_the_package() {
+    // `runtests.jl` includes its test files from inside the top testset, as packages do: each
+    // is checked in runtests.jl's program (it sees `using Pkg`), its failing test reported
+    // once. Checked from inside the package's folder, `src/model.jl` is still the package's.
+    let dir = dir_with(&[
+        (
+            "Pkg/src/Pkg.jl",
+            "module Pkg\nexport loss\nconst SCALE = 3.0\ninclude(\"model.jl\")\nend\n",
+        ),
+        ("Pkg/src/model.jl", "# zy: gradcheck loss(2.0)\nloss(w) = SCALE * w^2\n"),
+        (
+            "Pkg/test/runtests.jl",
+            "using Pkg, Test\n@testset \"Pkg\" begin\n    @testset \"a\" begin\n        include(\"test_a.jl\")\n    end\n    include(joinpath(@__DIR__, \"test_b.jl\"))\nend\n",
+        ),
+        ("Pkg/test/test_a.jl", "@test loss(1.0) == 3.0\n"),
+        ("Pkg/test/test_b.jl", "@test loss(2.0) == 11.0\n"),
+    ]);
+    let (status, out, err) = run(dir.path(), &["check", "Pkg", "--format", "short"]);
+    expect![[r#"
+        Pkg/test/test_b.jl:1:1: error[test-failed]: Test Failed: Expression: loss(2.0) == 11.0, Evaluated: 12.0 == 11.0
+    "#]]
+    .assert_eq(&format!("{out}{err}"));
+    assert_eq!(status, 1);
+    let (status, out, err) = run(
+        &dir.path().join("Pkg"),
+        &["check", "src/model.jl", "--format", "short"],
+    );
+    assert_eq!((status, out.as_str(), err.as_str()), (0, "", ""));
+}
+
+#[test]
 fn tests_and_scripts_keep_the_data_they_only_read() {
     // A package's tests and a training script as users write them: the data they bind are
     // read by `@test` (which pass), `@show` and `println` of the package's functions, which
