@@ -433,6 +433,21 @@ mod tests {
     }
 
     #[test]
+    fn a_parameter_named_underscore_is_ignored_on_purpose() {
+        // The solver calls `f(u, t)`; the closure ignores `t` by naming it `_`, and `g` its
+        // second argument: neither is flagged, while `h`'s unused `t` still is.
+        diagnostics(
+            "step(f, u) = u + 0.1 * f(u, 0.0)\n\
+             # zy: at run(2.0)\nrun(k) = step((u, _) -> -k * u, 1.0)\n\
+             # zy: at g(1.0, 2.0)\ng(x, _) = 2.0 * x\n\
+             # zy: at h(1.0, 2.0)\nh(x, t) = 2.0 * x\n",
+            expect![[r#"
+                7:6 warning[zero-gradient] no gradient can reach `t`: the result does not depend on it, so its gradient is always `nothing`
+            "#]],
+        );
+    }
+
+    #[test]
     fn no_zero_gradient_for_a_function_zy_refuses_to_run() {
         // `w` is changed by a top-level loop zy does not run: `f` throws where it reads it, so
         // nothing is said of its arguments' gradients; `g`, which returns, is still linted.
