@@ -258,6 +258,27 @@ fn test_throws_reads_the_kind_of_each_exception() {
 }
 
 #[test]
+fn test_throws_reads_a_message_or_an_exception_value() {
+    // Julia's other forms of `@test_throws`: a string the exception's `showerror` text
+    // contains, and an exception value whose fields (the message) are equal; a form zy does
+    // not compare (a regex) is a note.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nhalf(n) = iseven(n) ? n ÷ 2 : throw(ArgumentError(\"n must be even, got $n\"))\n@testset \"messages\" begin\n    @test_throws \"must be even\" half(3)\n    @test_throws \"must be odd\" half(3)\n    @test_throws ArgumentError(\"n must be even, got 3\") half(3)\n    @test_throws ArgumentError(\"n must be even\") half(3)\n    @test_throws \"boom\" error(\"boom\")\n    @test_throws \"ErrorException\" error(\"boom\")\n    @test_throws ErrorException(\"boom\") error(\"boom\")\n    @test_throws \"even\" half(2)\n    @test_throws r\"even\" half(3)\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:5:5 error test-failed Test Failed: Expression: half(3), Expected: "must be odd", Message: "ArgumentError: n must be even, got 3"
+        t.jl:7:5 error test-failed Test Failed: Expression: half(3), Expected: ArgumentError("n must be even"), Thrown: ArgumentError: n must be even, got 3
+        t.jl:9:5 error test-failed Test Failed: Expression: error("boom"), Expected: "ErrorException", Message: "boom"
+        t.jl:11:5 error test-failed Test Failed: Expression: half(2), Expected: "even", No exception thrown
+        t.jl:12:5 note test-not-run zy cannot run this test: unsupported: `@test_throws r"even"`; zy compares the exception's type, a message a string is part of, or a value `T("message")` of Base's exceptions of one field
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
 fn a_loop_tests_generated_names_are_none_a_test_can_write() {
     // A loop's test runs in a closure counting the times control reaches it; its names were
     // once `_zy_k` and `_zy_n`, which a test can write too. Here the test's own `_zy_n` and

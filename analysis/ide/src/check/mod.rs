@@ -19,6 +19,7 @@ mod rrule;
 mod runtime;
 mod suppress;
 mod tape;
+mod test_throws;
 
 use std::sync::Arc;
 
