@@ -884,6 +884,10 @@ impl<'a> Cx<'a> {
             Err(_) if &**name == ITERATED => return self.iterated_by_index(b, args),
             // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
             // which are less specific than any written one.
+            Err(_) if self.program.refused_beside.contains_key(name) => {
+                let why = &self.program.refused_beside[name];
+                return Err(Fail::unsupported(why.clone()));
+            }
             Err(no_match) => {
                 if let Some(r) = self.call_with_unit_ranges(b, name, args) {
                     return r.or(Err(no_match));
