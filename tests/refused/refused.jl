@@ -228,3 +228,12 @@ v13(n) = Val(n)
 # `Val{n}()` of an Int known only at run time, the same as `Val(n)`.
 # zy: at v14(3)
 v14(n) = Val{n}()
+# A struct refused beside an outer constructor zy keeps: a call no kept method takes names the
+# refused struct (Julia's call makes a `Disk`), rather than a `MethodError`.
+abstract type Shape{T} end
+struct Disk{T} <: Shape{T}
+    r::T
+end
+Disk() = Disk(1.0)
+# zy: at m7()
+m7() = Disk().r

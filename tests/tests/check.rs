@@ -258,6 +258,27 @@ fn test_throws_reads_the_kind_of_each_exception() {
 }
 
 #[test]
+fn test_throws_reads_a_message_or_an_exception_value() {
+    // Julia's other forms of `@test_throws`: a string the exception's `showerror` text
+    // contains, and an exception value whose fields (the message) are equal; a form zy does
+    // not compare (a regex) is a note.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nhalf(n) = iseven(n) ? n ÷ 2 : throw(ArgumentError(\"n must be even, got $n\"))\n@testset \"messages\" begin\n    @test_throws \"must be even\" half(3)\n    @test_throws \"must be odd\" half(3)\n    @test_throws ArgumentError(\"n must be even, got 3\") half(3)\n    @test_throws ArgumentError(\"n must be even\") half(3)\n    @test_throws \"boom\" error(\"boom\")\n    @test_throws \"ErrorException\" error(\"boom\")\n    @test_throws ErrorException(\"boom\") error(\"boom\")\n    @test_throws \"even\" half(2)\n    @test_throws r\"even\" half(3)\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:5:5 error test-failed Test Failed: Expression: half(3), Expected: "must be odd", Message: "ArgumentError: n must be even, got 3"
+        t.jl:7:5 error test-failed Test Failed: Expression: half(3), Expected: ArgumentError("n must be even"), Thrown: ArgumentError: n must be even, got 3
+        t.jl:9:5 error test-failed Test Failed: Expression: error("boom"), Expected: "ErrorException", Message: "boom"
+        t.jl:11:5 error test-failed Test Failed: Expression: half(2), Expected: "even", No exception thrown
+        t.jl:12:5 note test-not-run zy cannot run this test: unsupported: `@test_throws r"even"`; zy compares the exception's type, a message a string is part of, or a value `T("message")` of Base's exceptions of one field
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
 fn a_loop_tests_generated_names_are_none_a_test_can_write() {
     // A loop's test runs in a closure counting the times control reaches it; its names were
     // once `_zy_k` and `_zy_n`, which a test can write too. Here the test's own `_zy_n` and
@@ -875,6 +896,37 @@ fn a_package_test_file_sees_the_package_it_uses() {
             ""
         )
     );
+}
+
+#[test]
+fn test_files_included_from_a_testset_see_the_package() {
+    // `runtests.jl` includes its test files from inside the top testset, as packages do: each
+    // is checked in runtests.jl's program (it sees `using Pkg`), its failing test reported
+    // once. Checked from inside the package's folder, `src/model.jl` is still the package's.
+    let dir = dir_with(&[
+        (
+            "Pkg/src/Pkg.jl",
+            "module Pkg\nexport loss\nconst SCALE = 3.0\ninclude(\"model.jl\")\nend\n",
+        ),
+        ("Pkg/src/model.jl", "# zy: gradcheck loss(2.0)\nloss(w) = SCALE * w^2\n"),
+        (
+            "Pkg/test/runtests.jl",
+            "using Pkg, Test\n@testset \"Pkg\" begin\n    @testset \"a\" begin\n        include(\"test_a.jl\")\n    end\n    include(joinpath(@__DIR__, \"test_b.jl\"))\nend\n",
+        ),
+        ("Pkg/test/test_a.jl", "@test loss(1.0) == 3.0\n"),
+        ("Pkg/test/test_b.jl", "@test loss(2.0) == 11.0\n"),
+    ]);
+    let (status, out, err) = run(dir.path(), &["check", "Pkg", "--format", "short"]);
+    expect![[r#"
+        Pkg/test/test_b.jl:1:1: error[test-failed]: Test Failed: Expression: loss(2.0) == 11.0, Evaluated: 12.0 == 11.0
+    "#]]
+    .assert_eq(&format!("{out}{err}"));
+    assert_eq!(status, 1);
+    let (status, out, err) = run(
+        &dir.path().join("Pkg"),
+        &["check", "src/model.jl", "--format", "short"],
+    );
+    assert_eq!((status, out.as_str(), err.as_str()), (0, "", ""));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use zy_ir::{callable_name, Const, Instance, Name, Op, Prim, Program, StructKind, Type};
+use zy_ir::{Const, Instance, Name, Op, Prim, Program, StructKind, Type};
 
 use crate::builtins;
 use crate::dispatch;
@@ -895,6 +895,10 @@ impl<'a> Cx<'a> {
             Err(_) if &**name == ITERATED => return self.iterated_by_index(b, args),
             // A library function defined in Julia (`Base.sum`) also has the builtin's methods,
             // which are less specific than any written one.
+            Err(_) if self.program.refused_beside.contains_key(name) => {
+                let why = &self.program.refused_beside[name];
+                return Err(Fail::unsupported(why.clone()));
+            }
             Err(no_match) => {
                 if let Some(r) = self.call_with_unit_ranges(b, name, args) {
                     return r.or(Err(no_match));
@@ -1085,8 +1089,8 @@ impl<'a> Cx<'a> {
         match &callee.ty {
             Type::Function(n) => self.call_named(b, n, rest),
             Type::Struct(s) => {
-                let name = callable_name(&s.name);
-                if self.program.functions.contains_key(&name) {
+                let types = crate::value::types(args);
+                if let Some(name) = dispatch::callable_for(self.program, &s.name, &types) {
                     self.call_generic(b, &name, args)
                 } else {
                     Err(Fail::method(format!(

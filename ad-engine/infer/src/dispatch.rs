@@ -632,6 +632,33 @@ pub(crate) fn typejoin(program: &Program, types: &[Type]) -> Option<Option<Name>
     Some(found)
 }
 
+/// The generic function a call of a value of the struct `name` on `args` (the value first)
+/// dispatches in: the struct's own call methods (`(::S)`) if one applies, else those of its
+/// nearest abstract supertype with one that does (`(m::Model)(x) = ...` serves every `Model`),
+/// as Julia's one method table holds them all. Where none applies, the nearest that exists
+/// (its `MethodError`); `None` when no type on the chain is callable.
+pub(crate) fn callable_for(program: &Program, name: &Name, args: &[Type]) -> Option<Name> {
+    let chain = std::iter::successors(Some(name.clone()), |n| {
+        match program.structs.get(n)?.supertype.as_ref()? {
+            zy_ir::TypeExpr::Named { name, .. } => Some(name.clone()),
+            _ => None,
+        }
+    });
+    let mut nearest = None;
+    // A chain of supertypes is at most as long as the program has types.
+    for n in chain.take(program.structs.len() + 1) {
+        let callable = zy_ir::callable_name(&n);
+        let Some(gf) = program.functions.get(&callable) else {
+            continue;
+        };
+        if select(program, gf, args).is_ok() {
+            return Some(callable);
+        }
+        nearest.get_or_insert(callable);
+    }
+    nearest
+}
+
 /// Is the struct `def` declared below the abstract type `name` (through its supertypes)?
 pub(crate) fn is_below(program: &Program, def: &StructDef, name: &str) -> bool {
     let mut at = def;

@@ -69,7 +69,9 @@ pub fn infer_call(
         Type::Struct(s) => {
             let mut all = vec![callee.clone()];
             all.extend_from_slice(args);
-            infer_entry(program, &callable_name(&s.name), &all)
+            let name = dispatch::callable_for(program, &s.name, &all)
+                .unwrap_or_else(|| callable_name(&s.name));
+            infer_entry(program, &name, &all)
         }
         t => Err(vec![Fail::method(format!(
             "objects of type {t} are not callable"

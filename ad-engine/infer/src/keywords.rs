@@ -63,7 +63,12 @@ impl Cx<'_> {
             .ok_or_else(|| Fail::unsupported("keyword call without a callee"))?;
         let (name, full): (Name, Vec<Val>) = match &callee.ty {
             Type::Function(n) => (n.clone(), positional.to_vec()),
-            Type::Struct(s) => (callable_name(&s.name), rest.to_vec()),
+            Type::Struct(s) => {
+                let types = crate::value::types(rest);
+                let name = dispatch::callable_for(self.program, &s.name, &types)
+                    .unwrap_or_else(|| callable_name(&s.name));
+                (name, rest.to_vec())
+            }
             t => {
                 return Err(Fail::method(format!(
                     "objects of type {t} are not callable"

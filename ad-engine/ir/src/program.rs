@@ -186,6 +186,10 @@ pub struct Program {
     /// Names whose only definition the front end refused, with the message a use of one
     /// gives instead of `UndefVarError`.
     pub refused: BTreeMap<Name, String>,
+    /// Names with a refused definition beside definitions the front end kept (a struct
+    /// refused, its outer constructor kept), with the message a call that no kept method
+    /// takes gives instead of `MethodError`.
+    pub refused_beside: BTreeMap<Name, String>,
 }
 
 /// The generic-function name under which the call methods of struct (or closure) type `name`

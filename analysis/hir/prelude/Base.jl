@@ -12031,3 +12031,20 @@ function joinpath(a::String, b::String)
     return isempty(a) || endswith(a, '/') ? a * b : string(a, "/", b)
 end
 joinpath(a::String, b::String, c::String, rest::String...) = joinpath(joinpath(a, b), c, rest...)
+"""
+    any(f, t::Tuple), all(f, t::Tuple), count(f, t::Tuple)
+
+Over a tuple or a named tuple (`all(isfinite, (a, b))`): each element by its own method, `any`
+and `all` stopping at the first that decides, as Julia's.
+"""
+any(f, t::Tuple) = _any_each(f, t...)
+all(f, t::Tuple) = _all_each(f, t...)
+count(f, t::Tuple) = _count_each(f, 0, t...)
+any(t::Tuple) = any(identity, t)
+all(t::Tuple) = all(identity, t)
+count(t::Tuple) = count(identity, t)
+any(f, t::NamedTuple) = any(f, values(t))
+all(f, t::NamedTuple) = all(f, values(t))
+count(f, t::NamedTuple) = count(f, values(t))
+_count_each(f, n) = n
+_count_each(f, n, x, rest...) = _count_each(f, n + (f(x) ? 1 : 0), rest...)

@@ -783,7 +783,9 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             .structs
             .extend(own.structs.iter().map(|(n, s)| (n.clone(), s.clone())));
     }
-    index.program.refused = root_scope_names(db, root).refused().clone();
+    let names = root_scope_names(db, root);
+    index.program.refused = names.refused().clone();
+    index.program.refused_beside = names.refused_beside().clone();
     index.reached = match reached {
         Some(r) => {
             for name in r.waiting {

@@ -309,6 +309,9 @@ pub struct ScopeNames {
     errors: Vec<(ItemId, ImportError)>,
     /// Qualified names whose only definition zy refused, with what a use of one says.
     refused: BTreeMap<Name, String>,
+    /// Qualified names with a refused definition beside ones zy kept (a struct refused, its
+    /// outer constructor kept), with what a call that no kept method takes says.
+    refused_beside: BTreeMap<Name, String>,
     /// The library's modules are as the build script saw them ([`ScopeNames::library_as_built`]).
     library_as_built: bool,
 }
@@ -441,6 +444,12 @@ impl ScopeNames {
         &self.refused
     }
 
+    /// The qualified names with a refused definition beside definitions zy kept, with what a
+    /// call that none of the kept methods takes says (the refused one might have).
+    pub fn refused_beside(&self) -> &BTreeMap<Name, String> {
+        &self.refused_beside
+    }
+
     /// The imports of `file`'s items that name no module or name, with why.
     pub fn import_errors(
         &self,
@@ -481,19 +490,17 @@ fn add_module_aliases(
     }
 }
 
-/// The refused definitions of `refused` (those items) whose names nothing else defines.
+/// The refused definitions of `refused` (those items): by name where nothing else defines it,
+/// else beside the definitions kept.
 fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, refused: &[(ItemId, Name)]) {
     for (item, module) in refused {
         let Some(Item::Refused(r)) = item_ast(db, *item).as_deref() else {
             continue;
         };
-        if names
+        let beside = names
             .modules
             .get(module)
-            .is_some_and(|s| s.defines.contains_key(r.name.as_str()))
-        {
-            continue;
-        }
+            .is_some_and(|s| s.defines.contains_key(r.name.as_str()));
         let file = item.file(db);
         let (start, _) = item_range(db, *item, r.range.start, r.range.end).unwrap_or((0, 0));
         // The file's name: the line is what finds the definition, and the message stays the
@@ -506,10 +513,11 @@ fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, refused: &[(Ite
             "`{}` is not available: its definition ({at}) was refused: {reason}",
             r.name
         );
-        names
-            .refused
-            .entry(qualify(module, &r.name))
-            .or_insert(message);
+        let map = match beside {
+            true => &mut names.refused_beside,
+            false => &mut names.refused,
+        };
+        map.entry(qualify(module, &r.name)).or_insert(message);
     }
 }
 

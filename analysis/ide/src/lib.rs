@@ -113,14 +113,17 @@ pub struct AnalysisHost {
 
 /// The files that may include `path` in a package laid out as Julia's, nearest first: for each
 /// enclosing `src` directory its package's module file (`MyPkg.jl/src/MyPkg.jl`), for each
-/// enclosing `test` directory its `runtests.jl`.
+/// enclosing `test` directory its `runtests.jl`. A relative path names its package by the
+/// absolute one (`src/a.jl` checked from inside the package's folder).
 fn package_entries(path: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in path.ancestors().skip(1) {
         match dir.file_name().and_then(|n| n.to_str()) {
             Some("src") => {
-                let package = dir
-                    .parent()
+                let absolute = std::path::absolute(dir).ok();
+                let package = absolute
+                    .as_deref()
+                    .and_then(Path::parent)
                     .and_then(Path::file_name)
                     .and_then(|n| n.to_str());
                 if let Some(package) = package {

@@ -10,6 +10,7 @@ use crate::ast::{
 use crate::cx::{error_expr, Cx};
 use crate::enums;
 use crate::expr::{block_of, expr, is_operator_name};
+use crate::include_paths;
 use crate::kind::Kind;
 use crate::kwdef;
 use crate::literals;
@@ -43,6 +44,11 @@ fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
     }
     if out.len() == items {
         out.extend(refused(cx, node, errors).map(Item::Refused));
+    }
+    let mut included = Vec::new();
+    include_paths::testset_includes(cx, node, &mut included);
+    for call in included {
+        out.extend(include(cx, call).map(Item::Include));
     }
     // A struct's inner constructors follow it.
     out.extend(cx.constructors.drain(..).map(Item::Function));
@@ -526,7 +532,7 @@ fn push_new(names: &mut Vec<String>, name: &str) {
 }
 
 /// Is `node` a call of `include`?
-fn is_include(cx: &Cx, node: &SyntaxNode) -> bool {
+pub(crate) fn is_include(cx: &Cx, node: &SyntaxNode) -> bool {
     !node.is_infix()
         && !node.is_prefix()
         && node
@@ -535,25 +541,27 @@ fn is_include(cx: &Cx, node: &SyntaxNode) -> bool {
             .is_some_and(|callee| callee.kind == Kind::Identifier && cx.text(callee) == "include")
 }
 
-/// `include("path")`: the path must be a plain string literal.
+/// `include("path")`: the path a string literal, or one built from literals and the file's
+/// place (`joinpath(@__DIR__, "a.jl")`: `include_paths`).
 fn include(cx: &mut Cx, node: &SyntaxNode) -> Option<IncludeDef> {
     let call = expr(cx, node);
     let ExprKind::Call { args, .. } = &call.kind else {
         return None;
     };
-    match args.as_slice() {
-        [Expr {
-            kind: ExprKind::Str(path),
-            range,
-        }] => Some(IncludeDef {
-            path: path.clone(),
-            path_range: *range,
+    let path = match args.as_slice() {
+        [arg] => include_paths::static_path(cx, arg).map(|p| (p, arg.range)),
+        _ => None,
+    };
+    match path {
+        Some((path, path_range)) => Some(IncludeDef {
+            path,
+            path_range,
             range: call.range,
         }),
-        _ => unsupported(
+        None => unsupported(
             cx,
             node,
-            "`include` of anything but one string literal; write the path as a literal (`include(\"file.jl\")`) instead",
+            "`include` of a path not built from string literals; write the path as a literal (`include(\"file.jl\")`, `include(joinpath(@__DIR__, \"file.jl\"))`) instead",
         ),
     }
 }

@@ -26,6 +26,7 @@ mod dotmacros;
 mod enums;
 mod expr;
 mod generators;
+mod include_paths;
 mod items;
 mod kwdef;
 mod literals;

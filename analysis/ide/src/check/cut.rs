@@ -23,6 +23,9 @@ pub(super) fn check(cx: &Cx<'_>, out: &mut Vec<Diagnostic>) {
         let name = cx.arg_name(i);
         let param = cx.range(func.value(arg).span);
         match why {
+            // `_` says so itself: a parameter the function's interface has and it ignores
+            // (`(u, _) -> -k * u` passed to a solver that calls `f(u, t)`).
+            ArgGradient::NoPath if name == "_" => {}
             ArgGradient::NoPath => {
                 let Some(range) = param else { continue };
                 out.push(cx.finding(

@@ -21,6 +21,7 @@ use zy_syntax::ast::TextRange;
 use zy_syntax::kind::Kind;
 use zy_syntax::tree::SyntaxNode;
 
+use super::test_throws;
 use crate::error::CALL_FILE;
 use crate::eval::{eval_at, EvalResult, Failure, FailureKind};
 use crate::locate::CallSite;
@@ -426,11 +427,23 @@ fn run(
     };
     let message = match &case.ask {
         Ask::Broken => return Outcome::Passed,
-        Ask::Throws(e) if kind.is_a(e) => return Outcome::Passed,
-        Ask::Throws(e) => format!(
-            "Test Failed: Expression: {shown}, Expected: {e}, Thrown: {}",
-            thrown.message
-        ),
+        Ask::Throws(e) => match test_throws::expected(e) {
+            x if test_throws::meets(&x, &kind, &thrown.message) => return Outcome::Passed,
+            test_throws::Expected::Other => {
+                let message = format!(
+                    "zy cannot run this test: unsupported: `@test_throws {e}`; zy compares the exception's type, a message a string is part of, or a value `T(\"message\")` of Base's exceptions of one field"
+                );
+                return Outcome::Finding(TEST_NOT_RUN, message, Vec::new());
+            }
+            test_throws::Expected::Substring(_) => format!(
+                "Test Failed: Expression: {shown}, Expected: {e}, Message: {:?}",
+                test_throws::shown(&kind, &thrown.message)
+            ),
+            _ => format!(
+                "Test Failed: Expression: {shown}, Expected: {e}, Thrown: {}",
+                thrown.message
+            ),
+        },
         Ask::True => format!(
             "Error During Test: Expression: {shown}, threw: {}",
             thrown.message

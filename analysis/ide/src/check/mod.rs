@@ -19,6 +19,7 @@ mod rrule;
 mod runtime;
 mod suppress;
 mod tape;
+mod test_throws;
 
 use std::sync::Arc;
 
@@ -428,6 +429,21 @@ mod tests {
              # zy: at h(1.0, 2.0)\nfunction h(x, y)\n    # zy: allow(gradient-cut)\n    r = round(y)\n    return x * r\nend\n",
             expect![[r#"
                 2:6 warning[zero-gradient] no gradient can reach `y`: the result does not depend on it, so its gradient is always `nothing`
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_parameter_named_underscore_is_ignored_on_purpose() {
+        // The solver calls `f(u, t)`; the closure ignores `t` by naming it `_`, and `g` its
+        // second argument: neither is flagged, while `h`'s unused `t` still is.
+        diagnostics(
+            "step(f, u) = u + 0.1 * f(u, 0.0)\n\
+             # zy: at run(2.0)\nrun(k) = step((u, _) -> -k * u, 1.0)\n\
+             # zy: at g(1.0, 2.0)\ng(x, _) = 2.0 * x\n\
+             # zy: at h(1.0, 2.0)\nh(x, t) = 2.0 * x\n",
+            expect![[r#"
+                7:6 warning[zero-gradient] no gradient can reach `t`: the result does not depend on it, so its gradient is always `nothing`
             "#]],
         );
     }

@@ -1,0 +1,108 @@
+//! The path an `include` names, as scripts and packages write it: a string literal, or one
+//! built at parse time from literals and the file's own place (`joinpath(@__DIR__, "lib",
+//! "a.jl")`, `"$(@__DIR__)/a.jl"`, `@__DIR__() * "/a.jl"`, `joinpath(dirname(@__FILE__),
+//! "a.jl")`, `normpath(...)`), and the `include`s a top-level `@testset` runs.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::ast::{BinOp, Expr, ExprKind, INTERPOLATION};
+use crate::cx::Cx;
+use crate::kind::Kind;
+use crate::tree::SyntaxNode;
+
+/// The path `e` names, if it is built from string literals alone (`@__DIR__` and
+/// `@__FILE__` are literals by now), relative to the including file's directory where it
+/// starts there: Julia's `include` of `joinpath(@__DIR__, p)` reads what `include(p)` reads.
+pub(crate) fn static_path(cx: &Cx, e: &Expr) -> Option<String> {
+    let path = fold(e)?;
+    let dir = cx.source_path.and_then(|f| Path::new(f).parent());
+    match dir.and_then(|d| Path::new(&path).strip_prefix(d).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => Some(".".to_string()),
+        Some(rest) => Some(rest.to_str()?.to_string()),
+        None => Some(path),
+    }
+}
+
+/// The string `e` evaluates to, where that is known without running anything.
+fn fold(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Str(s) => Some(s.clone()),
+        ExprKind::Binary {
+            op: BinOp::Mul,
+            dotted: false,
+            lhs,
+            rhs,
+        } => Some(fold(lhs)? + &fold(rhs)?),
+        ExprKind::Call { callee, args } => {
+            let ExprKind::Ident(f) = &callee.kind else {
+                return None;
+            };
+            let parts = args.iter().map(fold).collect::<Option<Vec<_>>>()?;
+            match (f.as_str(), parts.as_slice()) {
+                (INTERPOLATION | "string", _) => Some(parts.concat()),
+                ("joinpath", [_, ..]) => {
+                    // A later absolute part starts the path again, as Julia's `joinpath`.
+                    let mut path = PathBuf::new();
+                    parts.iter().for_each(|p| path.push(p));
+                    Some(path.to_str()?.to_string())
+                }
+                ("dirname", [p]) => Some(
+                    Path::new(p)
+                        .parent()
+                        .map_or(String::new(), |d| d.display().to_string()),
+                ),
+                ("normpath", [p]) => Some(normpath(p)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Julia's `normpath`: `.` parts dropped and `dir/..` pairs cancelled.
+fn normpath(p: &str) -> String {
+    let mut out = PathBuf::new();
+    for c in Path::new(p).components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out.display().to_string()
+}
+
+/// The `include(...)` calls a top-level `@testset ... begin ... end` makes among its
+/// statements (in nested testsets and `begin` blocks too): Julia runs each file at top level
+/// when the testset reaches it, so its definitions are the program's.
+pub(crate) fn testset_includes<'n>(cx: &Cx, node: &'n SyntaxNode, out: &mut Vec<&'n SyntaxNode>) {
+    if node.leaf {
+        return;
+    }
+    match node.kind {
+        Kind::MacroCall
+            if node
+                .children
+                .first()
+                .is_some_and(|m| matches!(cx.text(m), "@testset" | "Test.@testset")) =>
+        {
+            if let Some(body) = node.children.last() {
+                testset_includes(cx, body, out);
+            }
+        }
+        Kind::Block => {
+            for statement in &node.children {
+                if statement.kind == Kind::Call && crate::items::is_include(cx, statement) {
+                    out.push(statement);
+                } else {
+                    testset_includes(cx, statement, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
