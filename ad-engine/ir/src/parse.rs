@@ -157,8 +157,9 @@ pub fn comment_start(line: &str) -> usize {
     line.len()
 }
 
-/// Can `c` be part of a name (a function, field, struct or operator name)?
-fn name_char(c: char) -> bool {
+/// Can `c` be part of a name (a function, field, struct or operator name) as the IR text
+/// writes it unquoted?
+pub(crate) fn name_char(c: char) -> bool {
     !c.is_whitespace() && !"(),{}\"[];".contains(c)
 }
 
@@ -1044,6 +1045,9 @@ impl<'a> Cursor<'a> {
             Some('"') => return Ok(Const::Str(self.string()?)),
             Some(':') => {
                 self.pos += 1;
+                if self.rest().starts_with("var\"") {
+                    return Ok(Const::Symbol(self.var_name()?));
+                }
                 return Ok(Const::Symbol(self.name()?));
             }
             Some('(') if !rest.starts_with("(::") => return self.const_tuple(),

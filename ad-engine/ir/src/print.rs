@@ -197,6 +197,11 @@ impl fmt::Display for Const {
             Const::Int(i) => write!(f, "{i}"),
             Const::Bool(b) => write!(f, "{b}"),
             Const::Nothing => f.write_str("nothing"),
+            // A symbol the reader's names cannot hold (`:typeof(Int64)`, a type's name as
+            // a union member's tag) is quoted.
+            Const::Symbol(s) if s.is_empty() || !s.chars().all(crate::parse::name_char) => {
+                write!(f, ":var{:?}", &**s)
+            }
             Const::Symbol(s) => write!(f, ":{s}"),
             Const::Str(s) => write!(f, "{s:?}"),
             Const::Func(n) => f.write_str(n),
