@@ -48,6 +48,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.SubString"],
         hooks: &[],
     },
+    // Stores into a container of `Any` are recognised by these names (inference's `body`,
+    // the types a `[]` holds): only code calling them stores.
+    Hooks {
+        triggers: &["Base.push!", "Base.pushfirst!", "Base.setindex!", "Base.insert!"],
+        hooks: &[],
+    },
     // A `RegexMatch` may be `nothing` on another path and an array's element (inference's
     // `join` and `data` know it by name); `match` makes it, so code reaching `match` has it.
     Hooks {
