@@ -678,3 +678,28 @@ fn closure_names_print_back_escaped() {
     let again = printed.and_then(|p| parse_function(&p).map_err(|e| e.message));
     assert_eq!(again.map(|g| print_function(&g)), f.map(|f| print_function(&f)));
 }
+
+/// A symbol that is no plain name (a union member's tag `typeof(Int64)`) prints quoted, and
+/// reads back as the same symbol.
+#[test]
+fn symbols_that_are_no_names_print_back_quoted() {
+    let text = "f(%1)\n#1:\n  %2 = g(%1, :var\"typeof(Int64)\", :a)\n  return %2\n";
+    let m = round_trip(text);
+    let consts: Vec<&Const> = m.functions[0]
+        .values
+        .iter()
+        .filter_map(|v| match &v.kind {
+            crate::ValueKind::Stmt(s) => Some(s),
+            crate::ValueKind::Param { .. } => None,
+        })
+        .flat_map(|s| &s.args)
+        .filter_map(|a| match a {
+            Operand::Const(c) => Some(c),
+            Operand::Value(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        consts,
+        [&Const::Symbol("typeof(Int64)".into()), &Const::Symbol("a".into())]
+    );
+}
