@@ -781,7 +781,7 @@ pub(crate) fn call(
             .map(|n| Val::lit(Const::Func(n))),
         ("eltype", [t]) => type_eltype(cx, b, t),
         ("fieldtypes", [t]) => type_fieldtypes(cx, b, t),
-        ("_apply_type", [base, params @ ..]) => apply_type(cx, base, params),
+        ("_apply_type", _) => apply_type(cx, args),
         ("typeof" | "eltype" | "fieldtypes" | "<:", _) => Err(no_method(
             name,
             &crate::value::types(&args),
@@ -919,8 +919,6 @@ mod tests {
     }
 }
 
-/// The element type of `x`, an array of one of Julia's open abstract types (`Any` of a
-/// `Vector{Any}`, `Real`).
 /// The element type of an array of Float32s or fixed-width integers (held as objects).
 fn sized_element(x: &Val) -> Option<Type> {
     match &x.ty {
@@ -929,6 +927,8 @@ fn sized_element(x: &Val) -> Option<Type> {
     }
 }
 
+/// The element type of `x`, an array of one of Julia's open abstract types (`Any` of a
+/// `Vector{Any}`, `Real`).
 fn open_element(x: &Val) -> Option<Name> {
     match &x.ty {
         Type::Array(e, _) => match &**e {
@@ -1034,14 +1034,14 @@ fn type_eltype(cx: &mut Cx, b: &mut PlanBuilder, t: &Val) -> Result<Val, Fail> {
 /// `Name{P...}` with computed parameters (`Dual{promote_type(T, S)}`): the type value whose
 /// parameters are the type values or the Int, Bool and Symbol constants given, as Julia's
 /// `Core.apply_type` makes it.
-fn apply_type(cx: &mut Cx, base: &Val, params: &[Val]) -> Result<Val, Fail> {
+fn apply_type(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
     let refused = || {
         Fail::unsupported(
             "a type parameter computed from a value that is not a type, an Int, a Bool or a \
              Symbol known where the call is compiled",
         )
     };
-    let Type::Function(base) = &base.ty else {
+    let Some((Type::Function(base), params)) = args.split_first().map(|(b, ps)| (&b.ty, ps)) else {
         return Err(refused());
     };
     let mut texts = Vec::with_capacity(params.len());
