@@ -875,14 +875,7 @@ pub(crate) fn typed_vect(
                 .then(|| crate::dispatch::observed_union(cx.program, &def.name, &held))?
         })
         .or_else(|| crate::open::open_union(t, &held))?;
-    Some((|| {
-        let vals = elems
-            .iter()
-            .map(|a| convert(b, a.clone(), &elem))
-            .collect::<Result<Vec<_>, _>>()?;
-        let refs: Vec<&Val> = vals.iter().collect();
-        Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
-    })())
+    Some(converted_vect(b, elems, elem))
 }
 
 /// `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of an array, struct or tuple type `T`
@@ -953,25 +946,13 @@ pub(crate) fn abstract_vect(
         let mut held = types.clone();
         held.extend(cx.any_held.iter().cloned());
         let elem = crate::open::open_union("Any", &held)?;
-        return Some((|| {
-            let vals = args
-                .iter()
-                .map(|a| convert(b, a.clone(), &elem))
-                .collect::<Result<Vec<_>, _>>()?;
-            let refs: Vec<&Val> = vals.iter().collect();
-            Ok(apply(b, Prim::Vect, &refs, array(elem.clone(), 1)))
-        })());
+        return Some(converted_vect(b, args, elem));
     };
     Some((|| {
         let elem = crate::dispatch::abstract_union(program, &up, 0)
             .or_else(|| crate::dispatch::observed_union(program, &up, &types))
             .ok_or_else(|| Fail::unsupported(abstract_elements(&up)))?;
-        let vals = args
-            .iter()
-            .map(|a| convert(b, a.clone(), &elem))
-            .collect::<Result<Vec<_>, _>>()?;
-        let refs: Vec<&Val> = vals.iter().collect();
-        Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
+        converted_vect(b, args, elem)
     })())
 }
 
@@ -1016,12 +997,7 @@ fn promote_sized(a: &Type, b: &Type) -> Option<Type> {
 /// `[a, b, c]`.
 fn vect(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     let t = literal_elem(args)?;
-    let vals = args
-        .iter()
-        .map(|a| convert(b, a.clone(), &t))
-        .collect::<Result<Vec<_>, _>>()?;
-    let refs: Vec<&Val> = vals.iter().collect();
-    Ok(apply(b, Prim::Vect, &refs, array(t, 1)))
+    converted_vect(b, args, t)
 }
 
 /// `Base._typejoin_vect(xs...)`: the vector of `xs` whose element type is Julia's
@@ -1054,12 +1030,7 @@ fn typejoin_vect(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     members.extend(held);
     let elem = crate::open::open_union(name, &members)
         .ok_or_else(|| no_method("_typejoin_vect", &types(args)))?;
-    let vals = args
-        .iter()
-        .map(|a| convert(b, a.clone(), &elem))
-        .collect::<Result<Vec<_>, _>>()?;
-    let refs: Vec<&Val> = vals.iter().collect();
-    Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
+    converted_vect(b, args, elem)
 }
 
 /// `[a b; c d]`: constant row and column counts, then the elements row-major.
@@ -1115,4 +1086,14 @@ pub(crate) fn empty_box(name: &Val, elem: Type) -> crate::plan::Plan {
     let ty = Type::Ref(elem.into());
     let v = apply(&mut b, Prim::RefUndef, &[name], ty.clone());
     b.finish(v.arg, ty)
+}
+
+/// The vector of `xs` each converted to `elem`.
+fn converted_vect(b: &mut PlanBuilder, xs: &[Val], elem: Type) -> Result<Val, Fail> {
+    let vals = xs
+        .iter()
+        .map(|a| convert(b, a.clone(), &elem))
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<&Val> = vals.iter().collect();
+    Ok(apply(b, Prim::Vect, &refs, array(elem, 1)))
 }
