@@ -6,9 +6,10 @@
 //! argument: a method of the program (known from the same analysis, iterated over the call
 //! graph to a fixpoint, so recursion is covered), a call method of any of the program's
 //! structs (a parameter called, `m(x)`), a library function by Julia's convention (one named
-//! with `!` or one of Random's draws; the others leave their arguments alone), or something
-//! unknown (a refused definition, a value called whose function may change its arguments, an
-//! unsupported construct), which may change every argument. A call that is passed a function
+//! with `!`, save a plotting package's figure functions, or one of Random's draws; the others
+//! leave their arguments alone), or something unknown (a refused definition, a value called
+//! whose function may change its arguments, an unsupported construct), which may change every
+//! argument. A call that is passed a function
 //! that may change its arguments (`map(update!, xs)`, a closure that writes into its
 //! parameter) may change every argument too. Writes into top-level bindings count as well.
 //!
@@ -42,6 +43,47 @@ const RNG_DRAWS: &[&str] = &[
     "shuffle",
     "bitrand",
     "randstring",
+];
+
+/// Plotting packages' functions named with `!` (Plots, Makie): they change a figure (the current
+/// one, or a plot or axis passed first, which zy never holds), never the data passed to them.
+const FIGURE_CHANGES: &[&str] = &[
+    "plot!",
+    "scatter!",
+    "histogram!",
+    "bar!",
+    "heatmap!",
+    "contour!",
+    "contourf!",
+    "surface!",
+    "wireframe!",
+    "quiver!",
+    "annotate!",
+    "hline!",
+    "vline!",
+    "hspan!",
+    "vspan!",
+    "xlabel!",
+    "ylabel!",
+    "zlabel!",
+    "title!",
+    "xlims!",
+    "ylims!",
+    "zlims!",
+    "xticks!",
+    "yticks!",
+    "lines!",
+    "scatterlines!",
+    "barplot!",
+    "hist!",
+    "band!",
+    "errorbars!",
+    "stairs!",
+    "stem!",
+    "text!",
+    "hlines!",
+    "vlines!",
+    "ablines!",
 ];
 
 /// Library functions named with `!` that change only their first argument (the others may
@@ -231,7 +273,7 @@ impl Effects {
 /// Does the library function written `name` change some argument by Julia's convention?
 fn library_changes_any(name: &str) -> bool {
     let bare = name.rsplit('.').next().unwrap_or_default();
-    bare.ends_with('!') || RNG_DRAWS.contains(&bare)
+    (bare.ends_with('!') && !FIGURE_CHANGES.contains(&bare)) || RNG_DRAWS.contains(&bare)
 }
 
 /// Library functions that write to the stream given first (`print(io, x)`, `@printf(io,
