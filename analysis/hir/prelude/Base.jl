@@ -6985,6 +6985,16 @@ function checkbounds(A::Array, i::Int)
 end
 
 """
+    get(A::AbstractArray, i::Integer, default)
+
+`A[i]` when `i` is a linear index of `A`, else `default` (Julia's `get` of an array; also of
+a tuple, and `get(f, A, i)` calling `f()` for the default).
+"""
+get(A::AbstractArray, i::Integer, default) = 1 <= i <= length(A) ? A[i] : default
+get(t::Tuple, i::Integer, default) = 1 <= i <= length(t) ? t[i] : default
+get(f, A::AbstractArray, i::Integer) = 1 <= i <= length(A) ? A[i] : f()
+
+"""
     insert!(v::Vector, i::Int, x)
 
 Insert `x`, converted to the element type of `v`, at position `i` (`1 ≤ i ≤ length(v) + 1`,
