@@ -22,6 +22,7 @@ import LinearAlgebra: cholesky, diag
 
 export Normal, LogNormal, Exponential, Gamma, Beta, Uniform, Bernoulli, Poisson, Cauchy, TDist, MvNormal
 export logpdf, pdf, cdf, ccdf, logcdf, logccdf, quantile, mean, var, std, cov, params
+export loglikelihood
 
 # Distributions' argument check: a `DomainError` with the value and the condition (checked
 # after the parameters are promoted to Float64, as Distributions promotes two Ints).
@@ -330,3 +331,16 @@ mean(d::MvNormal) = d.μ
 cov(d::MvNormal) = d.Σ
 var(d::MvNormal) = diag(d.Σ)
 params(d::MvNormal) = (d.μ, d.Σ)
+
+"""
+    loglikelihood(d, x)
+
+The log-likelihood of the observations `x` under `d`: `logpdf(d, x)` of one observation, the
+sum of `logpdf(d, xᵢ)` over an array of them; for an `MvNormal`, of one vector or of the
+columns of a matrix. (The `Union` is Distributions' `UnivariateDistribution`, of the types
+above.)
+"""
+loglikelihood(d::Union{Normal, LogNormal, Exponential, Gamma, Beta, Uniform, Bernoulli, Poisson, Cauchy, TDist}, x::Real) = logpdf(d, x)
+loglikelihood(d::Union{Normal, LogNormal, Exponential, Gamma, Beta, Uniform, Bernoulli, Poisson, Cauchy, TDist}, x::AbstractArray{<:Real}) = sum(xi -> logpdf(d, xi), x)
+loglikelihood(d::MvNormal, x::AbstractVector{<:Real}) = logpdf(d, x)
+loglikelihood(d::MvNormal, x::AbstractMatrix{<:Real}) = sum(j -> logpdf(d, x[:, j]), axes(x, 2))
