@@ -4699,10 +4699,19 @@ function eps(x::Float64)
     return 2.0 ^ (max(_exponent(abs(x)), -1022) - 52)
 end
 
+# Of a Float32: the spacing of Float32s at `x` (23 fraction bits, normal from 2^-126), exact in
+# Float64 and so in Float32.
+function eps(x::Float32)
+    isfinite(x) || return NaN32
+    x == 0.0f0 && return Float32(2.0^-149)
+    return Float32(2.0 ^ (max(_exponent(abs(Float64(x))), -126) - 23))
+end
+
 """
     nextfloat(x)
 
-The smallest Float64 greater than `x` (`Inf` stays, NaN stays NaN).
+The smallest Float64 greater than `x` (`Inf` stays, NaN stays NaN); of a Float32, the next
+Float32.
 """
 function nextfloat(x::Float64)
     isnan(x) && return x
@@ -4760,6 +4769,23 @@ function _float_bitstring(a::Float64, negative::Bool, ebits::Int, fbits::Int)
 end
 
 # The Float64 below a positive finite `x`: one ulp down, half of one at a power of two.
+function nextfloat(x::Float32)
+    (isnan(x) || x == Inf32) && return x
+    x == -Inf32 && return -floatmax(Float32)
+    x == 0.0f0 && return eps(0.0f0)
+    return x > 0.0f0 ? x + eps(x) : -_prevfloat_pos(-x)
+end
+function prevfloat(x::Float32)
+    (isnan(x) || x == -Inf32) && return x
+    x == Inf32 && return floatmax(Float32)
+    x == 0.0f0 && return -eps(0.0f0)
+    return x > 0.0f0 ? _prevfloat_pos(x) : -(-x + eps(x))
+end
+function _prevfloat_pos(x::Float32)
+    u = eps(x)
+    power_of_two = Float64(x) == 2.0^_exponent(Float64(x))
+    return (power_of_two && x > floatmin(Float32)) ? x - u / 2 : x - u
+end
 function _prevfloat_pos(x::Float64)
     u = eps(x)
     return (significand(x) == 1.0 && x > 2.2250738585072014e-308) ? x - u / 2 : x - u
