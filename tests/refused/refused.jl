@@ -174,6 +174,11 @@ e7(x) = map(+, (1.0, 2), x)
 e8(x) = Float16(x) * 2
 # zy: at e9(1.0)
 e9(x) = ComplexF32(x, 0.0)
+# Files, processes and the environment: zy runs functions without them.
+# zy: at e10(1.0)
+e10(x) = isfile("data.txt") ? x : 0.0
+# zy: at e11(1.0)
+e11(x) = parse(Float64, ENV["SCALE"]) * x
 # zy: at n1([1.0], 1)
 n1(x, d) = cat(x, x; dims = d)
 # zy: at n2([1.0])

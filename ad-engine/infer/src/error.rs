@@ -61,6 +61,12 @@ impl Fail {
             "hash" | "objectid" => Fail::unsupported(format!(
                 "`{name}` (Julia's is a UInt64 that zy's numbers cannot hold, computed by a MurmurHash that changes between Julia versions); compare values with `==` or `isequal`, or use them as `Dict` keys"
             )),
+            "open" | "close" | "isfile" | "isdir" | "ispath" | "readdir" | "walkdir" | "mkdir"
+            | "mkpath" | "rm" | "cp" | "mv" | "touch" | "filesize" | "stat" | "mtime" | "pwd"
+            | "cd" | "homedir" | "tempdir" | "tempname" | "mktemp" | "mktempdir" | "run"
+            | "ENV" => Fail::unsupported(format!(
+                "`{name}`: zy runs functions without files, processes or environment variables; pass what they would read to the function as an argument"
+            )),
             "ComplexF32" | "ComplexF16" => Fail::unsupported(format!(
                 "{name}: zy's complex numbers have Float64, Int64 or Bool parts; write `ComplexF64` instead"
             )),

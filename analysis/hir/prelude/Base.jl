@@ -5654,6 +5654,8 @@ mutable struct IOBuffer <: IO
     IOBuffer() = new("", 1, true)
     IOBuffer(s::AbstractString) = new(string(s), 1, false)
 end
+# Nothing is held back from an `IOBuffer`'s text, so there is nothing to flush.
+flush(io::IOBuffer) = nothing
 # Appends `s` (Julia's buffer has the write position at its end), the number of bytes written.
 function _write_text(io::IOBuffer, s::String)
     io.writable || throw(ArgumentError("ensureroom failed, IOBuffer is not writeable"))

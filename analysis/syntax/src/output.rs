@@ -21,13 +21,14 @@ use crate::tree::SyntaxNode;
 const PRINTING: [&str; 2] = ["println", "print"];
 
 /// Is a call of `name` on `args` output that zy leaves out? `show(x)` and `display(x)` write
-/// to `stdout` as `println` does (`show(io, x)` to another stream builds text instead).
+/// to `stdout` as `println` does (`show(io, x)` to another stream builds text instead), and
+/// `flush(stdout)` writes out what was printed.
 pub(crate) fn is_printing(name: &str, args: &[Expr]) -> bool {
     let to_stdout =
         |a: &Expr| matches!(&a.kind, ExprKind::Ident(s) if s == "stdout" || s == "stderr");
     match (name, args) {
         ("show" | "display", [_]) => true,
-        ("show" | "display", [io, _]) => to_stdout(io),
+        ("show" | "display", [io, _]) | ("flush", [io]) => to_stdout(io),
         _ => PRINTING.contains(&name),
     }
 }
