@@ -8925,6 +8925,46 @@ maxthreadid() = 1
 
 end # module Threads
 
+"""
+    GC
+
+Julia's garbage collector's controls, which have no effect on a program's values: zy frees
+what a call made when the call ends.
+"""
+module GC
+
+gc(full::Bool = true) = nothing
+enable(on::Bool) = true
+safepoint() = nothing
+
+end # module GC
+
+"""
+    sleep(seconds)
+
+`nothing`, after checking that `seconds` is not negative: zy's calls do not wait (`time()`
+after it has not moved on by `seconds`).
+"""
+function sleep(seconds::Real)
+    seconds >= 0 || throw(ArgumentError("cannot sleep for $seconds seconds"))
+    return nothing
+end
+
+"""
+    isinteractive()
+
+`false`: zy runs a file as `julia file.jl` does, not at the REPL.
+"""
+isinteractive() = false
+
+"""
+    exit(code = 0)
+
+An `ErrorException` naming the exit: zy runs calls inside its own process, which a program does
+not end (Julia's `exit` ends the process and cannot be caught).
+"""
+exit(code::Integer = 0) = error("exit($code): zy does not end its process; return or throw an error instead")
+
 # ---- Folds over tuples ------------------------------------------------------------------------
 # A tuple of arrays is how zy keeps several arrays apart (its arrays hold numbers): Julia's
 # `reduce(hcat, (a, b))`, `foldl(op, t; init)`, `mapreduce(f, op, t)` fold it from the left,
