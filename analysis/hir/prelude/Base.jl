@@ -2462,6 +2462,22 @@ function cumsum(x::AbstractVector; dims::Int = 1)
     return y
 end
 
+"""
+    cumsum!(y, x), cumprod!(y, x), accumulate!(op, y, x)
+
+`cumsum(x)` (`cumprod(x)`, `accumulate(op, x)`) written into `y`, which must have `x`'s
+length (Julia's `DimensionMismatch` otherwise); returns `y`.
+"""
+cumsum!(y::AbstractVector, x::AbstractVector) = accumulate!(+, y, x)
+cumprod!(y::AbstractVector, x::AbstractVector) = accumulate!(*, y, x)
+function accumulate!(op, y::AbstractVector, x::AbstractVector)
+    length(y) == length(x) || throw(DimensionMismatch("input and output array sizes and indices must match"))
+    for k in 1:length(x)
+        y[k] = k == 1 ? x[k] : op(y[k - 1], x[k])
+    end
+    return y
+end
+
 function cumprod(x::AbstractVector; dims::Int = 1)
     if dims != 1
         return _cumulate_beyond(x, dims)
@@ -4264,6 +4280,28 @@ function nextpow(a::Real, x::Real)
 end
 
 """
+    nextprod(factors, n)
+
+The smallest product of powers of `factors` (integers above 1) that is at least `n`.
+"""
+function nextprod(factors::Union{Tuple, AbstractVector}, n::Real)
+    all(f -> f > 1, factors) || throw(ArgumentError("factors must be > 1"))
+    return _nextprod(collect(factors), 1, 1, n)
+end
+# The smallest product at least `n` of `p` times powers of `factors[k:end]`.
+function _nextprod(factors, k, p, n)
+    k > length(factors) && return p >= n ? p : typemax(Int)
+    best = typemax(Int)
+    q = p
+    while true
+        best = min(best, _nextprod(factors, k + 1, q, n))
+        q >= n && break
+        q *= factors[k]
+    end
+    return best
+end
+
+"""
     prevpow(a, x)
 
 The largest `a^n` not greater than `x` (`n >= 0`).
@@ -5098,6 +5136,14 @@ Whether no two elements of `x` are `isequal`.
 """
 allunique(x::AbstractVector) = length(unique(x)) == length(x)
 allunique(t::Union{Tuple, UnitRange, StepRange, LinRange, StepRangeLen}) = allunique(collect(t))
+
+"""
+    allequal(x)
+
+Whether every two elements of `x` are `isequal` (`true` of an empty `x`).
+"""
+allequal(x::AbstractArray) = isempty(x) || all(y -> isequal(y, first(x)), x)
+allequal(t::Tuple) = allequal(collect(t))
 
 _isequal(a, b) = a === b || (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b))
 
@@ -8511,6 +8557,13 @@ flatten(t::Tuple) = Base.Flatten(_items_of_each(t...))
 # comprehension with several `for` clauses reads them (`collect`, `sum`, ...).
 flatten(g::Base.Generator) = Base.Flatten(g)
 flatten(v::AbstractVector) = Base.Flatten(v)
+
+"""
+    flatmap(f, itr)
+
+The elements of each `f(x)` for `x` in `itr`, one after the other: `flatten(f(x) for x in itr)`.
+"""
+flatmap(f, itr) = flatten(f(x) for x in itr)
 _items_of_each(x) = (Base._iterated_items(x),)
 _items_of_each(x, rest...) = (Base._iterated_items(x), _items_of_each(rest...)...)
 

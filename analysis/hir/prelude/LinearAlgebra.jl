@@ -592,6 +592,7 @@ normalize!(x::AbstractVector, p::Real) = rmul!(x, inv(norm(x, p)))
 # ---- Index helpers, symmetric matrices, operator norms -----------------------------------------
 
 export diagind, Symmetric, Hermitian, issymmetric, ishermitian, isposdef, istriu, istril, opnorm
+export isdiag
 
 """
     diagind(A), diagind(m, n)
@@ -751,6 +752,12 @@ function istriu(A::AbstractMatrix)
     end
     return zeros_below
 end
+"""
+    isdiag(A)
+
+Whether every element of `A` off the diagonal is zero.
+"""
+isdiag(A::AbstractMatrix) = istriu(A) && istril(A)
 function istril(A::AbstractMatrix)
     zeros_above = true
     for j in 2:size(A, 2), i in 1:min(j - 1, size(A, 1))
