@@ -423,10 +423,11 @@ fn constant_fixpoint(
 /// The arrays of numbers of `func` that no gradient can vary, though an object counts as varied
 /// whatever its operands (a write through an alias could make it so): each made by a
 /// primitive from operands that do not vary (`[0.0, 1.0]`, `zeros(3)`, a broadcast over such
-/// an array), and used only to read numbers from, to broadcast a primitive over, to return, or
-/// as what a primitive writes operands that do not vary into. Any other use (a call, a field,
-/// a view, a jump, a call but one `calls_ok` takes that returns numbers) may alias it, and keeps
-/// it varied. `uses` from `values`, variation from `varied`.
+/// an array, `A \ b`), and used only to read numbers from, to make a fresh array of numbers
+/// from (a broadcast, a product, a solve), to return, or as what a primitive writes operands
+/// that do not vary into. Any other use (a call, a field, a view, a jump, a call but one
+/// `calls_ok` takes that returns numbers) may alias it, and keeps it varied. `uses` from
+/// `values`, variation from `varied`.
 pub fn constant_objects(
     func: &Function,
     values: &[ValueActivity],
@@ -434,6 +435,7 @@ pub fn constant_objects(
     calls_ok: &dyn Fn(&Instance) -> bool,
 ) -> Vec<bool> {
     let quiet = |op: &Operand| op.as_value().is_none_or(|v| !varied[v.index()]);
+    let numbers = |t: &zy_ir::Type| matches!(t, zy_ir::Type::Array(e, _) if e.is_bits());
     let made = |d: &zy_ir::ValueData| match &d.kind {
         ValueKind::Stmt(s) => {
             matches!(&s.op, Op::Prim(p) if p.info().effects.allocates && !p.has_effect())
@@ -454,7 +456,11 @@ pub fn constant_objects(
                             .filter(|a| a.as_value().map(Value::index) != Some(i))
                             .all(quiet)
                 }
-                Op::Prim(q) => q == Prim::Broadcast || func.ty(*u).is_bits(),
+                Op::Prim(q) => {
+                    q == Prim::Broadcast
+                        || func.ty(*u).is_bits()
+                        || (makes_fresh(q) && numbers(func.ty(*u)))
+                }
                 Op::Invoke(ref c) => calls_ok(c) && func.ty(*u).is_bits(),
                 _ => false,
             },
@@ -466,6 +472,25 @@ pub fn constant_objects(
         .enumerate()
         .map(|(i, d)| made(d) && values[i].uses.iter().all(|(site, _)| used_quietly(i, site)))
         .collect()
+}
+
+/// Does `p` make its array result afresh, sharing no operand's memory (a product, a solve, a
+/// copy, a matrix's transpose)?
+fn makes_fresh(p: Prim) -> bool {
+    matches!(
+        p,
+        Prim::MatMul
+            | Prim::Solve
+            | Prim::Inv
+            | Prim::CholeskyLower
+            | Prim::Tril
+            | Prim::Triu
+            | Prim::Transpose
+            | Prim::Adjoint
+            | Prim::Copy
+            | Prim::SliceCopy
+            | Prim::Hvcat
+    )
 }
 
 /// Values whose gradient is wanted (backward fixpoint from the return and from mutations). A

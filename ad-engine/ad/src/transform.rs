@@ -276,7 +276,15 @@ impl<'f> Cx<'f> {
                 .is_some_and(|x| self.act.values[x.index()].varied)
         });
         let globals = matches!(&s.op, Op::Invoke(c) if !self.globals.reached(c).is_empty());
-        self.act.is_active(v)
+        // A primitive without effects whose operands all carry nothing (a constant matrix's
+        // `inv(A)`, `A[i, :]`, `det(A)`) needs no reverse: its gradient would go to constants.
+        let constant = match s.op {
+            Op::Prim(p) => {
+                !p.has_effect() && !s.args.is_empty() && !s.args.iter().any(|a| self.carries(a))
+            }
+            _ => false,
+        };
+        (self.act.is_active(v) && !constant)
             || (effect && feeds)
             || globals
             || (effect && matches!(s.op, Op::Prim(Prim::SetIndex | Prim::SetLength)))
