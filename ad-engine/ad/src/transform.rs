@@ -72,6 +72,9 @@ pub struct Setting<'a> {
     /// Whether a callee may write an object it did not make: an array made from constants
     /// passed to one that does not, and returns a number, is inactive in its adjoint.
     pub writes: &'a mut dyn FnMut(&Arc<Instance>) -> bool,
+    /// Whether a callee returns an array it allocated: one that writes nothing, reads no global
+    /// and is given only constants returns a constant array.
+    pub fresh: &'a mut dyn FnMut(&Arc<Instance>) -> bool,
 }
 
 /// Transform `func`, the body of `inst`, in a program whose functions reach the globals
@@ -86,6 +89,7 @@ pub fn adjoint(
         mask: ArgMask::ALL,
         fixed: &|_| true,
         writes: &mut |_| true,
+        fresh: &mut |_| false,
     };
     adjoint_with(inst, func, globals, setting, false)
 }
@@ -115,6 +119,7 @@ pub fn adjoint_with(
         &reads_globals,
         setting.mask,
         setting.writes,
+        setting.fresh,
     );
     let mut cx = Cx::new(&f, exit, act, globals);
     cx.trace = trace;

@@ -412,3 +412,27 @@ fn operations_on_a_constant_matrix_get_no_reverse() {
     assert!(in_pullbacks(&prog, Prim::MatMul) > 1);
     common::run::check_fd(&varied, "k", vec![x]);
 }
+
+/// A helper returning an array it makes (`A .* s`) keeps no constant argument active: a
+/// constant `A` with a varying `s` is inactive in its adjoint (`scale⟨2⟩`), and given only
+/// constants its result is a constant matrix, whose product does one matmul in the pullback.
+#[test]
+fn a_helper_returning_a_fresh_array_leaves_constants_inactive() {
+    use zy_interp::Value;
+    let src = "scale(A, s) = A .* s\n\
+               k(x) = sum(scale(ones(2, 2), x[1]) * x)\n\
+               m(x) = sum(scale(ones(2, 2), 2.0) * x)\n\
+               same(A) = A\n\
+               a(x) = sum(same(ones(2, 2)) * x)";
+    let x = Value::vector_f64(vec![0.5, -1.5]);
+    let (names, _) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺", "scale⟨2⟩⁺"]);
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    let (_, prog) = forward_functions(src, "m", &[x.clone()]).unwrap();
+    assert_eq!(in_pullbacks(&prog, Prim::MatMul), 1);
+    common::run::check_fd(src, "m", vec![x.clone()]);
+    // A helper returning its argument itself hands out an alias: the result stays active.
+    let (_, prog) = forward_functions(src, "a", &[x.clone()]).unwrap();
+    assert_eq!(in_pullbacks(&prog, Prim::MatMul), 2);
+    common::run::check_fd(src, "a", vec![x]);
+}
