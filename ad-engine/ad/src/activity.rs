@@ -6,6 +6,7 @@
 //! as varied and useful whenever their type is differentiable, since a write through an alias
 //! can make them so. The result also explains, per argument, why a gradient is absent.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use zy_ir::{Block, Function, Instance, Op, Operand, Prim, Span, Terminator, Value, ValueKind};
@@ -399,25 +400,23 @@ fn constant_fixpoint(
     if !applies_underived(func) && !makes_constant_array(func) {
         return None;
     }
-    let mut writers: Vec<&Arc<Instance>> = Vec::new();
-    let mut makers: Vec<&Arc<Instance>> = Vec::new();
-    for d in &func.values {
-        if let ValueKind::Stmt(zy_ir::Stmt {
-            op: Op::Invoke(c), ..
-        }) = &d.kind
-        {
-            if writers.contains(&c) || makers.contains(&c) {
-                continue;
-            }
-            if writes(c) {
-                writers.push(c);
-            } else if !reads_globals(c) && fresh(c) {
-                makers.push(c);
-            }
+    // What a callee does, asked only of the callees an array that may be constant meets
+    // (`writes` walks the callee's whole call graph): whether it may write, and whether it makes
+    // its result (writes nothing, reads no global, returns an array it allocated).
+    let known: RefCell<Vec<(Instance, bool, bool)>> = RefCell::new(Vec::new());
+    let (writes, fresh) = (RefCell::new(writes), RefCell::new(fresh));
+    let summary = |c: &Instance| {
+        if let Some(&(_, w, m)) = known.borrow().iter().find(|(k, ..)| k == c) {
+            return (w, m);
         }
-    }
-    let calls_ok = |c: &Instance| !writers.iter().any(|w| ***w == *c);
-    let makes = |c: &Instance| makers.iter().any(|m| ***m == *c);
+        let arc = Arc::new(c.clone());
+        let w = (*writes.borrow_mut())(&arc);
+        let m = !w && !reads_globals(c) && (*fresh.borrow_mut())(&arc);
+        known.borrow_mut().push((c.clone(), w, m));
+        (w, m)
+    };
+    let calls_ok = |c: &Instance| !summary(c).0;
+    let makes = |c: &Instance| summary(c).1;
     let incoming = incoming_args(func);
     let seeds = seeds(func, mask);
     let mut carries: Vec<bool> = act.values.iter().map(|a| a.varied).collect();
@@ -452,12 +451,13 @@ pub fn constant_objects(
     let numbers = |t: &zy_ir::Type| matches!(t, zy_ir::Type::Array(e, _) if e.is_bits());
     let made = |d: &zy_ir::ValueData| match &d.kind {
         ValueKind::Stmt(s) => {
-            let maker = match &s.op {
-                Op::Prim(p) => p.info().effects.allocates && !p.has_effect(),
-                Op::Invoke(c) => makes(c),
-                _ => false,
-            };
-            maker && numbers(&d.ty) && s.args.iter().all(quiet)
+            numbers(&d.ty)
+                && s.args.iter().all(quiet)
+                && match &s.op {
+                    Op::Prim(p) => p.info().effects.allocates && !p.has_effect(),
+                    Op::Invoke(c) => makes(c),
+                    _ => false,
+                }
         }
         ValueKind::Param { .. } => false,
     };
