@@ -282,7 +282,7 @@ impl<'f> Cx<'f> {
         });
         let globals = matches!(&s.op, Op::Invoke(c) if !self.globals.reached(c).is_empty());
         // A primitive without effects whose operands all carry nothing (a constant matrix's
-        // `inv(A)`, `A[i, :]`, `det(A)`) needs no reverse: its gradient would go to constants.
+        // `inv(A)`, `A[i, j]`, `det(A)`) needs no reverse: its gradient would go to constants.
         let constant = match s.op {
             Op::Prim(p) => {
                 !p.has_effect() && !s.args.is_empty() && !s.args.iter().any(|a| self.carries(a))
