@@ -6,6 +6,7 @@
 //! as varied and useful whenever their type is differentiable, since a write through an alias
 //! can make them so. The result also explains, per argument, why a gradient is absent.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use zy_ir::{Block, Function, Instance, Op, Operand, Prim, Span, Terminator, Value, ValueKind};
@@ -306,7 +307,7 @@ fn carried(
     }
     let mut now = varied.to_vec();
     loop {
-        let constant = constant_objects(func, values, &any(&now), &|_| false);
+        let constant = constant_objects(func, values, &any(&now), &|_| false, &|_| false);
         let next = varied_from(func, seeds, incoming, reads_globals, &constant);
         if next == now {
             return now;
@@ -331,11 +332,12 @@ fn applies_underived(func: &Function) -> bool {
 }
 
 /// Does `func` make an array of numbers from constants and values without a gradient alone
-/// (`[0.0, 1.0]`, `zeros(3)`, `ones(n, n)`)?
+/// (`[0.0, 1.0]`, `zeros(3)`, `ones(n, n)`, a helper's `tridiag(n)`)?
 fn makes_constant_array(func: &Function) -> bool {
     func.values.iter().any(|d| match &d.kind {
         ValueKind::Stmt(s) => {
-            matches!(&s.op, Op::Prim(p) if p.info().effects.allocates && !p.has_effect())
+            (matches!(&s.op, Op::Prim(p) if p.info().effects.allocates && !p.has_effect())
+                || matches!(&s.op, Op::Invoke(_)))
                 && matches!(&d.ty, zy_ir::Type::Array(e, _) if e.is_bits())
                 && s.args
                     .iter()
@@ -347,17 +349,18 @@ fn makes_constant_array(func: &Function) -> bool {
 
 /// The arrays [`constant_objects`] finds in `func` once what they feed counts as constant too
 /// (the fixpoint of [`analyse_in`]'s `carries`), a call of a callee that `writes` nothing and
-/// returning numbers being a use that reads; computed where `func` applies a primitive with an
-/// operand it has no derivative in or makes an array from constants alone, elsewhere none.
-/// Forward mode gives them no tangent, so a callee they are passed to is differentiated
-/// without one.
+/// returns numbers or a `fresh` array being a use that reads; computed where `func` applies a
+/// primitive with an operand it has no derivative in or makes an array from constants alone,
+/// elsewhere none. Forward mode gives them no tangent, so a callee they are passed to is
+/// differentiated without one.
 pub fn constant_arrays(
     func: &Function,
     reads_globals: &dyn Fn(&Instance) -> bool,
     writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
+    fresh: &mut dyn FnMut(&Arc<Instance>) -> bool,
 ) -> Vec<bool> {
     let act = analyse_in(func, reads_globals);
-    match constant_fixpoint(func, &act, reads_globals, ArgMask::ALL, writes) {
+    match constant_fixpoint(func, &act, reads_globals, ArgMask::ALL, writes, fresh) {
         Some((constant, _)) => constant,
         None => vec![false; func.values.len()],
     }
@@ -366,16 +369,18 @@ pub fn constant_arrays(
 /// Per value of `func` (analysed as `act`, with the arguments `mask` leaves active), which parts
 /// of it depend differentiably on a differentiated argument, the arrays [`constant_arrays`] finds
 /// counting as constants: the activity's `carries`, a call of a callee that `writes` nothing
-/// and returns numbers reading such an array. What the reverse transform asks of a call's
-/// arguments: one that carries nothing is inactive in the callee's adjoint.
+/// and returns numbers or a `fresh` array reading such an array (the array it returns is
+/// constant too when only constants reach the call). What the reverse transform asks of a
+/// call's arguments: one that carries nothing is inactive in the callee's adjoint.
 pub fn carried_across_calls(
     func: &Function,
     act: &Activity,
     reads_globals: &dyn Fn(&Instance) -> bool,
     mask: ArgMask,
     writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
+    fresh: &mut dyn FnMut(&Arc<Instance>) -> bool,
 ) -> Vec<Vary> {
-    match constant_fixpoint(func, act, reads_globals, mask, writes) {
+    match constant_fixpoint(func, act, reads_globals, mask, writes, fresh) {
         Some((_, carries)) => carries,
         None => act.values.iter().map(|a| a.carried.clone()).collect(),
     }
@@ -390,27 +395,33 @@ fn constant_fixpoint(
     reads_globals: &dyn Fn(&Instance) -> bool,
     mask: ArgMask,
     writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
+    fresh: &mut dyn FnMut(&Arc<Instance>) -> bool,
 ) -> Option<(Vec<bool>, Vec<Vary>)> {
     if !applies_underived(func) && !makes_constant_array(func) {
         return None;
     }
-    let mut writers: Vec<&Arc<Instance>> = Vec::new();
-    for d in &func.values {
-        if let ValueKind::Stmt(zy_ir::Stmt {
-            op: Op::Invoke(c), ..
-        }) = &d.kind
-        {
-            if !writers.contains(&c) && writes(c) {
-                writers.push(c);
-            }
+    // What a callee does, asked only of the callees an array that may be constant meets
+    // (`writes` walks the callee's whole call graph): whether it may write, and whether it makes
+    // its result (writes nothing, reads no global, returns an array it allocated).
+    let known: RefCell<Vec<(Instance, bool, bool)>> = RefCell::new(Vec::new());
+    let (writes, fresh) = (RefCell::new(writes), RefCell::new(fresh));
+    let summary = |c: &Instance| {
+        if let Some(&(_, w, m)) = known.borrow().iter().find(|(k, ..)| k == c) {
+            return (w, m);
         }
-    }
-    let calls_ok = |c: &Instance| !writers.iter().any(|w| ***w == *c);
+        let arc = Arc::new(c.clone());
+        let w = (*writes.borrow_mut())(&arc);
+        let m = !w && !reads_globals(c) && (*fresh.borrow_mut())(&arc);
+        known.borrow_mut().push((c.clone(), w, m));
+        (w, m)
+    };
+    let calls_ok = |c: &Instance| !summary(c).0;
+    let makes = |c: &Instance| summary(c).1;
     let incoming = incoming_args(func);
     let seeds = seeds(func, mask);
     let mut carries: Vec<bool> = act.values.iter().map(|a| a.varied).collect();
     loop {
-        let constant = constant_objects(func, &act.values, &carries, &calls_ok);
+        let constant = constant_objects(func, &act.values, &carries, &calls_ok, &makes);
         let next = varied_from(func, &seeds, &incoming, reads_globals, &constant);
         let next_any = any(&next);
         if next_any == carries {
@@ -421,24 +432,32 @@ fn constant_fixpoint(
 }
 
 /// The arrays of numbers of `func` that no gradient can vary, though an object counts as varied
-/// whatever its operands (a write through an alias could make it so): each made by a
-/// primitive from operands that do not vary (`[0.0, 1.0]`, `zeros(3)`, a broadcast over such
-/// an array), and used only to read numbers from, to broadcast a primitive over, to return, or
-/// as what a primitive writes operands that do not vary into. Any other use (a call, a field,
-/// a view, a jump, a call but one `calls_ok` takes that returns numbers) may alias it, and keeps
-/// it varied. `uses` from `values`, variation from `varied`.
+/// whatever its operands (a write through an alias could make it so): each made from operands
+/// that do not vary by a primitive (`[0.0, 1.0]`, `zeros(3)`, a broadcast over such an array,
+/// `A \ b`) or by a call of a callee that `makes` its result (writes nothing, reads no global
+/// and returns an array it allocated), and used only to read numbers from, to make a fresh
+/// array of numbers from (a broadcast, a product, a solve, a call of such a callee or of one
+/// `calls_ok` takes that returns numbers), to return, or as what a primitive writes operands
+/// that do not vary into. Any other use (a call, a field, a view, a jump) may alias it, and
+/// keeps it varied. `uses` from `values`, variation from `varied`.
 pub fn constant_objects(
     func: &Function,
     values: &[ValueActivity],
     varied: &[bool],
     calls_ok: &dyn Fn(&Instance) -> bool,
+    makes: &dyn Fn(&Instance) -> bool,
 ) -> Vec<bool> {
     let quiet = |op: &Operand| op.as_value().is_none_or(|v| !varied[v.index()]);
+    let numbers = |t: &zy_ir::Type| matches!(t, zy_ir::Type::Array(e, _) if e.is_bits());
     let made = |d: &zy_ir::ValueData| match &d.kind {
         ValueKind::Stmt(s) => {
-            matches!(&s.op, Op::Prim(p) if p.info().effects.allocates && !p.has_effect())
-                && matches!(&d.ty, zy_ir::Type::Array(e, _) if e.is_bits())
+            numbers(&d.ty)
                 && s.args.iter().all(quiet)
+                && match &s.op {
+                    Op::Prim(p) => p.info().effects.allocates && !p.has_effect(),
+                    Op::Invoke(c) => makes(c),
+                    _ => false,
+                }
         }
         ValueKind::Param { .. } => false,
     };
@@ -454,8 +473,14 @@ pub fn constant_objects(
                             .filter(|a| a.as_value().map(Value::index) != Some(i))
                             .all(quiet)
                 }
-                Op::Prim(q) => q == Prim::Broadcast || func.ty(*u).is_bits(),
-                Op::Invoke(ref c) => calls_ok(c) && func.ty(*u).is_bits(),
+                Op::Prim(q) => {
+                    q == Prim::Broadcast
+                        || func.ty(*u).is_bits()
+                        || (makes_fresh(q) && numbers(func.ty(*u)))
+                }
+                Op::Invoke(ref c) => {
+                    calls_ok(c) && (func.ty(*u).is_bits() || (makes(c) && numbers(func.ty(*u))))
+                }
                 _ => false,
             },
             None => false,
@@ -466,6 +491,25 @@ pub fn constant_objects(
         .enumerate()
         .map(|(i, d)| made(d) && values[i].uses.iter().all(|(site, _)| used_quietly(i, site)))
         .collect()
+}
+
+/// Does `p` make its array result afresh, sharing no operand's memory (a product, a solve, a
+/// copy, a matrix's transpose)?
+fn makes_fresh(p: Prim) -> bool {
+    matches!(
+        p,
+        Prim::MatMul
+            | Prim::Solve
+            | Prim::Inv
+            | Prim::CholeskyLower
+            | Prim::Tril
+            | Prim::Triu
+            | Prim::Transpose
+            | Prim::Adjoint
+            | Prim::Copy
+            | Prim::SliceCopy
+            | Prim::Hvcat
+    )
 }
 
 /// Values whose gradient is wanted (backward fixpoint from the return and from mutations). A

@@ -405,6 +405,13 @@ fn returned_tuples(f: &Function) -> Option<Vec<Vec<Operand>>> {
     Some(out)
 }
 
+/// Is every result of `inst` in `prog` a new object wherever it holds mutable parts (never an
+/// argument's, a global's or a part of one)? The activity takes the array such a callee
+/// returns, given only constants, as a constant.
+pub(crate) fn returns_fresh(prog: &TypedProgram, inst: &Instance) -> bool {
+    result_is_fresh(prog, inst, &mut Vec::new())
+}
+
 fn result_is_fresh(prog: &TypedProgram, inst: &Instance, visiting: &mut Vec<Instance>) -> bool {
     let Some(f) = prog.functions.get(inst) else {
         return false;

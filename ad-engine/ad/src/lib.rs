@@ -295,6 +295,7 @@ fn instance_adjoint_in(
         mask,
         fixed: &fixed,
         writes: &mut |c| mutates::may_mutate(prog, c),
+        fresh: &mut |c| checkpoint::returns_fresh(prog, c),
     };
     let keyed = names::masked(inst, mask);
     let adj = if mask.is_all() {

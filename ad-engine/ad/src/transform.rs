@@ -72,6 +72,9 @@ pub struct Setting<'a> {
     /// Whether a callee may write an object it did not make: an array made from constants
     /// passed to one that does not, and returns a number, is inactive in its adjoint.
     pub writes: &'a mut dyn FnMut(&Arc<Instance>) -> bool,
+    /// Whether a callee returns an array it allocated: one that writes nothing, reads no global
+    /// and is given only constants returns a constant array.
+    pub fresh: &'a mut dyn FnMut(&Arc<Instance>) -> bool,
 }
 
 /// Transform `func`, the body of `inst`, in a program whose functions reach the globals
@@ -86,6 +89,7 @@ pub fn adjoint(
         mask: ArgMask::ALL,
         fixed: &|_| true,
         writes: &mut |_| true,
+        fresh: &mut |_| false,
     };
     adjoint_with(inst, func, globals, setting, false)
 }
@@ -115,6 +119,7 @@ pub fn adjoint_with(
         &reads_globals,
         setting.mask,
         setting.writes,
+        setting.fresh,
     );
     let mut cx = Cx::new(&f, exit, act, globals);
     cx.trace = trace;
@@ -276,7 +281,15 @@ impl<'f> Cx<'f> {
                 .is_some_and(|x| self.act.values[x.index()].varied)
         });
         let globals = matches!(&s.op, Op::Invoke(c) if !self.globals.reached(c).is_empty());
-        self.act.is_active(v)
+        // A primitive without effects whose operands all carry nothing (a constant matrix's
+        // `inv(A)`, `A[i, j]`, `det(A)`) needs no reverse: its gradient would go to constants.
+        let constant = match s.op {
+            Op::Prim(p) => {
+                !p.has_effect() && !s.args.is_empty() && !s.args.iter().any(|a| self.carries(a))
+            }
+            _ => false,
+        };
+        (self.act.is_active(v) && !constant)
             || (effect && feeds)
             || globals
             || (effect && matches!(s.op, Op::Prim(Prim::SetIndex | Prim::SetLength)))

@@ -332,3 +332,107 @@ fn constant_weights_of_a_broadcast_get_no_pullback_work() {
     common::run::check_fd(src, "k", vec![x.clone()]);
     common::run::check_fd(src, "j", vec![x]);
 }
+
+/// How many statements of `p` the pullbacks (`…⁻`) of a gradient program hold.
+fn in_pullbacks(prog: &zy_ir::TypedProgram, p: Prim) -> usize {
+    prog.functions
+        .keys()
+        .filter(|i| i.name.ends_with('⁻'))
+        .map(|i| in_function(prog, &i.name, p))
+        .sum()
+}
+
+/// How many statements of `p` the function `name` of a program holds.
+fn in_function(prog: &zy_ir::TypedProgram, name: &str, p: Prim) -> usize {
+    prog.functions
+        .iter()
+        .filter(|(i, _)| &*i.name == name)
+        .flat_map(|(_, f)| f.values.iter())
+        .filter(|d| matches!(&d.kind, ValueKind::Stmt(s) if s.op == Op::Prim(p)))
+        .count()
+}
+
+/// `A \ b` with a constant `A` (passed to a helper, so inactive in its adjoint): the pullback
+/// solves `Aᵀ \ X̄` for `b` and forms no outer product `-B̄ Xᵀ` for `A`; with `A` varying, it
+/// does.
+#[test]
+fn a_constant_matrix_of_a_solve_gets_no_outer_product() {
+    use zy_interp::Value;
+    let src = "lsq(A, b) = sum((A \\ b) .^ 2)\n\
+               k(x) = lsq([2.0 1.0; 1.0 3.0], x)\n\
+               j(x) = lsq([2.0 x[1]; 1.0 3.0], x)";
+    let x = Value::vector_f64(vec![0.5, -1.5]);
+    let (names, prog) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺", "lsq⟨2⟩⁺"]);
+    assert_eq!(in_pullbacks(&prog, Prim::Solve), 1);
+    assert_eq!(in_pullbacks(&prog, Prim::MatMul), 0);
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    let (names, prog) = forward_functions(src, "j", &[x.clone()]).unwrap();
+    assert_eq!(names, ["j⁺", "lsq⁺"]);
+    assert_eq!(in_pullbacks(&prog, Prim::Solve), 1);
+    assert_eq!(in_pullbacks(&prog, Prim::MatMul), 1);
+    common::run::check_fd(src, "j", vec![x]);
+}
+
+/// `dot(a, b)` of a constant `a`: only `b̄ += ȳ a` is left (one broadcast where two were).
+#[test]
+fn a_constant_operand_of_dot_gets_no_gradient_work() {
+    use zy_interp::Value;
+    let src = "wdot(w, x) = dot(w, x) * x[1]\n\
+               k(x) = wdot([1.0, 2.0, 3.0], x)\n\
+               j(x) = wdot(x .* 2.0, x)";
+    let x = Value::vector_f64(vec![0.5, -1.0, 2.0]);
+    let (names, prog) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺", "wdot⟨2⟩⁺"]);
+    assert_eq!(in_function(&prog, "wdot⟨2⟩⁻", Prim::Broadcast), 1);
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    let (_, prog) = forward_functions(src, "j", &[x.clone()]).unwrap();
+    assert_eq!(in_function(&prog, "wdot⁻", Prim::Broadcast), 2);
+    common::run::check_fd(src, "j", vec![x]);
+}
+
+/// A matrix made from constants in the function itself and read by `inv`, `det` and a product:
+/// `inv(A)` and `det(A)` get no reverse (no `inv` in the pullback, where `det`'s would need
+/// one), and the product with the constant `inv(A)` only `x̄ += inv(A)ᵀ ȳ`.
+#[test]
+fn operations_on_a_constant_matrix_get_no_reverse() {
+    use zy_interp::Value;
+    let body = |a: &str| {
+        format!("function k(x)\n    A = {a}\n    return sum(inv(A) * x) + det(A) * x[1]\nend")
+    };
+    let x = Value::vector_f64(vec![0.5, -1.0]);
+    let constant = body("[2.0 1.0; 1.0 3.0]");
+    let (_, prog) = forward_functions(&constant, "k", &[x.clone()]).unwrap();
+    assert_eq!(in_pullbacks(&prog, Prim::Inv), 0);
+    assert_eq!(in_pullbacks(&prog, Prim::MatMul), 1);
+    common::run::check_fd(&constant, "k", vec![x.clone()]);
+    let varied = body("[2.0 x[1]; 1.0 3.0]");
+    let (_, prog) = forward_functions(&varied, "k", &[x.clone()]).unwrap();
+    assert_eq!(in_pullbacks(&prog, Prim::Inv), 1);
+    assert!(in_pullbacks(&prog, Prim::MatMul) > 1);
+    common::run::check_fd(&varied, "k", vec![x]);
+}
+
+/// A helper returning an array it makes (`A .* s`) keeps no constant argument active: a
+/// constant `A` with a varying `s` is inactive in its adjoint (`scale⟨2⟩`), and given only
+/// constants its result is a constant matrix, whose product does one matmul in the pullback.
+#[test]
+fn a_helper_returning_a_fresh_array_leaves_constants_inactive() {
+    use zy_interp::Value;
+    let src = "scale(A, s) = A .* s\n\
+               k(x) = sum(scale(ones(2, 2), x[1]) * x)\n\
+               m(x) = sum(scale(ones(2, 2), 2.0) * x)\n\
+               same(A) = A\n\
+               a(x) = sum(same(ones(2, 2)) * x)";
+    let x = Value::vector_f64(vec![0.5, -1.5]);
+    let (names, _) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺", "scale⟨2⟩⁺"]);
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    let (_, prog) = forward_functions(src, "m", &[x.clone()]).unwrap();
+    assert_eq!(in_pullbacks(&prog, Prim::MatMul), 1);
+    common::run::check_fd(src, "m", vec![x.clone()]);
+    // A helper returning its argument itself hands out an alias: the result stays active.
+    let (_, prog) = forward_functions(src, "a", &[x.clone()]).unwrap();
+    assert_eq!(in_pullbacks(&prog, Prim::MatMul), 2);
+    common::run::check_fd(src, "a", vec![x]);
+}

@@ -421,7 +421,9 @@ fn transform(
     let used = used_values(func);
     let reads_globals = |c: &Instance| !globals.reached(c).is_empty();
     let constant_arrays =
-        crate::activity::constant_arrays(func, &reads_globals, &mut |c| mutates(c));
+        crate::activity::constant_arrays(func, &reads_globals, &mut |c| mutates(c), &mut |c| {
+            crate::checkpoint::returns_fresh(prog, c)
+        });
     let mut sb = SsaBuilder::new(out);
     let mut callees: Vec<(Arc<Instance>, Vec<bool>)> = Vec::new();
     let mut backs_made: Vec<Arc<Instance>> = Vec::new();

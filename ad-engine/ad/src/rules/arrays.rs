@@ -12,7 +12,7 @@ use zy_ir::{Const, Operand, Prim, Type};
 use super::Case::{Apply, Program};
 use super::Keep::{Forward, Residuals};
 use super::TestArg::{Float as F, LitInt as L, Matrix as M, Vector as V};
-use super::{objects, or_nothing, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
+use super::{objects, or_nothing, varies, Emit, FwdOut, FwdStmt, RevStmt, Rule, TanStmt};
 use crate::forward::dual_type;
 use crate::tangent::fdata_type;
 use crate::AdError;
@@ -195,15 +195,18 @@ pub const RULES: &[Rule] = &[
         keep: Residuals(|_, s, _, _| {
             Ok(vec![
                 s.args[0].clone(),
-                s.shadow(0),
+                s.varying_shadow(0),
                 s.args[1].clone(),
-                s.shadow(1),
+                s.varying_shadow(1),
             ])
         }),
         reverse: |e, s| {
             if let Some(dy) = s.dy.clone() {
-                // ā += ȳ b, b̄ += ȳ a
+                // ā += ȳ b, b̄ += ȳ a, each only for an operand that varies.
                 for (x, sother) in [(s.kept(2), s.kept(1)), (s.kept(0), s.kept(3))] {
+                    if !varies(&sother) {
+                        continue;
+                    }
                     let t = e.prim(
                         Broadcast,
                         vec![func("*"), x, dy.clone()],
@@ -714,15 +717,11 @@ fn matmul_keep(
     }
     // An operand that does not vary (a constant matrix of a callee's adjoint that has it
     // inactive) keeps no shadow: the reverse does no work for it.
-    let shadow = |i: usize| match s.varied.get(i) {
-        Some(false) => Const::Nothing.into(),
-        _ => s.shadow(i),
-    };
     Ok(vec![
         s.args[0].clone(),
-        shadow(0),
+        s.varying_shadow(0),
         s.args[1].clone(),
-        shadow(1),
+        s.varying_shadow(1),
         or_nothing(fresh),
     ])
 }
@@ -765,11 +764,6 @@ fn matmul_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
         e.prim(AccumInto, vec![sb, gb], Type::Nothing);
     }
     s.none()
-}
-
-/// Does the operand whose kept shadow is `shadow` vary (see [`matmul_keep`])?
-fn varies(shadow: &Operand) -> bool {
-    !matches!(shadow, Operand::Const(Const::Nothing))
 }
 
 /// `transpose` or `adjoint` (`p`): a row view of a vector has the same view of the vector's

@@ -23,7 +23,7 @@ use zy_ir::{Const, Operand, Prim, Type};
 use super::Case::{Apply, Program};
 use super::Keep::Residuals;
 use super::TestArg::{LitInt as L, Matrix as M, Vector as V};
-use super::{or_nothing, Emit, FwdStmt, RevStmt, Rule, TanStmt};
+use super::{or_nothing, varies, Emit, FwdStmt, RevStmt, Rule, TanStmt};
 use crate::AdError;
 use Prim::*;
 
@@ -75,9 +75,9 @@ pub const RULES: &[Rule] = &[
         keep: Residuals(|_, s, y, fresh| {
             Ok(vec![
                 s.args[0].clone(),
-                s.shadow(0),
+                s.varying_shadow(0),
                 y.clone(),
-                s.shadow(1),
+                s.varying_shadow(1),
                 or_nothing(fresh),
             ])
         }),
@@ -169,14 +169,23 @@ fn det_tangent(e: &mut Emit, s: &TanStmt, y: &Operand, with_y: bool) -> Option<O
     })
 }
 
-/// `X = A \ B`: `B̄ += Aᵀ \ X̄`, `Ā -= B̄ Xᵀ`.
+/// `X = A \ B`: `B̄ += Aᵀ \ X̄`, `Ā -= B̄ Xᵀ`; neither for an operand that does not vary (a
+/// constant `A` forms no outer product), though `Ā` needs `B̄` computed.
 fn solve_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     let m = Type::matrix_f64();
     let (a, sa, x, sb, sx) = (s.kept(0), s.kept(1), s.kept(2), s.kept(3), s.kept(4));
+    if !varies(&sa) && !varies(&sb) {
+        return s.none();
+    }
     let bt = s.arg_tys[1].clone();
     let at = e.prim(Transpose, vec![a], m.clone());
     let gb = e.prim(Solve, vec![at, sx], bt.clone());
-    e.prim(AccumInto, vec![sb, gb.clone()], Type::Nothing);
+    if varies(&sb) {
+        e.prim(AccumInto, vec![sb, gb.clone()], Type::Nothing);
+    }
+    if !varies(&sa) {
+        return s.none();
+    }
     // -(B̄ Xᵀ) as (-B̄) Xᵀ: the negation on B̄'s entries instead of the n × n product's, and
     // the product added straight into Ā's shadow (compiled code fuses a product read only by
     // the `accum!` after it: no n × n temporary).

@@ -311,6 +311,20 @@ impl FwdStmt<'_> {
             .flatten()
             .unwrap_or(Const::Nothing.into())
     }
+
+    /// The shadow of operand `i` where it varies, else `nothing`: a rule keeping it does no
+    /// reverse work for an operand that does not vary (see [`varies`]).
+    pub fn varying_shadow(&self, i: usize) -> Operand {
+        match self.varied.get(i) {
+            Some(false) => Const::Nothing.into(),
+            _ => self.shadow(i),
+        }
+    }
+}
+
+/// Does the operand whose kept shadow is `shadow` vary ([`FwdStmt::varying_shadow`])?
+pub fn varies(shadow: &Operand) -> bool {
+    !matches!(shadow, Operand::Const(Const::Nothing))
 }
 
 /// What a forward fragment produced.
