@@ -23,13 +23,11 @@ impl crate::calls::Cx<'_> {
     ) -> Option<Result<Val, Fail>> {
         let base = name.strip_prefix("Base.").unwrap_or(name);
         // Julia shows a vector of views (`collect(eachcol(A))`) with their type
-        // `SubArray{T, N, P, I, L}`, whose index types zy's views do not keep.
+        // `SubArray{T, N, P, I, L}`, whose index types zy's views do not keep. Only where the
+        // text is made: `print(xs...)` to no `IOBuffer` writes nothing zy keeps (the syntax
+        // leaves it out with a note), and one to an `IOBuffer` makes its text by `string`.
         let of_views = |a: &Val| matches!(&a.ty, Type::Array(e, _) if crate::calls::is_view(e));
-        if matches!(
-            base,
-            "string" | "repr" | "print" | "println" | "show" | "sprint"
-        ) && args.iter().any(of_views)
-        {
+        if matches!(base, "string" | "repr" | "sprint") && args.iter().any(of_views) {
             return Some(Err(Fail::unsupported(
                 "showing an array of views (Julia writes their type `SubArray{T, N, P, I, L}`, \
                  whose index types zy's views do not keep); show `map(collect, v)`, the copies",

@@ -1914,6 +1914,12 @@ isequal(i::NothingOrInt, y) = i == y
 isequal(y, i::NothingOrInt) = i == y
 isequal(i::NothingOrInt, j::NothingOrInt) = i == j
 isnothing(i::NothingOrInt) = !i.found
+# `A[i]` of `findfirst`'s result in a branch Julia's inference does not narrow (`if any(m)`
+# before `A[findfirst(m)]`): the element, or Julia's `MethodError` on a run where it is `nothing`.
+function getindex(A::AbstractArray, i::NothingOrInt)
+    i.found || error(:MethodError, "no method matching getindex(::$(typeof(A)), ::Nothing)")
+    return A[i.index]
+end
 
 """
     something(x, y)

@@ -18,6 +18,14 @@ The Euclidean norm of a vector, or the Frobenius norm of a matrix: `sqrt(sum(abs
 norm(x::AbstractArray) = sqrt(sum(abs2, x))
 # Of a view, that of its elements.
 norm(v::SubArray) = norm(collect(v))
+# Of a number, its magnitude as a float (`norm(Δx)` of a step that starts as `Inf`); of `p = 0`,
+# whether it is nonzero.
+norm(x::Number) = abs(float(x))
+function norm(x::Number, p::Real)
+    afx = abs(float(x))
+    p == 0 || return afx
+    return x == 0 ? zero(afx) : isnan(x) ? afx : one(afx)
+end
 
 # The gradient x / norm(x), and zero at the zero vector (as ChainRules gives it) instead of
 # the 0 / 0 that differentiating the definition gives there. (Of complex numbers, the

@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 78848..78852: abs2
-            <zy>/prelude/Base.jl (prelude) 394283..394287: abs2
+            <zy>/prelude/Base.jl (prelude) 79211..79215: abs2
+            <zy>/prelude/Base.jl (prelude) 394646..394650: abs2
         "#]],
     );
 }

@@ -46,6 +46,9 @@ pub(crate) struct Cx<'a> {
     pub type_vars: Vec<String>,
     /// The absolute path of the file being converted, if known: `@__FILE__` is it.
     pub source_path: Option<&'a str>,
+    /// The top-level `const`s bound to a path known without running anything (`const SRC =
+    /// joinpath(@__DIR__, "..", "src")`), by name, in file order: `include` paths built on them.
+    pub path_consts: BTreeMap<String, String>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -67,6 +70,7 @@ impl<'a> Cx<'a> {
             seed: None,
             type_vars: Vec::new(),
             source_path: None,
+            path_consts: BTreeMap::new(),
             depth: 0,
             too_deep_reported: false,
         }

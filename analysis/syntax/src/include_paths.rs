@@ -1,7 +1,8 @@
 //! The path an `include` names, as scripts and packages write it: a string literal, or one
 //! built at parse time from literals and the file's own place (`joinpath(@__DIR__, "lib",
 //! "a.jl")`, `"$(@__DIR__)/a.jl"`, `@__DIR__() * "/a.jl"`, `joinpath(dirname(@__FILE__),
-//! "a.jl")`, `normpath(...)`), and the `include`s a top-level `@testset` runs.
+//! "a.jl")`, `normpath(...)`, a top-level `const` holding such a path, `joinpath(SRC,
+//! "a.jl")`), and the `include`s a top-level `@testset` runs.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -14,7 +15,7 @@ use crate::tree::SyntaxNode;
 /// `@__FILE__` are literals by now), relative to the including file's directory where it
 /// starts there: Julia's `include` of `joinpath(@__DIR__, p)` reads what `include(p)` reads.
 pub(crate) fn static_path(cx: &Cx, e: &Expr) -> Option<String> {
-    let path = fold(e)?;
+    let path = fold(cx, e)?;
     let dir = cx.source_path.and_then(|f| Path::new(f).parent());
     match dir.and_then(|d| Path::new(&path).strip_prefix(d).ok()) {
         Some(rest) if rest.as_os_str().is_empty() => Some(".".to_string()),
@@ -23,21 +24,30 @@ pub(crate) fn static_path(cx: &Cx, e: &Expr) -> Option<String> {
     }
 }
 
+/// Of a top-level `const name = value`: records `value`'s string where it is known without
+/// running anything, so that a later `include(joinpath(name, "a.jl"))` names its path.
+pub(crate) fn record_const(cx: &mut Cx, name: &str, value: &Expr) {
+    if let Some(path) = fold(cx, value) {
+        cx.path_consts.insert(name.to_string(), path);
+    }
+}
+
 /// The string `e` evaluates to, where that is known without running anything.
-fn fold(e: &Expr) -> Option<String> {
+fn fold(cx: &Cx, e: &Expr) -> Option<String> {
     match &e.kind {
         ExprKind::Str(s) => Some(s.clone()),
+        ExprKind::Ident(name) => cx.path_consts.get(name).cloned(),
         ExprKind::Binary {
             op: BinOp::Mul,
             dotted: false,
             lhs,
             rhs,
-        } => Some(fold(lhs)? + &fold(rhs)?),
+        } => Some(fold(cx, lhs)? + &fold(cx, rhs)?),
         ExprKind::Call { callee, args } => {
             let ExprKind::Ident(f) = &callee.kind else {
                 return None;
             };
-            let parts = args.iter().map(fold).collect::<Option<Vec<_>>>()?;
+            let parts = args.iter().map(|a| fold(cx, a)).collect::<Option<Vec<_>>>()?;
             match (f.as_str(), parts.as_slice()) {
                 (INTERPOLATION | "string", _) => Some(parts.concat()),
                 ("joinpath", [_, ..]) => {

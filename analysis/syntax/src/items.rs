@@ -670,6 +670,9 @@ fn global(
         value = Expr::call("Base.convert", vec![expr(cx, ty), value], r);
     }
     let value = seeded(cx, &name, value);
+    if is_const {
+        include_paths::record_const(cx, &name, &value);
+    }
     Some(GlobalDef {
         name,
         name_range: lhs.range,

@@ -1,6 +1,7 @@
-//! The file's own Julia tests, run by `check`: `@test`, `@test_throws`, `@test_broken` and
-//! `@test_skip` at top level and in `@testset ... begin ... end` blocks (nested, and `@testset
-//! let`), as Julia's `Test` runs them. A test inside a testset sees the statements before it in its testsets
+//! The file's own Julia tests, run by `check`: `@test`, `@test_throws`, `@test_broken`,
+//! `@test_skip` and `@test_nowarn` at top level, in `@testset ... begin ... end` blocks
+//! (nested, `@testset let`, a `let` inside) and in `module ... end`, as Julia's `Test` runs
+//! them. A test inside a testset sees the statements before it in its testsets
 //! (`m = Linear(2.0, 1.0)`), evaluated afresh for each test; an earlier test's expression is
 //! kept among them only where it calls a function named with `!` (it may change what later
 //! tests read), and left out again where it throws (Julia's `Test` catches that error).
@@ -44,6 +45,9 @@ enum Ask {
     Broken,
     /// `@test_throws E e`: `e` throws an `E`.
     Throws(String),
+    /// `@test_nowarn e`: `e` runs without an error and writes no warning (which zy, showing
+    /// no output, cannot see: a run without an error is a note, never a pass).
+    NoWarn,
 }
 
 /// One test of the file, ready to run.
@@ -64,6 +68,9 @@ struct Case {
     kept: Vec<TextRange>,
     /// For a test in a loop, what else its iterations need.
     looped: Option<Looped>,
+    /// Is it inside a `module ... end` (whose names zy does not give it: it runs among the
+    /// file's top-level names)?
+    in_module: bool,
 }
 
 /// How the bytes of a test's texts stand for the file's: `lead` bytes of no file text (a
@@ -393,6 +400,10 @@ fn run(
     let at = |e: &UserError, label: &str| related(db, file, case, &text, e, label);
     let (thrown, kind) = match evaluate(db, file, &text, limits) {
         Err(Failure { error, .. }) if k.is_some() && error.message == DONE => return Outcome::Done,
+        Ok(_) if case.ask == Ask::NoWarn => {
+            let message = "zy ran this test's expression without an error, but cannot tell whether it warns (zy shows no output)";
+            return Outcome::Finding(TEST_NOT_RUN, message.to_string(), Vec::new());
+        }
         Ok(value) => {
             let verdict = match (&case.ask, value.ty.as_str(), value.display.as_str()) {
                 (Ask::Throws(e), _, _) => format!(
@@ -406,7 +417,7 @@ fn run(
                 (Ask::Broken, _, _) => format!(
                     "Unexpected Pass: Expression: {shown}, Got correct result, please change to @test if no longer broken"
                 ),
-                (Ask::True, _, _) => match evaluated(db, file, case, k, limits) {
+                (Ask::True | Ask::NoWarn, _, _) => match evaluated(db, file, case, k, limits) {
                     Some(e) => format!("Test Failed: Expression: {shown}, Evaluated: {e}"),
                     None => format!("Test Failed: Expression: {shown}"),
                 },
@@ -418,6 +429,16 @@ fn run(
             error,
         }) => {
             let message = format!("zy cannot run this test: {}", error.message);
+            return Outcome::Finding(TEST_NOT_RUN, message, at(&error, "zy stops here"));
+        }
+        Err(Failure {
+            kind: FailureKind::Julia(_),
+            error,
+        }) if case.in_module && error.message.starts_with("UndefVarError") => {
+            let message = format!(
+                "zy cannot run this test: it runs a module's tests among the file's top-level names, where {}",
+                error.message
+            );
             return Outcome::Finding(TEST_NOT_RUN, message, at(&error, "zy stops here"));
         }
         Err(Failure {
@@ -444,7 +465,7 @@ fn run(
                 thrown.message
             ),
         },
-        Ask::True => format!(
+        Ask::True | Ask::NoWarn => format!(
             "Error During Test: Expression: {shown}, threw: {}",
             thrown.message
         ),
@@ -527,7 +548,15 @@ fn evaluated(
 fn find(text: &str) -> Found {
     let parse = zy_syntax::tree::parse(text, None);
     let mut found = Found::default();
-    for stmt in &parse.root.children {
+    statements(text, &parse.root.children, None, &mut found);
+    found
+}
+
+/// The tests among top-level statements, or a module's (`defined` the names the module
+/// defines: a test using one is not run, as zy runs the tests among the file's top-level
+/// names).
+fn statements(text: &str, stmts: &[SyntaxNode], defined: Option<&[&str]>, found: &mut Found) {
+    for stmt in stmts {
         let scope = |base| Scope {
             text,
             base,
@@ -536,30 +565,87 @@ fn find(text: &str) -> Found {
             kept: Vec::new(),
             desc: None,
             looped: false,
+            in_module: defined.is_some(),
         };
+        if let Some(name) = defined.and_then(|names| uses_any(text, stmt, names)) {
+            if holds_test(text, stmt) {
+                found.taken.push(stmt.range.start);
+                let reason = format!("zy runs a module's tests among the file's top-level names, and this one uses `{name}`, which its module defines");
+                not_run(text, stmt, &reason, found);
+            }
+            continue;
+        }
         match test_macro(text, stmt) {
             Some(TestMacro::Test) => {
                 found.taken.push(stmt.range.start);
-                scope(None).case(stmt, &mut found);
+                scope(None).case(stmt, found);
             }
             Some(TestMacro::Testset) => {
                 found.taken.push(stmt.range.start);
-                scope(Some(stmt.range.start)).testset(stmt, &mut found);
+                scope(Some(stmt.range.start)).testset(stmt, found);
             }
             None if stmt.kind == Kind::For && holds_test(text, stmt) => {
                 found.taken.push(stmt.range.start);
-                scope(Some(stmt.range.start)).for_loop(stmt, stmt, None, &mut found);
+                scope(Some(stmt.range.start)).for_loop(stmt, stmt, None, found);
+            }
+            None if stmt.kind == Kind::Let && holds_test(text, stmt) => {
+                found.taken.push(stmt.range.start);
+                scope(Some(stmt.range.start)).let_block(stmt, found);
+            }
+            None if stmt.kind == Kind::Module && !stmt.leaf => {
+                if let Some(body) = stmt.children.get(1) {
+                    let names = module_names(text, &body.children);
+                    statements(text, &body.children, Some(&names), found);
+                }
             }
             None => {}
         }
     }
-    found
+}
+
+/// The names the statements of a module's body define: its functions, structs, bindings.
+fn module_names<'t>(text: &'t str, stmts: &[SyntaxNode]) -> Vec<&'t str> {
+    fn head(node: &SyntaxNode) -> &SyntaxNode {
+        match (node.leaf, node.kind, node.children.first()) {
+            (
+                false,
+                Kind::Subtype | Kind::Curly | Kind::Where | Kind::Decl | Kind::Call,
+                Some(c),
+            ) => head(c),
+            _ => node,
+        }
+    }
+    fn defined(node: &SyntaxNode) -> Option<&SyntaxNode> {
+        match (node.leaf, node.kind, node.children.as_slice()) {
+            (false, Kind::Doc | Kind::MacroCall, [.., def]) => defined(def),
+            (false, Kind::Struct | Kind::Abstract | Kind::Function | Kind::Assign, [sig, ..]) => {
+                Some(head(sig))
+            }
+            (false, Kind::Const | Kind::Global, [inner]) => defined(inner),
+            _ => None,
+        }
+    }
+    stmts
+        .iter()
+        .filter_map(defined)
+        .filter(|n| n.leaf && n.kind == Kind::Identifier)
+        .map(|n| slice(text, n.range))
+        .collect()
+}
+
+/// The first of `names` that `node` uses as a name.
+fn uses_any<'a>(text: &str, node: &SyntaxNode, names: &[&'a str]) -> Option<&'a str> {
+    if node.leaf {
+        let name = (node.kind == Kind::Identifier).then(|| slice(text, node.range))?;
+        return names.iter().find(|n| **n == name).copied();
+    }
+    node.children.iter().find_map(|c| uses_any(text, c, names))
 }
 
 /// The kinds of test macro.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum TestMacro {
-    /// `@test`, `@test_throws`, `@test_broken`, `@test_skip`.
+    /// `@test`, `@test_throws`, `@test_broken`, `@test_skip`, `@test_nowarn`.
     Test,
     /// `@testset`.
     Testset,
@@ -573,7 +659,9 @@ fn test_macro(text: &str, node: &SyntaxNode) -> Option<TestMacro> {
     let name = node.children.first()?;
     let name = slice(text, name.range);
     match name.rsplit('.').next()?.trim_start_matches('@') {
-        "test" | "test_throws" | "test_broken" | "test_skip" => Some(TestMacro::Test),
+        "test" | "test_throws" | "test_broken" | "test_skip" | "test_nowarn" => {
+            Some(TestMacro::Test)
+        }
         "testset" => Some(TestMacro::Testset),
         _ => None,
     }
@@ -603,6 +691,8 @@ struct Scope<'a> {
     desc: Option<String>,
     /// Is a loop open?
     looped: bool,
+    /// Is it inside a `module ... end`?
+    in_module: bool,
 }
 
 impl Scope<'_> {
@@ -674,6 +764,17 @@ impl Scope<'_> {
         }
     }
 
+    /// `let x = v ... end` holding tests: the `let` runs as written, its tests seeing its
+    /// bindings.
+    fn let_block(mut self, node: &SyntaxNode, found: &mut Found) {
+        let Some(block) = node.children.last().filter(|b| b.kind == Kind::Block) else {
+            not_run(self.text, node, "zy cannot read this `let`", found);
+            return;
+        };
+        self.depth += 1;
+        self.body(block, found);
+    }
+
     /// The loop `f` (the last argument of `node`, a `@testset`, or `node` itself): its body
     /// runs as written, each test in it once per time control reaches it.
     fn for_loop(
@@ -726,6 +827,10 @@ impl Scope<'_> {
                 }
                 None if stmt.kind == Kind::For && holds_test(self.text, stmt) => {
                     self.clone().for_loop(stmt, stmt, None, found);
+                    self.blanks.push((stmt.range, ""));
+                }
+                None if stmt.kind == Kind::Let && holds_test(self.text, stmt) => {
+                    self.clone().let_block(stmt, found);
                     self.blanks.push((stmt.range, ""));
                 }
                 None if holds_test(self.text, stmt) => {
@@ -826,6 +931,7 @@ impl Scope<'_> {
             operands,
             kept: self.kept.clone(),
             looped,
+            in_module: self.in_module,
         });
     }
 }
@@ -871,6 +977,7 @@ fn expression<'n>(
     match (name.rsplit('.').next()?, args.as_slice()) {
         ("@test", [e, rest @ ..]) => Some((Ask::True, *e, keywords(rest)?)),
         ("@test_broken", [e, rest @ ..]) => Some((Ask::Broken, *e, keywords(rest)?)),
+        ("@test_nowarn", [e]) => Some((Ask::NoWarn, *e, Vec::new())),
         ("@test_throws", [exception, e]) => {
             let exception = slice(text, exception.range).to_string();
             Some((Ask::Throws(exception), *e, Vec::new()))
@@ -991,6 +1098,16 @@ mod tests {
             not run 88..98: zy runs a testset's tests written as its statements or in its `for` loops, not those under a condition or in a `while` loop
             not run 203..208: zy cannot read this test macro's arguments
         "##]].assert_eq(&texts(text));
+    }
+
+    #[test]
+    fn tests_in_a_module_and_a_let_run_unless_they_use_the_modules_names() {
+        let text = "module T\nusing Test\nh(x) = x\n@testset begin\n    let y = 2\n        @test f(y) == 4\n    end\n    @test_nowarn f(1)\nend\n@test h(1) == 1\nend\n";
+        expect_test::expect![[r#"
+            True @29 "begin         \n    let y = 2\n              f(y) == 4\nend\nend"
+            NoWarn @29 "begin         \n             \n                       \n       \n                 f(1)\nend"
+            not run 116..131: zy runs a module's tests among the file's top-level names, and this one uses `h`, which its module defines
+        "#]].assert_eq(&texts(text));
     }
 
     #[test]
