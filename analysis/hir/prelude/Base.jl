@@ -1788,6 +1788,13 @@ _in_axes(i::Tuple{Int}, a::Tuple{Any}) = _axis_first(a[1]) <= i[1] <= _axis_last
 _in_axes(i::Tuple{Int, Int}, a::Tuple{Any, Any}) = _in_axes((i[1],), (a[1],)) && _in_axes((i[2],), (a[2],))
 _in_axes(i::Tuple{Int, Int, Int}, a::Tuple{Any, Any, Any}) = _in_axes((i[1], i[2]), (a[1], a[2])) && _in_axes((i[3],), (a[3],))
 _in_axes(i, a) = false
+# By a `CartesianIndex` (`C[I]` is `C[i, j]`); `map` in its shape, reductions over its indices.
+getindex(C::CartesianIndices, I::CartesianIndex) = getindex(C, I.I...)
+map(f, C::CartesianIndices) = [f(I) for I in C]
+sum(f, C::CartesianIndices) = sum(f(I) for I in C)
+prod(f, C::CartesianIndices) = prod(f(I) for I in C)
+maximum(f, C::CartesianIndices) = maximum(f(I) for I in C)
+minimum(f, C::CartesianIndices) = minimum(f(I) for I in C)
 _gen_array(f, C::CartesianIndices{Tuple{A, B}}) where {A, B} = _matrix(_gen_results(f, C), size(C, 1), size(C, 2))
 _gen_array(f, C::CartesianIndices{Tuple{A, B, D}}) where {A, B, D} = _array3(_gen_results(f, C), size(C, 1), size(C, 2), size(C, 3))
 
