@@ -1788,6 +1788,11 @@ _in_axes(i::Tuple{Int}, a::Tuple{Any}) = _axis_first(a[1]) <= i[1] <= _axis_last
 _in_axes(i::Tuple{Int, Int}, a::Tuple{Any, Any}) = _in_axes((i[1],), (a[1],)) && _in_axes((i[2],), (a[2],))
 _in_axes(i::Tuple{Int, Int, Int}, a::Tuple{Any, Any, Any}) = _in_axes((i[1], i[2]), (a[1], a[2])) && _in_axes((i[3],), (a[3],))
 _in_axes(i, a) = false
+# Its own indices are 1-based whatever its ranges (Julia's `IndexCartesian`): `axes` of its
+# sizes, `eachindex` the `CartesianIndices` of them, `LinearIndices` of its shape.
+axes(C::CartesianIndices) = map(OneTo, size(C))
+eachindex(C::CartesianIndices) = CartesianIndices(size(C))
+LinearIndices(C::CartesianIndices) = LinearIndices(size(C))
 # By a `CartesianIndex` (`C[I]` is `C[i, j]`); `map` in its shape, reductions over its indices.
 getindex(C::CartesianIndices, I::CartesianIndex) = getindex(C, I.I...)
 map(f, C::CartesianIndices) = [f(I) for I in C]

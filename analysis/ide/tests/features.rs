@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 81862..81866: abs2
-            <zy>/prelude/Base.jl (prelude) 393414..393418: abs2
+            <zy>/prelude/Base.jl (prelude) 82204..82208: abs2
+            <zy>/prelude/Base.jl (prelude) 393756..393760: abs2
         "#]],
     );
 }
