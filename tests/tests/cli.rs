@@ -58,6 +58,57 @@ fn eval_prints_the_value_as_julia_shows_it_and_as_json() {
     assert_eq!(eval("get_at([1.5, 2.5], 2)"), "2.5 2.5");
 }
 
+/// An array of views prints Julia's element type `SubArray{T, N, P, I, L}`: a whole column or
+/// row by `Base.Slice`, a part of one or of a vector by a range.
+#[test]
+fn arrays_of_views_print_julias_subarray_type() {
+    let src = "\
+columns(A) = collect(eachcol(A))
+rows(A) = collect(eachrow(A))
+windows(x) = [view(x, 1:2), view(x, 2:3)]
+strided(x) = [view(x, 1:2:3)]
+parts(A) = ([view(A, 1:1, 2), view(A, 2:2, 1)], [view(A, 2, 1:1)])
+mixed(A) = [view(A, :, 1), view(A, 1:1, 2)]
+";
+    let (host, file) = host(src);
+    let show = |call: &str| match host
+        .analysis()
+        .eval(file, call, EvalLimits::default())
+        .unwrap()
+    {
+        Ok(v) => v.display,
+        Err(e) => e.to_string(),
+    };
+    let a = "[1.0 2.0; 3.0 4.0]";
+    assert_eq!(
+        show(&format!("columns({a})")),
+        "SubArray{Float64, 1, Matrix{Float64}, Tuple{Base.Slice{Base.OneTo{Int64}}, Int64}, \
+         true}[[1.0, 3.0], [2.0, 4.0]]"
+    );
+    assert_eq!(
+        show(&format!("rows({a})")),
+        "SubArray{Float64, 1, Matrix{Float64}, Tuple{Int64, Base.Slice{Base.OneTo{Int64}}}, \
+         true}[[1.0, 2.0], [3.0, 4.0]]"
+    );
+    assert_eq!(
+        show("windows([1.0, 2.0, 3.0])"),
+        "SubArray{Float64, 1, Vector{Float64}, Tuple{UnitRange{Int64}}, true}[[1.0, 2.0], \
+         [2.0, 3.0]]"
+    );
+    assert_eq!(
+        show("strided([1, 2, 3])"),
+        "SubArray{Int64, 1, Vector{Int64}, Tuple{StepRange{Int64, Int64}}, true}[[1, 3]]"
+    );
+    assert_eq!(
+        show(&format!("parts({a})")),
+        "(SubArray{Float64, 1, Matrix{Float64}, Tuple{UnitRange{Int64}, Int64}, true}[[2.0], \
+         [3.0]], SubArray{Float64, 1, Matrix{Float64}, Tuple{Int64, UnitRange{Int64}}, \
+         true}[[3.0]])"
+    );
+    // Views of different kinds: zy's own element type.
+    assert!(show(&format!("mixed({a})")).starts_with("SubArray{Matrix{Float64}"));
+}
+
 /// Ranges, views, pairs and the LinearAlgebra wrappers print as Julia's `show` prints them, not
 /// as the prelude's fields (`1:4`, not `Base.UnitRange{Int64}(1, 4)`).
 #[test]

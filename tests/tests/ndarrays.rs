@@ -157,3 +157,22 @@ fn three_dimensional_broadcasts_and_reductions_differentiate_as_in_julia() {
         panic!("{e}");
     }
 }
+
+/// Every gradient the fixtures of N-dimensional arrays state runs compiled: a path that makes
+/// no N-d array (`d > ndims(A) && return copy(A)` in `sum(A; dims = 3)`) leaves an empty array
+/// of its dimensions in the tape's slot, which the JIT lays out as any array.
+#[test]
+fn the_fixtures_of_nd_arrays_run_on_the_jit() {
+    let (checked, fell_back) = zy_tests::engines::fixture_fallbacks(&[
+        "ndarrays.jl",
+        "views_nd.jl",
+        "broadcast_3d.jl",
+        "arrays28.jl",
+    ]);
+    assert!(checked > 30, "only {checked} gradients found");
+    assert!(
+        fell_back.is_empty(),
+        "run by the interpreter:\n{}",
+        fell_back.join("\n")
+    );
+}

@@ -144,11 +144,7 @@ fn placeholder(
             (Prim::Tuple, parts)
         }
         Type::Stack(_) => (Prim::StackNew, vec![]),
-        Type::Array(_, 1) => (Prim::Zeros, vec![Const::Int(0).into()]),
-        Type::Array(_, 2) => (
-            Prim::Zeros,
-            vec![Const::Int(0).into(), Const::Int(0).into()],
-        ),
+        Type::Array(_, n) => (Prim::Zeros, vec![Const::Int(0).into(); usize::from(*n)]),
         _ => (Prim::Undef, vec![Const::Symbol("slot".into()).into()]),
     };
     let stmt = Stmt {

@@ -675,11 +675,8 @@ fn slot_init(ty: &Type) -> VarInit {
         Type::Int64 => VarInit::Const(Const::Int(0)),
         Type::Bool => VarInit::Const(Const::Bool(false)),
         Type::Nothing => VarInit::Const(Const::Nothing),
-        Type::Array(_, 1) => stmt(Prim::Zeros, vec![Const::Int(0).into()]),
-        Type::Array(_, 2) => stmt(
-            Prim::Zeros,
-            vec![Const::Int(0).into(), Const::Int(0).into()],
-        ),
+        // An empty array of the slot's number of dimensions.
+        Type::Array(_, n) => stmt(Prim::Zeros, vec![Const::Int(0).into(); usize::from(*n)]),
         Type::Pullback(_) => stmt(
             Prim::MakePullback,
             vec![

@@ -845,6 +845,47 @@ fn linked_fields(def: &StructDef, pats: &[Pat]) -> Vec<usize> {
 /// The patterns of the default constructor's exact method: the field annotations, with the
 /// bounds of the struct's parameters (`struct S{T<:Real}` constructs as `S(x::T) where
 /// T<:Real`).
+/// The concrete type of the struct `name` with the parameters `params` (none for a struct
+/// without), each field of the type its declaration gives under them; `None` for an abstract
+/// type, a field of no concrete declared type (Julia's `Any` field, which zy types by the value
+/// a constructor is given), or a struct whose shape depends on the data or that links to its
+/// own type.
+pub(crate) fn struct_instance(program: &Program, name: &Name, params: Vec<Type>) -> Option<Type> {
+    let def = program.structs.get(name)?;
+    if def.is_abstract || def.params.len() != params.len() {
+        return None;
+    }
+    let pats = field_patterns(program, def).ok()?;
+    if def.mutable && !linked_fields(def, &pats).is_empty() {
+        return None;
+    }
+    let bind: Bindings = def
+        .params
+        .iter()
+        .cloned()
+        .zip(params.iter().cloned())
+        .collect();
+    let fields = pats
+        .iter()
+        .zip(&def.fields)
+        .map(|(p, (f, _))| {
+            Some((
+                f.clone(),
+                crate::type_values::concrete_in(p, &bind, program)?,
+            ))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let st = StructType {
+        name: def.name.clone(),
+        params,
+        fields,
+        mutable: def.mutable,
+        kind: StructKind::User,
+    };
+    let recursive = st.is_recursive() || crate::recursive::needs_recursion(&st);
+    (!recursive).then(|| Type::Struct(Arc::new(st)))
+}
+
 fn field_patterns(program: &Program, def: &StructDef) -> Result<Vec<Pat>, Fail> {
     let bounds = def
         .param_bounds

@@ -92,7 +92,38 @@ pub(crate) fn concrete_of(name: &str, program: &Program) -> Option<Type> {
         };
     }
     let p = pattern_of(name, program).ok()?;
-    pattern::concrete(&p, &Default::default())
+    concrete_in(&p, &Default::default(), program)
+}
+
+/// The concrete type `p` stands for under the bindings `b`, structs among its parts included
+/// (`Tuple{UnitRange{Int64}, UnitRange{Int64}}`, a program's `Point{Float64}`): a struct's
+/// fields typed by their declarations under its parameters.
+pub(crate) fn concrete_in(p: &Pat, b: &pattern::Bindings, program: &Program) -> Option<Type> {
+    match p {
+        Pat::Struct { name, params } => {
+            let params = match params {
+                Some(ps) => ps
+                    .iter()
+                    .map(|p| concrete_in(p, b, program))
+                    .collect::<Option<Vec<_>>>()?,
+                None => Vec::new(),
+            };
+            crate::dispatch::struct_instance(program, name, params)
+        }
+        Pat::Tuple(Some(ps)) => Some(Type::Tuple(
+            ps.iter()
+                .map(|p| concrete_in(p, b, program))
+                .collect::<Option<_>>()?,
+        )),
+        Pat::Array {
+            abstract_: false,
+            elem: Some(e),
+            ndims: Some(n),
+            ..
+        } => Some(Type::Array(Arc::new(concrete_in(e, b, program)?), *n)),
+        Pat::Ref(Some(p)) => Some(Type::Ref(Arc::new(concrete_in(p, b, program)?))),
+        _ => pattern::concrete(p, b),
+    }
 }
 
 /// The type of the values a `Ref{name}` holds: a concrete type, or Julia's

@@ -23,6 +23,7 @@ mod machine;
 mod prim;
 mod show;
 mod show_library;
+mod show_views;
 mod value;
 mod watch;
 

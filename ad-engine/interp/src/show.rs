@@ -330,7 +330,7 @@ fn implicit(t: &Type) -> bool {
 /// `a` as Julia shows it; `typed` when the context does not already know its element type
 /// (an element of an array of arrays is shown without its own prefix).
 fn show_array<W: Write + ?Sized>(f: &mut W, a: &Array, typed: bool) -> fmt::Result {
-    let elem = type_string(&a.elem_type());
+    let elem = crate::show_views::views_type(a).unwrap_or_else(|| type_string(&a.elem_type()));
     // Julia prefixes the element type where the literal would not say it (`Bool[1, 0]`,
     // `Layer[Layer(...)]`).
     let prefix = if typed && !implicit(&a.elem_type()) {

@@ -54,23 +54,80 @@ pub fn print_float32(x: f32) -> String {
 }
 
 /// A type's text with the prelude's `CartesianIndex{Tuple{Int64, Int64}}` and
-/// `CartesianIndices{Tuple{Int64, Int64}}` (structs of a tuple of `N` Ints) written as Julia's
-/// `CartesianIndex{2}` and `CartesianIndices{2, Tuple{Base.OneTo{Int64}, Base.OneTo{Int64}}}`.
-pub fn julia_cartesian_names(mut text: String) -> String {
-    for n in 1..=4 {
-        let ints = format!("Tuple{{{}}}", vec!["Int64"; n].join(", "));
-        let axes = vec!["Base.OneTo{Int64}"; n].join(", ");
-        text = text
-            .replace(
-                &format!("CartesianIndex{{{ints}}}"),
-                &format!("CartesianIndex{{{n}}}"),
-            )
-            .replace(
-                &format!("CartesianIndices{{{ints}}}"),
-                &format!("CartesianIndices{{{n}, Tuple{{{axes}}}}}"),
-            );
+/// `CartesianIndices{Tuple{Int64, UnitRange{Int64}}}` (structs of a tuple of `N` Ints, of `N`
+/// axes each a size or a range) written as Julia's `CartesianIndex{2}` and
+/// `CartesianIndices{2, Tuple{Base.OneTo{Int64}, UnitRange{Int64}}}`.
+pub fn julia_cartesian_names(text: String) -> String {
+    const INDEX: &str = "CartesianIndex{Tuple{";
+    const INDICES: &str = "CartesianIndices{Tuple{";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("Cartesian") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let Some((prefix, axes)) = [INDEX, INDICES]
+            .into_iter()
+            .find_map(|p| from.strip_prefix(p).map(|r| (p, r)))
+        else {
+            out.push_str("Cartesian");
+            rest = &from["Cartesian".len()..];
+            continue;
+        };
+        // The tuple's members up to its closing brace, which the struct's own follows.
+        let Some((members, after)) = tuple_members(axes).filter(|(_, a)| a.starts_with('}')) else {
+            out.push_str(prefix);
+            rest = axes;
+            continue;
+        };
+        let n = members.len();
+        if prefix == INDEX && members.iter().all(|m| *m == "Int64") {
+            out.push_str(&format!("CartesianIndex{{{n}}}"));
+        } else if prefix == INDICES {
+            let axes: Vec<&str> = members
+                .iter()
+                .map(|m| {
+                    if *m == "Int64" {
+                        "Base.OneTo{Int64}"
+                    } else {
+                        m
+                    }
+                })
+                .collect();
+            out.push_str(&format!(
+                "CartesianIndices{{{n}, Tuple{{{}}}}}",
+                axes.join(", ")
+            ));
+        } else {
+            out.push_str(&from[..from.len() - after.len() + 1]);
+        }
+        rest = &after[1..];
     }
-    text
+    out.push_str(rest);
+    out
+}
+
+/// The members of a tuple type's text after its `Tuple{` (split at its own commas) and the
+/// text after its closing brace; `None` if it does not close.
+fn tuple_members(text: &str) -> Option<(Vec<&str>, &str)> {
+    let mut depth = 0usize;
+    let mut members = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                members.push(text[start..i].trim());
+                return Some((members, &text[i + 1..]));
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                members.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// [`julia_float`] written to `out`, without allocating.
@@ -496,6 +553,37 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn cartesian_types_print_like_julia() {
+        let cases = [
+            ("CartesianIndex{Tuple{Int64, Int64}}", "CartesianIndex{2}"),
+            (
+                "Vector{CartesianIndex{Tuple{Int64, Int64, Int64}}}",
+                "Vector{CartesianIndex{3}}",
+            ),
+            (
+                "CartesianIndices{Tuple{Int64, Int64}}",
+                "CartesianIndices{2, Tuple{Base.OneTo{Int64}, Base.OneTo{Int64}}}",
+            ),
+            (
+                "CartesianIndices{Tuple{UnitRange{Int64}, Int64}}",
+                "CartesianIndices{2, Tuple{UnitRange{Int64}, Base.OneTo{Int64}}}",
+            ),
+            (
+                "Tuple{CartesianIndices{Tuple{UnitRange{Int64}}}, CartesianIndex{Tuple{Int64}}}",
+                "Tuple{CartesianIndices{1, Tuple{UnitRange{Int64}}}, CartesianIndex{1}}",
+            ),
+            (
+                "CartesianIndex{Tuple{Float64}}",
+                "CartesianIndex{Tuple{Float64}}",
+            ),
+            ("CartesianIndices{T}", "CartesianIndices{T}"),
+        ];
+        for (text, julia) in cases {
+            assert_eq!(julia_cartesian_names(text.to_string()), julia, "{text}");
+        }
+    }
 
     #[test]
     fn floats_print_like_julia() {

@@ -1715,50 +1715,93 @@ oneunit(I::CartesianIndex) = CartesianIndex(map(one, I.I))
 zero(I::CartesianIndex) = CartesianIndex(map(zero, I.I))
 
 """
-    CartesianIndices(A), CartesianIndices((m, n))
+    CartesianIndices(A), CartesianIndices((m, n)), CartesianIndices((1:2, 2:3)), I:J
 
-The indices of a vector or matrix as `CartesianIndex`es, in column-major order (the first
+The indices of an array or of ranges as `CartesianIndex`es, in column-major order (the first
 coordinate fastest), for `for I in CartesianIndices(A)`, generators and `C[k]`, `C[i, j]`.
+Each axis is a size `n` (Julia's `Base.OneTo(n)`) or a `UnitRange{Int}`.
 """
 struct CartesianIndices{T}
     dims::T
-    # Of sizes, each `Base.OneTo(n)` in Julia (a negative size an empty axis).
+    # Of sizes, each `Base.OneTo(n)` in Julia (a negative size an empty axis), or of ranges.
     CartesianIndices(dims::Tuple{Int}) = new{Tuple{Int}}((max(0, dims[1]),))
     CartesianIndices(dims::Tuple{Int, Int}) = new{Tuple{Int, Int}}((max(0, dims[1]), max(0, dims[2])))
     CartesianIndices(dims::Tuple{Int, Int, Int}) = new{Tuple{Int, Int, Int}}((max(0, dims[1]), max(0, dims[2]), max(0, dims[3])))
+    CartesianIndices(dims::Tuple{UnitRange{Int}}) = new{Tuple{UnitRange{Int}}}(dims)
+    CartesianIndices(dims::Tuple{UnitRange{Int}, UnitRange{Int}}) = new{Tuple{UnitRange{Int}, UnitRange{Int}}}(dims)
+    CartesianIndices(dims::Tuple{Int, UnitRange{Int}}) = new{Tuple{Int, UnitRange{Int}}}((max(0, dims[1]), dims[2]))
+    CartesianIndices(dims::Tuple{UnitRange{Int}, Int}) = new{Tuple{UnitRange{Int}, Int}}((dims[1], max(0, dims[2])))
+    CartesianIndices(dims::Tuple{UnitRange{Int}, UnitRange{Int}, UnitRange{Int}}) = new{Tuple{UnitRange{Int}, UnitRange{Int}, UnitRange{Int}}}(dims)
 end
 
 CartesianIndices(A::AbstractArray) = CartesianIndices(size(A))
-CartesianIndices(dims::Tuple) = error("unsupported: `CartesianIndices` of $(dims): zy's are of sizes (`CartesianIndices((2, 3))`, `CartesianIndices(A)`), not of ranges with other first indices (`CartesianIndices((1:2, 2:3))`); loop over the ranges instead")
-(:)(I::CartesianIndex, J::CartesianIndex) = error("unsupported: a range of `CartesianIndex`es `I:J` (Julia's `CartesianIndices` of ranges); loop over the ranges of each coordinate instead")
-# Of axes (`CartesianIndices(axes(A))`): of their lengths.
-CartesianIndices(ax::Tuple{OneTo{Int}}) = CartesianIndices((ax[1].stop,))
-CartesianIndices(ax::Tuple{OneTo{Int}, OneTo{Int}}) = CartesianIndices((ax[1].stop, ax[2].stop))
-CartesianIndices(ax::Tuple{OneTo{Int}, OneTo{Int}, OneTo{Int}}) = CartesianIndices((ax[1].stop, ax[2].stop, ax[3].stop))
-length(C::CartesianIndices) = prod(C.dims)
-size(C::CartesianIndices) = C.dims
-size(C::CartesianIndices, d::Int) = d <= length(C.dims) ? C.dims[d] : 1
+# Axes given as `Base.OneTo(n)` (`CartesianIndices(axes(A))`) are sizes; other tuples refused
+# by name.
+CartesianIndices(dims::Tuple) = _cartesian_indices(map(_cartesian_axis, dims))
+_cartesian_indices(dims::Tuple{Int}) = CartesianIndices(dims)
+_cartesian_indices(dims::Tuple{Int, Int}) = CartesianIndices(dims)
+_cartesian_indices(dims::Tuple{Int, Int, Int}) = CartesianIndices(dims)
+_cartesian_indices(dims::Tuple{UnitRange{Int}}) = CartesianIndices(dims)
+_cartesian_indices(dims::Tuple{UnitRange{Int}, UnitRange{Int}}) = CartesianIndices(dims)
+_cartesian_indices(dims::Tuple{UnitRange{Int}, UnitRange{Int}, UnitRange{Int}}) = CartesianIndices(dims)
+_cartesian_indices(dims::Tuple{Int, UnitRange{Int}}) = CartesianIndices(dims)
+_cartesian_indices(dims::Tuple{UnitRange{Int}, Int}) = CartesianIndices(dims)
+_cartesian_indices(dims) = error("unsupported: `CartesianIndices` of $(dims): zy's have up to 3 axes, each a size or a `UnitRange` (`CartesianIndices((2, 3))`, `CartesianIndices((1:2, 2:3))`), and of 3 axes all sizes or all ranges")
+_cartesian_axis(n::Int) = n
+_cartesian_axis(r::OneTo{Int}) = r.stop
+_cartesian_axis(r::UnitRange{Int}) = r
+_cartesian_axis(r) = error("unsupported: an axis $(r) of `CartesianIndices` (a `$(typeof(r))`): zy's axes are sizes and `UnitRange{Int}`s")
+# Julia's `I:J`: the indices between two of one dimension, coordinate by coordinate.
+(:)(I::CartesianIndex{T}, J::CartesianIndex{T}) where {T} = CartesianIndices(map((i, j) -> i:j, I.I, J.I))
+# An axis's first index, last index and length: of a size `n`, `Base.OneTo(n)`'s.
+_axis_first(n::Int) = 1
+_axis_first(r::UnitRange{Int}) = r.start
+_axis_last(n::Int) = n
+_axis_last(r::UnitRange{Int}) = r.stop
+_axis_length(n::Int) = n
+_axis_length(r::UnitRange{Int}) = length(r)
+length(C::CartesianIndices) = prod(size(C))
+size(C::CartesianIndices) = map(_axis_length, C.dims)
+size(C::CartesianIndices, d::Int) = d <= length(C.dims) ? _axis_length(C.dims[d]) : 1
 ndims(C::CartesianIndices) = length(C.dims)
-getindex(C::CartesianIndices{Tuple{Int}}, k::Int) = CartesianIndex(_cartesian_check(C, k))
-function getindex(C::CartesianIndices{Tuple{Int, Int}}, k::Int)
-    m = C.dims[1]
-    _cartesian_check(C, k)
-    return CartesianIndex((k - 1) % m + 1, (k - 1) ÷ m + 1)
+getindex(C::CartesianIndices, k::Int) = _cartesian_of_axes(C.dims, _cartesian_check(C, k))
+getindex(C::CartesianIndices{Tuple{A, B}}, i::Int, j::Int) where {A, B} = CartesianIndex(_axis_first(C.dims[1]) + i - 1, _axis_first(C.dims[2]) + j - 1)
+# The `k`th index (column-major) of the axes `dims`.
+_cartesian_of_axes(dims::Tuple{Any}, k::Int) = CartesianIndex(_axis_first(dims[1]) + k - 1)
+function _cartesian_of_axes(dims::Tuple{Any, Any}, k::Int)
+    m = _axis_length(dims[1])
+    return CartesianIndex(_axis_first(dims[1]) + (k - 1) % m, _axis_first(dims[2]) + (k - 1) ÷ m)
 end
-getindex(C::CartesianIndices{Tuple{Int, Int}}, i::Int, j::Int) = CartesianIndex(i, j)
+function _cartesian_of_axes(dims::Tuple{Any, Any, Any}, k::Int)
+    m = _axis_length(dims[1])
+    n = _axis_length(dims[2])
+    return CartesianIndex(_axis_first(dims[1]) + (k - 1) % m, _axis_first(dims[2]) + ((k - 1) ÷ m) % n, _axis_first(dims[3]) + (k - 1) ÷ (m * n))
+end
 # Collected (and comprehensions over it) in its own shape: `collect(CartesianIndices(A))` is a
 # Matrix of `CartesianIndex`es, `[A[I] for I in CartesianIndices(A)]` a matrix shaped as `A`.
 collect(C::CartesianIndices) = [I for I in C]
-first(C::CartesianIndices) = CartesianIndex(map(one, C.dims))
-last(C::CartesianIndices) = CartesianIndex(C.dims)
-function in(I::CartesianIndex{T}, C::CartesianIndices{T}) where {T}
-    for d in 1:length(C.dims)
-        1 <= I.I[d] <= C.dims[d] || return false
-    end
-    return true
-end
-_gen_array(f, C::CartesianIndices{Tuple{Int, Int}}) = _matrix(_gen_results(f, C), C.dims[1], C.dims[2])
-_gen_array(f, C::CartesianIndices{Tuple{Int, Int, Int}}) = _array3(_gen_results(f, C), C.dims[1], C.dims[2], C.dims[3])
+first(C::CartesianIndices) = CartesianIndex(map(_axis_first, C.dims))
+last(C::CartesianIndices) = CartesianIndex(map(_axis_last, C.dims))
+in(I::CartesianIndex, C::CartesianIndices) = _in_axes(I.I, C.dims)
+# Is each coordinate of `i` in its axis (an index of another dimension in none)?
+_in_axes(i::Tuple{Int}, a::Tuple{Any}) = _axis_first(a[1]) <= i[1] <= _axis_last(a[1])
+_in_axes(i::Tuple{Int, Int}, a::Tuple{Any, Any}) = _in_axes((i[1],), (a[1],)) && _in_axes((i[2],), (a[2],))
+_in_axes(i::Tuple{Int, Int, Int}, a::Tuple{Any, Any, Any}) = _in_axes((i[1], i[2]), (a[1], a[2])) && _in_axes((i[3],), (a[3],))
+_in_axes(i, a) = false
+# Its own indices are 1-based whatever its ranges (Julia's `IndexCartesian`): `axes` of its
+# sizes, `eachindex` the `CartesianIndices` of them, `LinearIndices` of its shape.
+axes(C::CartesianIndices) = map(OneTo, size(C))
+eachindex(C::CartesianIndices) = CartesianIndices(size(C))
+LinearIndices(C::CartesianIndices) = LinearIndices(size(C))
+# By a `CartesianIndex` (`C[I]` is `C[i, j]`); `map` in its shape, reductions over its indices.
+getindex(C::CartesianIndices, I::CartesianIndex) = getindex(C, I.I...)
+map(f, C::CartesianIndices) = [f(I) for I in C]
+sum(f, C::CartesianIndices) = sum(f(I) for I in C)
+prod(f, C::CartesianIndices) = prod(f(I) for I in C)
+maximum(f, C::CartesianIndices) = maximum(f(I) for I in C)
+minimum(f, C::CartesianIndices) = minimum(f(I) for I in C)
+_gen_array(f, C::CartesianIndices{Tuple{A, B}}) where {A, B} = _matrix(_gen_results(f, C), size(C, 1), size(C, 2))
+_gen_array(f, C::CartesianIndices{Tuple{A, B, D}}) where {A, B, D} = _array3(_gen_results(f, C), size(C, 1), size(C, 2), size(C, 3))
 
 """
     keys(A)
@@ -2438,10 +2481,11 @@ function _cumulate(op, A, dims::Int)
     return B
 end
 
-# `k` when it is a linear index of `C`, else a BoundsError.
+# `k` when it is a linear index of `C`, else Julia's BoundsError naming its shape and type.
 function _cartesian_check(C::CartesianIndices, k::Int)
     if k < 1 || k > length(C)
-        error(:BoundsError, "attempt to access $(length(C))-element CartesianIndices at index [$k]")
+        shape = length(C.dims) == 1 ? "$(length(C))-element" : join(size(C), "×")
+        error(:BoundsError, "attempt to access $shape $(typeof(C)) at index [$k]")
     end
     return k
 end
@@ -6384,6 +6428,10 @@ float(r::Union{StepRangeLen, LinRange}) = r
 _loop_range(a, s, b) = a:s:b
 _loop_length(r::Union{StepRangeLen, StepRange{Char, Int}}) = length(r)
 _loop_elem(r::Union{StepRangeLen, StepRange{Char, Int}}, k::Int) = r[k + 1]
+# `for J in I:K` of two `CartesianIndex`es: the loop runs through their `CartesianIndices`.
+_loop_range(a::CartesianIndex, s::Int, b::CartesianIndex) = a:b
+_loop_length(C::CartesianIndices) = length(C)
+_loop_elem(C::CartesianIndices, k::Int) = C[k + 1]
 
 """
     range(start, stop, length), range(start, stop; length, step), range(start; stop, length, step),
@@ -9203,7 +9251,7 @@ _gen_array(f, it::Array{T, 3}) where {T} = _array3(_gen_results(f, it), size(it,
 _array3(x::Array{Float64}, a::Int, b::Int, c::Int) = zeros(a, b, c)
 _array3(x::Array{Int}, a::Int, b::Int, c::Int) = fill(0, a, b, c)
 _array3(x::Array{Bool}, a::Int, b::Int, c::Int) = fill(false, a, b, c)
-_array3(x::Array{T}, a::Int, b::Int, c::Int) where {T} = error("unsupported: a 3-dimensional array of $T (zy's 3-dimensional arrays hold numbers)")
+_array3(x::Array, a::Int, b::Int, c::Int) = undef_objects(x, a, b, c)
 product(a, b, c) = Iterators.product(a, b, c)
 
 # `CartesianIndex(i, j, k)` of a 3-dimensional array: indexing by it, `CartesianIndices(A)`,
@@ -9211,8 +9259,7 @@ product(a, b, c) = Iterators.product(a, b, c)
 CartesianIndex(i::Int, j::Int, k::Int) = CartesianIndex((i, j, k))
 getindex(A::Array{T, 3}, I::CartesianIndex{Tuple{Int, Int, Int}}) where {T} = A[I.I[1], I.I[2], I.I[3]]
 setindex!(A::Array{T, 3}, v, I::CartesianIndex{Tuple{Int, Int, Int}}) where {T} = setindex!(A, v, I.I[1], I.I[2], I.I[3])
-getindex(C::CartesianIndices{Tuple{Int, Int, Int}}, k::Int) = _cartesian3(C.dims, _cartesian_check(C, k))
-getindex(C::CartesianIndices{Tuple{Int, Int, Int}}, i::Int, j::Int, k::Int) = CartesianIndex(i, j, k)
+getindex(C::CartesianIndices{Tuple{A, B, D}}, i::Int, j::Int, k::Int) where {A, B, D} = CartesianIndex(_axis_first(C.dims[1]) + i - 1, _axis_first(C.dims[2]) + j - 1, _axis_first(C.dims[3]) + k - 1)
 argmax(A::AbstractArray{T, 3}) where {T} = _cartesian3(size(A), _argextremum(A, true))
 argmin(A::AbstractArray{T, 3}) where {T} = _cartesian3(size(A), _argextremum(A, false))
 findmax(A::AbstractArray{T, 3}) where {T} = (A[_argextremum(A, true)], argmax(A))

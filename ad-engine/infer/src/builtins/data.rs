@@ -879,8 +879,9 @@ pub(crate) fn typed_vect(
 }
 
 /// `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of an array, struct or tuple type `T`
-/// (the prelude's `_undef_vector` calls `undef_objects`): slots that are not set yet, whose
-/// reading is Julia's `UndefRefError`. `None` for another call.
+/// (the prelude's `_undef_vector` calls `undef_objects`), and the 3-dimensional array a
+/// comprehension over 3-dimensional `CartesianIndices` fills: slots that are not set yet,
+/// whose reading is Julia's `UndefRefError`. `None` for another call.
 pub(crate) fn undef_objects(
     cx: &Cx,
     b: &mut PlanBuilder,
@@ -915,7 +916,7 @@ pub(crate) fn undef_objects(
         };
         return Some(Err(Fail::unsupported(format!("`{form}`: {why}"))));
     };
-    if dims.is_empty() || dims.len() > 2 || dims.iter().any(|d| d.ty != Type::Int64) {
+    if dims.is_empty() || dims.len() > 3 || dims.iter().any(|d| d.ty != Type::Int64) {
         return Some(Err(no_method(name, &types(args))));
     }
     let refs: Vec<&Val> = dims.iter().collect();

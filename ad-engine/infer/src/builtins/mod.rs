@@ -473,16 +473,17 @@ const FLOAT_RANGE: &str = "Base.StepRangeLen";
 /// The helpers of a counted `for` loop over `a:s:b` (see lowering's `for_loop`):
 /// `loop_range(a, s, b)` is `a` itself when the ends are Ints (the loop counts with Int
 /// arithmetic, `loop_elem(a, k[, s])` being `a + k * s`), else Julia's range `a:s:b` (the
-/// prelude's `_loop_range`: a Float64 range, or a `StepRange{Char, Int64}` of `'a':'z'`), whose
-/// length and elements the prelude gives (`_loop_length`, `_loop_elem`: `r[k + 1]`), so
-/// `for t in 0.0:0.1:1.0` sees Julia's elements.
+/// prelude's `_loop_range`: a Float64 range, a `StepRange{Char, Int64}` of `'a':'z'`, or the
+/// `CartesianIndices` of `I:J`), whose length and elements the prelude gives (`_loop_length`,
+/// `_loop_elem`: `r[k + 1]`), so `for t in 0.0:0.1:1.0` sees Julia's elements.
 fn counted_loop(
     cx: &mut Cx,
     b: &mut PlanBuilder,
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    let is_range = |v: &Val| matches!(&v.ty, Type::Struct(s) if &*s.name == FLOAT_RANGE || &*s.name == "Base.StepRange");
+    let ranges = [FLOAT_RANGE, "Base.StepRange", "Base.CartesianIndices"];
+    let is_range = |v: &Val| matches!(&v.ty, Type::Struct(s) if ranges.contains(&&*s.name));
     let helper =
         |cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]| cx.call_named(b, &f.into(), args);
     Some(match (name, args) {
