@@ -1379,6 +1379,14 @@ end
 # `dot` of Float32 vectors likewise, and the transpose of a Float32 matrix (exact).
 dot(x::Vector{Float32}, y::Vector{Float32}) = Float32(dot(Float64.(x), Float64.(y)))
 _transpose_copy(A::Matrix{Float32}) = Float32.(_transpose_copy(Float64.(A)))
+# The row `x'` of a Float32 vector (its own adjoint, real): times a vector the `dot`, times a
+# matrix the row of `Aᵀ x`, a vector times it the outer product; a Float64 operand promotes.
+*(r::Adjoint{Float32, Vector{Float32}}, y::Vector{Float32}) = dot(r', y)
+*(r::Adjoint{Float32, Vector{Float32}}, y::Vector{Float64}) = dot(Float64.(r'), y)
+*(r::Adjoint{Float64, Vector{Float64}}, y::Vector{Float32}) = dot(r', Float64.(y))
+*(r::Adjoint{Float32, Vector{Float32}}, A::Matrix{Float32}) = (_transpose_copy(A) * r')'
+*(r::Adjoint{Float32, Vector{Float32}}, A::Matrix{Float64}) = Float64.(r')' * A
+*(x::Vector{Float32}, r::Adjoint{Float32, Vector{Float32}}) = Float32.(Float64.(x) * Float64.(r')')
 
 # `sum`, `prod`, `maximum` and `minimum` of an array of Float32s or fixed-width integers, `z`
 # the zero or one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64; a

@@ -67,6 +67,8 @@ pub(super) fn refuse_unsupported(
             Some((a, true)) => match op {
                 // `Float64.(x)` of Float32s: the broadcast rule rounds the gradient back.
                 Op::Prim(Prim::Broadcast) if widens_float32(args) => {}
+                // `x'` of Float32s and back: the shadow is the same view of the other's.
+                Op::Prim(Prim::Adjoint) if adjoints_float32(args) => {}
                 Op::Prim(p) if !HANDLED.contains(p) => {
                     let why = format!("`{}` of it has no rule yet", p.julia_name());
                     return Err(AdError::new(span, object_array_refusal(&a, &why)));
@@ -94,6 +96,11 @@ pub(super) fn refuse_unsupported(
 fn widens_float32(args: &[Type]) -> bool {
     matches!(args, [Type::Function(f), Type::Array(e, _)]
         if &**f == "float" && **e == Type::Float32)
+}
+
+/// Are `args` those of `x'` of a vector of Float32s, or of such a row?
+fn adjoints_float32(args: &[Type]) -> bool {
+    matches!(args, [Type::Array(e, 1) | Type::Adjoint(e)] if **e == Type::Float32)
 }
 
 /// Is `t` an array whose elements are not numbers (so these fragments apply)?
