@@ -322,13 +322,6 @@ fn mutual_partner(s: &zy_ir::StructType) -> Option<Name> {
     s.fields.iter().find_map(|(_, t)| find(t, s))
 }
 
-/// Why forward mode refuses `func`, if it holds an array of Float32s: a pushforward takes a
-/// Float32 number (each rule in Float64, rounded back), not yet an array of them, and a
-/// tangent through one must not read as zero.
-pub fn float32_refusal(func: &zy_ir::Function) -> Option<crate::AdError> {
-    float32_in(func, holds_float32_array, "an array of Float32s")
-}
-
 /// The refusal of `func` where one of its values is of a type `holds` picks out (`what`).
 fn float32_in(
     func: &zy_ir::Function,
@@ -382,21 +375,6 @@ pub fn float32_reached(
         }
     }
     None
-}
-
-/// Does a value of type `t` hold an array of Float32s?
-fn holds_float32_array(t: &Type) -> bool {
-    match t {
-        Type::Array(e, _) | Type::Adjoint(e) if **e == Type::Float32 => true,
-        Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().any(holds_float32_array),
-        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| holds_float32_array(t)),
-        Type::Struct(s) => s.fields.iter().any(|(_, t)| holds_float32_array(t)),
-        Type::Union(u) => u.members.iter().any(holds_float32_array),
-        Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => {
-            holds_float32_array(t)
-        }
-        _ => false,
-    }
 }
 
 /// Does a value of type `t` hold a Float32?

@@ -7903,8 +7903,7 @@ function _jacobian(::Val{false}, g, m, args)
 end
 
 # With a Float32 argument or an array of them, whose Jacobian is in Float32 (Zygote's), by
-# reverse mode: forward mode takes no array of Float32s yet, which the result or the closures
-# holding the other arguments may be.
+# reverse mode, as Zygote's.
 _jacobian(::Val{true}, g, m, args) = _jac_reverse(g, m, args)
 
 _jac_single() = Val(false)
