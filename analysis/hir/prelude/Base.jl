@@ -1379,6 +1379,16 @@ end
 # `dot` of Float32 vectors likewise, and the transpose of a Float32 matrix (exact).
 dot(x::Vector{Float32}, y::Vector{Float32}) = Float32(dot(Float64.(x), Float64.(y)))
 _transpose_copy(A::Matrix{Float32}) = Float32.(_transpose_copy(Float64.(A)))
+# `A \ b` of Float32s (square or least squares): the Float64 solution rounded once (LAPACK's
+# single-precision one is within the condition number times eps(Float32) of it, not always the
+# same bits).
+(\)(A::Matrix{Float32}, b::Vector{Float32}) = Float32.(Float64.(A) \ Float64.(b))
+(\)(A::Matrix{Float32}, B::Matrix{Float32}) = Float32.(Float64.(A) \ Float64.(B))
+# `sum`, `prod`, `maximum` and `minimum` of a Float32 matrix along `dims`: the Float64 ones
+# rounded once (Julia's adds a column in SIMD lanes or pairwise, a row from the left: a last bit
+# apart at most; `maximum` and `minimum` exact).
+_sum_dims(A::Matrix{Float32}, d::Int) = Float32.(_sum_dims(Float64.(A), d))
+_reduce_dims(op, A::Matrix{Float32}, d::Int) = Float32.(_reduce_dims(op, Float64.(A), d))
 # The row `x'` of a Float32 vector (its own adjoint, real): times a vector the `dot`, times a
 # matrix the row of `Aᵀ x`, a vector times it the outer product; a Float64 operand promotes.
 *(r::Adjoint{Float32, Vector{Float32}}, y::Vector{Float32}) = dot(r', y)

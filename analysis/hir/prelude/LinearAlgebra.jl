@@ -25,7 +25,7 @@ norm(v::SubArray) = norm(collect(v))
 function rrule(::typeof(norm), x::Union{Array{<:Real}, Adjoint})
     y = norm(x)
     function norm_pullback(ȳ)
-        s = y == 0.0 ? 0.0 : ȳ / y
+        s = y == 0 ? zero(ȳ / y) : ȳ / y
         return (NoTangent(), s .* x)
     end
     return y, norm_pullback

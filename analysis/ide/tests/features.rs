@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 79545..79549: abs2
-            <zy>/prelude/Base.jl (prelude) 391445..391449: abs2
+            <zy>/prelude/Base.jl (prelude) 80315..80319: abs2
+            <zy>/prelude/Base.jl (prelude) 392215..392219: abs2
         "#]],
     );
 }
