@@ -7880,16 +7880,16 @@ _ad_derivative(f, x) = derivative(f, x)
 _ad_hessian(f, x) = hessian(f, x)
 _ad_jacobian(f, args...) = jacobian(f, args...)
 
-# `hessian` and `hvp` of a function of a Float32 vector: forward over reverse as of a Float64
-# one, the gradient pushed forward along each unit vector (along `v`), in Float32 (Zygote's,
-# whose dual numbers hold Float32 partials).
-function hessian(f, x::Vector{Float32})
+# `hessian` and `hvp` of a function of a Float32 vector (inference calls these): forward over
+# reverse as of a Float64 one, the gradient pushed forward along each unit vector (along `v`),
+# in Float32 (Zygote's, whose dual numbers hold Float32 partials).
+function _hessian_single(f, x::Vector{Float32})
     n = length(x)
     H = zeros(Float32, n, n)
     dx = zeros(Float32, n)
     for i in 1:n
         dx[i] = 1f0
-        column = hvp(f, x, dx)
+        column = _hvp_single(f, x, dx)
         for k in 1:n
             H[k, i] = column[k]
         end
@@ -7897,7 +7897,7 @@ function hessian(f, x::Vector{Float32})
     end
     return H
 end
-hvp(f, x::Vector{Float32}, v::Vector{Float32}) = _hvp_column(pushforward(t -> gradient(f, t)[1], x, v), x)
+_hvp_single(f, x::Vector{Float32}, v::Vector{Float32}) = _hvp_column(pushforward(t -> gradient(f, t)[1], x, v), x)
 _hvp_column(ẏ::Vector{Float32}, x) = ẏ
 _hvp_column(ẏ::Nothing, x) = zero(x)
 

@@ -1179,7 +1179,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 80315..80319: abs2
-            <zy>/prelude/Base.jl (prelude) 392215..392219: abs2
+            <zy>/prelude/Base.jl (prelude) 392263..392267: abs2
         "#]],
     );
 }
