@@ -32,9 +32,6 @@ pub fn forward_gradient_program(
     inst: &Arc<Instance>,
     refusal: AdError,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
-    if let Some(why) = crate::tangent::float32_reached(prog, inst) {
-        return Err(why);
-    }
     let mut out = prog.clone();
     add_forward_driver(source, &mut out, inst, refusal)?;
     Ok((crate::names::driver_instance(inst), out))
@@ -64,9 +61,9 @@ pub(crate) fn add_forward_driver(
     if !refusal.nested_reverse {
         return Err(refusal);
     }
-    if func.ret != Type::Float64 {
+    if !func.ret.is_float() {
         return Err(refuse(format!(
-            "`{}` returns {}, not a Float64",
+            "`{}` returns {}, not a Float64 or a Float32",
             inst.name, func.ret
         )));
     }
@@ -102,9 +99,9 @@ pub(crate) fn add_forward_driver(
 /// The numbers of a value that forward mode seeds one at a time: the shape of its tangent.
 #[derive(Clone, Debug)]
 enum Shape {
-    /// A `Float64`.
-    Number,
-    /// An array of `Float64` (of this type), one direction per entry.
+    /// A `Float64` or a `Float32` (this type).
+    Number(Type),
+    /// An array of `Float64` or `Float32` (of this type), one direction per entry.
     Array(Type),
     /// A tuple, named tuple or immutable struct of this type: its fields' shapes (`None`
     /// where a field has no tangent).
@@ -119,12 +116,12 @@ impl Shape {
             return Ok(None);
         }
         match t {
-            Type::Float64 => Ok(Some(Shape::Number)),
-            Type::Array(e, _) if **e == Type::Float64 => Ok(Some(Shape::Array(t.clone()))),
+            t if t.is_float() => Ok(Some(Shape::Number(t.clone()))),
+            Type::Array(e, _) if e.is_float() => Ok(Some(Shape::Array(t.clone()))),
             Type::Tuple(_) | Type::NamedTuple(_) => Shape::fields(t),
             Type::Struct(s) if !s.mutable => Shape::fields(t),
             _ => Err(format!(
-                "an argument of type {t} (forward mode seeds numbers, arrays of Float64, and tuples, named tuples and immutable structs of them)"
+                "an argument of type {t} (forward mode seeds numbers, arrays of Float64 or Float32, and tuples, named tuples and immutable structs of them)"
             )),
         }
     }
@@ -201,7 +198,8 @@ fn driver(
         .zip(&args)
         .map(|(t, x)| (copying && t.reaches_mutable()).then(|| b.fresh(x, t)))
         .collect();
-    let y = b.stmt(Op::Invoke(inst.clone()), args.clone(), Type::Float64);
+    let ret = dret.field_type(0).cloned().unwrap_or(Type::Float64);
+    let y = b.stmt(Op::Invoke(inst.clone()), args.clone(), ret.clone());
     let zeros: Vec<Option<Seed>> = args
         .iter()
         .zip(shapes)
@@ -218,6 +216,7 @@ fn driver(
     let call = Call {
         key,
         inst,
+        ret,
         args: &args,
         entry: &entry,
         zeros: &zeros,
@@ -241,9 +240,10 @@ fn driver(
     b.sb.finish()
 }
 
-/// A zero direction of one argument, as made: numbers are literals, arrays fresh zeros.
+/// A zero direction of one argument, as made: numbers (of this type) are literals, arrays
+/// fresh zeros.
 enum Seed {
-    Number,
+    Number(Type),
     Array(Operand, Type),
     Fields(Type, Vec<Option<Seed>>),
 }
@@ -252,6 +252,8 @@ enum Seed {
 struct Call<'a> {
     key: Arc<Instance>,
     inst: &'a Arc<Instance>,
+    /// The function's result type, `Float64` or `Float32`: that of each `ẏ`.
+    ret: Type,
     args: &'a [Operand],
     /// Copies of the arguments `f` may write to, as on entry, copied again for each run.
     entry: &'a [Option<Operand>],
@@ -312,7 +314,7 @@ impl Build {
     /// The zero direction of `x` of shape `s`.
     fn seed(&mut self, x: &Operand, s: &Shape) -> Seed {
         match s {
-            Shape::Number => Seed::Number,
+            Shape::Number(t) => Seed::Number(t.clone()),
             Shape::Array(t) => {
                 let z = self.prim(Prim::ZeroTangent, vec![x.clone()], dual_type(t));
                 Seed::Array(z, t.clone())
@@ -338,10 +340,7 @@ impl Build {
     /// indices to it, taken when used).
     fn direction(&mut self, z: &Seed, one: &mut Option<Vec<usize>>) -> Operand {
         match z {
-            Seed::Number => match one.take() {
-                Some(_) => Const::f64(1.0).into(),
-                None => Const::f64(0.0).into(),
-            },
+            Seed::Number(t) => number(t, if one.take().is_some() { 1.0 } else { 0.0 }),
             Seed::Array(a, _) => a.clone(),
             Seed::Fields(t, seeds) => {
                 let parts = seeds
@@ -370,30 +369,29 @@ impl Build {
     /// within it.
     fn gradient(&mut self, call: &Call, i: usize, z: &Seed, path: &mut Vec<usize>) -> Operand {
         match z {
-            Seed::Number => {
+            Seed::Number(t) => {
                 let seeds = Some(path.clone());
-                self.push(call, i, seeds)
+                let g = self.push(call, i, seeds);
+                self.number_as(g, &call.ret, t)
             }
             Seed::Array(d, t) => {
                 let g = self.prim(Prim::ZeroTangent, vec![d.clone()], tangent_type(t));
                 let n = self.prim(Prim::Length, vec![d.clone()], Type::Int64);
                 // for j in 1:n: d[j] = 1; g[j] = ẏ along the directions; d[j] = 0
+                let e = t.elem().cloned().unwrap_or(Type::Float64);
                 self.count_to(n, |b, j| {
                     let set = |b: &mut Build, v: f64| {
                         b.prim(
                             Prim::SetIndex,
-                            vec![d.clone(), Const::f64(v).into(), j.clone()],
-                            Type::Float64,
+                            vec![d.clone(), number(&e, v), j.clone()],
+                            e.clone(),
                         );
                     };
                     set(b, 1.0);
                     let gj = b.push(call, i, None);
+                    let gj = b.number_as(gj, &call.ret, &e);
                     set(b, 0.0);
-                    b.prim(
-                        Prim::SetIndex,
-                        vec![g.clone(), gj, j.clone()],
-                        Type::Float64,
-                    );
+                    b.prim(Prim::SetIndex, vec![g.clone(), gj, j.clone()], e.clone());
                 });
                 g
             }
@@ -444,9 +442,19 @@ impl Build {
             call.globals,
             call.inst,
         ));
-        let rty = pushforward_ret(&Type::Float64);
+        let rty = pushforward_ret(&call.ret);
         let r = self.stmt(Op::Invoke(call.key.clone()), operands, rty);
-        self.prim(Prim::GetField, vec![r, int(2)], Type::Float64)
+        self.prim(Prim::GetField, vec![r, int(2)], call.ret.clone())
+    }
+
+    /// The float `x` of type `from` as one of type `to`: a Float32 `ẏ` widened for a Float64
+    /// argument's gradient, a Float64 one rounded for a Float32 argument's (Zygote's `ProjectTo`).
+    fn number_as(&mut self, x: Operand, from: &Type, to: &Type) -> Operand {
+        match (from, to) {
+            (Type::Float32, Type::Float64) => self.prim(Prim::Float, vec![x], Type::Float64),
+            (Type::Float64, Type::Float32) => self.prim(Prim::ToFloat32, vec![x], Type::Float32),
+            _ => x,
+        }
     }
 
     /// `for j in 1:n; body(j); end`, continuing after the loop.
@@ -496,4 +504,12 @@ fn copyable(t: &Type) -> bool {
 
 fn int(i: usize) -> Operand {
     Const::Int(i as i64).into()
+}
+
+/// The literal `v` as a number of the float type `t`.
+fn number(t: &Type, v: f64) -> Operand {
+    match t {
+        Type::Float32 => Const::f32(v as f32).into(),
+        _ => Const::f64(v).into(),
+    }
 }

@@ -193,9 +193,11 @@ impl Cx<'_> {
         // `transpose(x)`, `Symmetric(A)` and views (`view(A, :, 1:2)`, a shared `reshape`): the
         // prelude's methods, which read them element by element, or its reading of a copy.
         let wrapper = crate::calls::reads_as_copy(&a.ty);
-        // Arrays of numbers; `sum`'s also of numbers that may be `missing` (`nothing`).
+        // Arrays of numbers (Float32s too, whose sums are Float32s); `sum`'s also of numbers
+        // that may be `missing` (`nothing`).
         let numbers = |e: &Type| {
             e.is_number()
+                || *e == Type::Float32
                 || (name.strip_prefix("Base.").unwrap_or(name) == "sum"
                     && crate::absent::number_member(e).is_some())
         };

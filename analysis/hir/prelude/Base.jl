@@ -1379,6 +1379,24 @@ end
 # `dot` of Float32 vectors likewise, and the transpose of a Float32 matrix (exact).
 dot(x::Vector{Float32}, y::Vector{Float32}) = Float32(dot(Float64.(x), Float64.(y)))
 _transpose_copy(A::Matrix{Float32}) = Float32.(_transpose_copy(Float64.(A)))
+# `A \ b` of Float32s (square or least squares): the Float64 solution rounded once (LAPACK's
+# single-precision one is within the condition number times eps(Float32) of it, not always the
+# same bits).
+(\)(A::Matrix{Float32}, b::Vector{Float32}) = Float32.(Float64.(A) \ Float64.(b))
+(\)(A::Matrix{Float32}, B::Matrix{Float32}) = Float32.(Float64.(A) \ Float64.(B))
+# `sum`, `prod`, `maximum` and `minimum` of a Float32 matrix along `dims`: the Float64 ones
+# rounded once (Julia's adds a column in SIMD lanes or pairwise, a row from the left: a last bit
+# apart at most; `maximum` and `minimum` exact).
+_sum_dims(A::Matrix{Float32}, d::Int) = Float32.(_sum_dims(Float64.(A), d))
+_reduce_dims(op, A::Matrix{Float32}, d::Int) = Float32.(_reduce_dims(op, Float64.(A), d))
+# The row `x'` of a Float32 vector (its own adjoint, real): times a vector the `dot`, times a
+# matrix the row of `Aᵀ x`, a vector times it the outer product; a Float64 operand promotes.
+*(r::Adjoint{Float32, Vector{Float32}}, y::Vector{Float32}) = dot(r', y)
+*(r::Adjoint{Float32, Vector{Float32}}, y::Vector{Float64}) = dot(Float64.(r'), y)
+*(r::Adjoint{Float64, Vector{Float64}}, y::Vector{Float32}) = dot(r', Float64.(y))
+*(r::Adjoint{Float32, Vector{Float32}}, A::Matrix{Float32}) = (_transpose_copy(A) * r')'
+*(r::Adjoint{Float32, Vector{Float32}}, A::Matrix{Float64}) = Float64.(r')' * A
+*(x::Vector{Float32}, r::Adjoint{Float32, Vector{Float32}}) = Float32.(Float64.(x) * Float64.(r')')
 
 # `sum`, `prod`, `maximum` and `minimum` of an array of Float32s or fixed-width integers, `z`
 # the zero or one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64; a
@@ -8000,6 +8018,27 @@ _ad_derivative(f, x) = derivative(f, x)
 _ad_hessian(f, x) = hessian(f, x)
 _ad_jacobian(f, args...) = jacobian(f, args...)
 
+# `hessian` and `hvp` of a function of a Float32 vector (inference calls these): forward over
+# reverse as of a Float64 one, the gradient pushed forward along each unit vector (along `v`),
+# in Float32 (Zygote's, whose dual numbers hold Float32 partials).
+function _hessian_single(f, x::Vector{Float32})
+    n = length(x)
+    H = zeros(Float32, n, n)
+    dx = zeros(Float32, n)
+    for i in 1:n
+        dx[i] = 1f0
+        column = _hvp_single(f, x, dx)
+        for k in 1:n
+            H[k, i] = column[k]
+        end
+        dx[i] = 0f0
+    end
+    return H
+end
+_hvp_single(f, x::Vector{Float32}, v::Vector{Float32}) = _hvp_column(pushforward(t -> gradient(f, t)[1], x, v), x)
+_hvp_column(ẏ::Vector{Float32}, x) = ẏ
+_hvp_column(ẏ::Nothing, x) = zero(x)
+
 # `derivative(f, x)` of an `f` returning a view or a shared reshape (inference calls this): the
 # plain array of the entries' derivatives, as ForwardDiff's, not the view's structural tangent.
 function _view_derivative(f, x)
@@ -8033,8 +8072,7 @@ function _jacobian(::Val{false}, g, m, args)
 end
 
 # With a Float32 argument or an array of them, whose Jacobian is in Float32 (Zygote's), by
-# reverse mode: forward mode takes no array of Float32s yet, which the result or the closures
-# holding the other arguments may be.
+# reverse mode, as Zygote's.
 _jacobian(::Val{true}, g, m, args) = _jac_reverse(g, m, args)
 
 _jac_single() = Val(false)

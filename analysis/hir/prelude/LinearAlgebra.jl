@@ -33,7 +33,7 @@ end
 function rrule(::typeof(norm), x::Union{Array{<:Real}, Adjoint})
     y = norm(x)
     function norm_pullback(ȳ)
-        s = y == 0.0 ? 0.0 : ȳ / y
+        s = y == 0 ? zero(ȳ / y) : ȳ / y
         return (NoTangent(), s .* x)
     end
     return y, norm_pullback

@@ -261,6 +261,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.SubArray", "Base._Reshaped"],
         hooks: &["Base.SubArray", "Base.collect", "Base._view_derivative"],
     },
+    // `hessian` and `hvp` of a Float32 vector are the prelude's loops (inference's
+    // `diff::differentiate` and `diff::directional`).
+    Hooks {
+        triggers: &["hessian", "Base.hessian", "hvp", "Base.hvp"],
+        hooks: &["Base._hessian_single", "Base._hvp_single"],
+    },
     // A range concatenated (`[1:3; 5]`) is collected first (inference's `concat::call`), as
     // is one converted (`Vector(1:3)`, `Array(r)`: inference's builtins).
     Hooks {

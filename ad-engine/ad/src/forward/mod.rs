@@ -264,9 +264,6 @@ pub fn pushforward_masked(
     mutates: &mut dyn FnMut(&Arc<Instance>) -> bool,
 ) -> Result<Pushforward, AdError> {
     globals.check(inst, func)?;
-    if let Some(why) = crate::tangent::float32_refusal(func) {
-        return Err(why);
-    }
     if let Some(why) = crate::tangent::recursive_refusal(func, &|_| true, true) {
         return Err(why);
     }

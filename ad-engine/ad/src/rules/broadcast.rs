@@ -172,6 +172,58 @@ fn reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
     out
 }
 
+/// The pushforward of a broadcast over Float32s (or `Float64.(x)` of them): the Float64 rule's
+/// on the widened operands, result and tangents, rounded to Float32 where the result's elements
+/// are, as a Float32 number's pushforward ([`scalar::pushforward_in_float64`]); `None` where no
+/// operand has a tangent. Runs with `e.bcast` set, so each widening is a broadcast.
+fn in_float64(e: &mut Emit, p: Prim, s: &TanStmt, value: &Operand) -> Option<Operand> {
+    let tangents = &s.tangents[1..];
+    if tangents.iter().all(Option::is_none) {
+        return None;
+    }
+    let args: Vec<Operand> = s.args[1..].iter().map(|a| widen(e, a)).collect();
+    let tangents: Vec<Option<Operand>> = tangents
+        .iter()
+        .map(|t| t.as_ref().map(|t| widen(e, t)))
+        .collect();
+    let t = match p {
+        // `Float64.(x)` of Float32s: `ẏ = ẋ`, widened.
+        Prim::Float => tangents.first().cloned().flatten()?,
+        _ => {
+            let y = widen(e, value);
+            let elems: Vec<Type> = s.arg_tys[1..]
+                .iter()
+                .map(|t| match elem(t) {
+                    Type::Float32 => Type::Float64,
+                    t => t,
+                })
+                .collect();
+            scalar::pushforward(e, p, &args, &elems, &y, &tangents)
+        }
+    };
+    Some(if elem(&s.ty) == Type::Float32 {
+        round32(e, t)
+    } else {
+        t
+    })
+}
+
+/// A Float32 number, or an array of them, as Float64s (an operand of another type as it is).
+fn widen(e: &mut Emit, x: &Operand) -> Operand {
+    match e.b.func.operand_ty(x) {
+        t if elem(&t) == Type::Float32 => e.prim(Prim::Float, vec![x.clone()], Type::Float64),
+        _ => x.clone(),
+    }
+}
+
+/// A Float64 number, or an array of them, rounded to Float32s.
+fn round32(e: &mut Emit, x: Operand) -> Operand {
+    match e.b.func.operand_ty(&x) {
+        t if elem(&t) == Type::Float64 => e.prim(Prim::ToFloat32, vec![x], Type::Float32),
+        _ => x,
+    }
+}
+
 /// Do arrays of types `a` and `b` have the same dimensions (their elements may differ: a
 /// Float32 operand of a Float64 result)?
 fn same_shape(a: &Type, b: &Type) -> bool {
@@ -195,14 +247,30 @@ fn callee_of(s: &RevStmt) -> Option<Prim> {
 fn pushforward(e: &mut Emit, s: &TanStmt, value: &Operand) -> Option<Operand> {
     let p = callee(&s.args);
     let differentiable = matches!(s.ty, Type::Array(..) | Type::Adjoint(_));
-    let Some(p) = p.filter(|p| differentiable && scalar::handles(*p)) else {
-        // Comparisons and rounding: no tangent flows.
-        return None;
-    };
     let saved = e.bcast.replace(s.ty.clone());
-    let elems: Vec<Type> = s.arg_tys[1..].iter().map(elem).collect();
-    let tangent = scalar::pushforward(e, p, &s.args[1..], &elems, value, &s.tangents[1..]);
+    let tangent = match p {
+        Some(p) if differentiable && scalar::handles(p) => {
+            let elems: Vec<Type> = s.arg_tys[1..].iter().map(elem).collect();
+            if elems.contains(&Type::Float32) || elem(&s.ty) == Type::Float32 {
+                in_float64(e, p, s, value)
+            } else {
+                Some(scalar::pushforward(
+                    e,
+                    p,
+                    &s.args[1..],
+                    &elems,
+                    value,
+                    &s.tangents[1..],
+                ))
+            }
+        }
+        // `Float32.(x)`: the tangent rounded as the value is.
+        Some(Prim::ToFloat32) if differentiable => s.tangent(1).map(|t| round32(e, t)),
+        // Comparisons and rounding: no tangent flows.
+        _ => None,
+    };
     e.bcast = saved;
+    let tangent = tangent?;
     // A tangent that no operand's tangent reaches is a number; the result's is an array.
     let tangent = match e.b.func.operand_ty(&tangent) {
         Type::Array(..) | Type::Adjoint(_) => tangent,

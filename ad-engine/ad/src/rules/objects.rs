@@ -65,8 +65,14 @@ pub(super) fn refuse_unsupported(
                 return Err(AdError::new(span, object_array_refusal(&a, why)));
             }
             Some((a, true)) => match op {
-                // `Float64.(x)` of Float32s: the broadcast rule rounds the gradient back.
-                Op::Prim(Prim::Broadcast) if widens_float32(args) => {}
+                // `Float64.(x)` of Float32s: the broadcast rule rounds the gradient back;
+                // `Float32.(y)` of Float64s, its tangent rounds as the value does.
+                Op::Prim(Prim::Broadcast) if widens_float32(args) || rounds_to_float32(args) => {}
+                // `x'` of Float32s and back: the shadow is the same view of the other's.
+                Op::Prim(Prim::Adjoint) if adjoints_float32(args) => {}
+                // A gradient added into a Float32 shadow (a pullback's, under `hvp`): its
+                // tangent is added into the shadow's tangent.
+                Op::Prim(Prim::AccumInto) if args.iter().all(is_float32_array) => {}
                 Op::Prim(p) if !HANDLED.contains(p) => {
                     let why = format!("`{}` of it has no rule yet", p.julia_name());
                     return Err(AdError::new(span, object_array_refusal(&a, &why)));
@@ -94,6 +100,23 @@ pub(super) fn refuse_unsupported(
 fn widens_float32(args: &[Type]) -> bool {
     matches!(args, [Type::Function(f), Type::Array(e, _)]
         if &**f == "float" && **e == Type::Float32)
+}
+
+/// Are `args` those of `broadcast(Float32, y)` of an array of Float64s (Julia's `Float32.(y)`,
+/// the rounding of the widened products, and of a gradient back to its Float32 operand)?
+fn rounds_to_float32(args: &[Type]) -> bool {
+    matches!(args, [Type::Function(f), Type::Array(e, _)]
+        if &**f == "Float32" && **e == Type::Float64)
+}
+
+/// Is `t` an array of Float32s?
+fn is_float32_array(t: &Type) -> bool {
+    matches!(t, Type::Array(e, _) if **e == Type::Float32)
+}
+
+/// Are `args` those of `x'` of a vector of Float32s, or of such a row?
+fn adjoints_float32(args: &[Type]) -> bool {
+    matches!(args, [Type::Array(e, 1) | Type::Adjoint(e)] if **e == Type::Float32)
 }
 
 /// Is `t` an array whose elements are not numbers (so these fragments apply)?

@@ -161,7 +161,7 @@ pub(crate) fn broadcast_prim(
 ) -> Result<Option<Val>, Fail> {
     let rows = args.iter().any(|a| matches!(a.ty, Type::Adjoint(_)));
     if rows && !args.iter().any(|a| matches!(a.ty, Type::Array(..))) {
-        return broadcast_rows(cx, b, f, args).map(Some);
+        return broadcast_rows(cx, b, f, args);
     }
     // Julia's shapes: a vector is a column, a row a 1×n matrix, and the result has the most
     // dimensions among the operands (`A .+ b`, `x .* y'`); lengths are checked at run time.
@@ -249,15 +249,22 @@ pub(crate) fn broadcast_prim(
     Ok(Some(Val::of(b.prim(Prim::Broadcast, ops, ty.clone()), ty)))
 }
 
-/// Broadcasting over row vectors (and scalars): over their parent vectors, as a row vector.
-fn broadcast_rows(cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]) -> Result<Val, Fail> {
+/// Broadcasting over row vectors (and scalars): over their parent vectors, as a row vector;
+/// `None` where `f` over the parents is not one primitive (the caller broadcasts it as a Julia
+/// function).
+fn broadcast_rows(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    f: &str,
+    args: &[Val],
+) -> Result<Option<Val>, Fail> {
     let mut parents = Vec::with_capacity(args.len());
     for a in args {
         match &a.ty {
             Type::Adjoint(e) => {
                 parents.push(apply(b, Prim::Adjoint, &[a], Type::Array(e.clone(), 1)));
             }
-            t if t.is_number() => parents.push(a.clone()),
+            t if t.is_number() || is_sized(t) => parents.push(a.clone()),
             t => {
                 return Err(Fail::unsupported(format!(
                     "broadcasting a row vector with {t}"
@@ -265,7 +272,9 @@ fn broadcast_rows(cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]) -> Re
             }
         }
     }
-    let v = broadcast(cx, b, f, &parents)?;
+    let Some(v) = broadcast_prim(cx, b, f, &parents)? else {
+        return Ok(None);
+    };
     let Type::Array(elem, 1) = &v.ty else {
         return Err(Fail::unsupported(format!(
             "broadcasting `{f}` over {}",
@@ -273,7 +282,7 @@ fn broadcast_rows(cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]) -> Re
         )));
     };
     let ty = Type::Adjoint(elem.clone());
-    Ok(apply(b, Prim::Adjoint, &[&v], ty))
+    Ok(Some(apply(b, Prim::Adjoint, &[&v], ty)))
 }
 
 fn list(args: &[Val]) -> String {
@@ -452,8 +461,8 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
             match &x.ty {
                 // Julia's adjoint applies `adjoint` to each element (conjugates a complex
                 // number), which zy's (a view of the elements) cannot; of a complex vector it
-                // is the prelude's `ConjAdjoint`.
-                Type::Array(e, _) if p == Prim::Adjoint && !e.is_number() => {
+                // is the prelude's `ConjAdjoint`. A real number is its own adjoint.
+                Type::Array(e, _) if p == Prim::Adjoint && !e.is_number() && !is_sized(e) => {
                     Err(Fail::unsupported(format!(
                         "`x'` (the adjoint) of an array of {e}, which applies `adjoint` to each \
                          element; write `transpose(x)`, or `transpose(conj.(x))` of complex \

@@ -51,6 +51,11 @@ fn holds_box(t: &Type) -> bool {
     }
 }
 
+/// Is `t` a `Vector{Float32}`, whose `hessian` and `hvp` the prelude computes?
+fn is_single_vector(t: &Type) -> bool {
+    matches!(t, Type::Array(e, 1) if **e == Type::Float32)
+}
+
 /// `pushforward(f, x, dx)` (the directional derivative `ẏ`), `jvp(f, x, dx)` (the tuple
 /// `(y, ẏ)`) and `hvp(f, x, v)` (the Hessian of a real-valued `f` times `v`): the direction has
 /// the tangent type of `x`.
@@ -70,6 +75,9 @@ fn directional(
             "`{name}` needs an argument with a tangent and no `Ref` or mutable struct, got {}",
             x.ty
         )));
+    }
+    if p == Prim::Hvp && is_single_vector(&x.ty) {
+        return cx.call_named(b, &"Base._hvp_single".into(), args);
     }
     if p == Prim::Hvp && x.ty != Type::vector_f64() {
         return Err(Fail::not_differentiable(format!(
@@ -191,6 +199,10 @@ fn differentiate(
             )))
         }
         (Prim::Hessian, [t]) if *t == Type::vector_f64() => {}
+        // Of a Float32 vector, the prelude's loop of Float32 Hessian-vector products.
+        (Prim::Hessian, [t]) if is_single_vector(t) => {
+            return cx.call_named(b, &"Base._hessian_single".into(), args)
+        }
         (Prim::Hessian, [t]) => {
             return Err(Fail::not_differentiable(format!(
                 "`hessian` needs a Vector{{Float64}} argument, got {t}"

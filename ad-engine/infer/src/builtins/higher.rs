@@ -97,7 +97,9 @@ fn shape(xs: &[Val]) -> Result<(Vec<Type>, Option<u8>), Fail> {
 fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Type, Fail> {
     let r = cx.callee_result(f, elems)?;
     let holds = if what == "sum" {
-        r == Type::Bottom || r.is_number() || matches!(&r, Type::Union(u) if r.is_real() && u.is_julias())
+        r == Type::Bottom
+            || r.is_number()
+            || matches!(&r, Type::Union(u) if r.is_real() && u.is_julias())
     } else {
         super::data::is_element_type(&r)
     };
@@ -479,7 +481,9 @@ fn over_rows(
     args.extend(parents.iter().cloned());
     let v = over(cx, b, f, &parents, &args)?;
     match &v.ty {
-        Type::Array(e, 1) if e.is_number() => {
+        Type::Array(e, 1)
+            if e.is_number() || **e == Type::Float32 || matches!(**e, Type::Int(_)) =>
+        {
             let ty = Type::Adjoint(e.clone());
             Ok(Val::of(b.prim(Prim::Adjoint, vec![v.arg], ty.clone()), ty))
         }
@@ -493,10 +497,9 @@ fn over_rows(
 /// operands: over rows and numbers a row; a vector with a row the matrix of `f(x[i], y[j])`
 /// (the prelude's `Base._outer_broadcast`), as Julia's shapes give.
 fn broadcast_with_rows(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &[Val]) -> Result<Val, Fail> {
-    if xs
-        .iter()
-        .all(|x| matches!(x.ty, Type::Adjoint(_)) || x.ty.is_number())
-    {
+    if xs.iter().all(|x| {
+        matches!(x.ty, Type::Adjoint(_) | Type::Float32 | Type::Int(_)) || x.ty.is_number()
+    }) {
         return over_rows(cx, b, f, xs, broadcast);
     }
     let parent = |b: &mut PlanBuilder, x: &Val, e: &std::sync::Arc<Type>| {

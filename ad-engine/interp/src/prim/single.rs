@@ -44,8 +44,9 @@ pub(super) fn arith(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
     Ok(Value::F32(r))
 }
 
-/// Julia's `x ^ n` of a Float32 and an Int: by squaring in Float64, rounded once (`x * x * x`
-/// for 3 and `inv(x)^2` for -2 in the type, as `literal_pow` gives them).
+/// Julia's `x ^ n` of a Float32 and an Int: `Base.power_by_squaring` of the Float64 (of its
+/// inverse for a negative power), rounded once (`x * x * x` for 3 and `inv(x)^2` for -2 in the
+/// type, as `literal_pow` gives them). Not Float64's compensated `x ^ n`: `(-0f0)^1` is `-0f0`.
 fn pow_int(x: f32, n: i64) -> f32 {
     match n {
         -2 => {
@@ -53,14 +54,45 @@ fn pow_int(x: f32, n: i64) -> f32 {
             i * i
         }
         3 => x * x * x,
-        n if n < 0 => super::scalar::pow_f64_int(1.0 / f64::from(x), n.wrapping_neg()) as f32,
-        n => super::scalar::pow_f64_int(f64::from(x), n) as f32,
+        n if n < 0 => power_by_squaring(1.0 / f64::from(x), n.unsigned_abs()) as f32,
+        n => power_by_squaring(f64::from(x), n.unsigned_abs()) as f32,
     }
 }
 
-/// `x ^ y` of two Float32s: Julia's DomainError for a negative base and a fractional power,
-/// else the Float64 power rounded.
+/// Julia's `Base.power_by_squaring(x, p)` of a Float64 and a power `p >= 0`: the squarings for
+/// the power's trailing zeros first, then one product per further bit.
+fn power_by_squaring(x: f64, p: u64) -> f64 {
+    match p {
+        0 => 1.0,
+        1 => x,
+        2 => x * x,
+        mut p => {
+            let mut x = x;
+            let t = p.trailing_zeros() + 1;
+            p >>= t;
+            for _ in 1..t {
+                x *= x;
+            }
+            let mut y = x;
+            while p > 0 {
+                let t = p.trailing_zeros() + 1;
+                p >>= t;
+                for _ in 0..t {
+                    x *= x;
+                }
+                y *= x;
+            }
+            y
+        }
+    }
+}
+
+/// `x ^ y` of two Float32s: of an integer `y` the power by squaring above, as Julia's; a
+/// DomainError for a negative base and a fractional power, else the Float64 power rounded.
 fn pow(x: f32, y: f32, a: &Value) -> Result<Value, String> {
+    if x != 1.0 && y.is_finite() && y.fract() == 0.0 && y.abs() < 1_744_830_464.0 {
+        return Ok(Value::F32(pow_int(x, y as i64)));
+    }
     if x < 0.0 && y.is_finite() && y.fract() != 0.0 {
         return Err(domain_error(
             a,
@@ -104,6 +136,20 @@ pub(super) fn unary(p: Prim, x: f32, a: &Value) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn powers_by_squaring_as_julia() {
+        // 3^5: 3, then 9, 81 and 3 * 81; (-0.0)^1 keeps its sign; 2^-3 is (1/2)^3.
+        assert_eq!(power_by_squaring(3.0, 5), 243.0);
+        assert_eq!(power_by_squaring(1.5, 12), 129.746337890625);
+        assert!(pow_int(-0.0, 1).is_sign_negative());
+        assert_eq!(pow_int(2.0, -3), 0.125);
+        assert_eq!(pow_int(1.1, 3), 1.1f32 * 1.1f32 * 1.1f32);
+        assert!(
+            f32_of(arith(Prim::Pow, &Value::F32(-0.0), &Value::F32(1.0)).unwrap())
+                .is_sign_negative()
+        );
+    }
 
     fn f32_of(v: Value) -> f32 {
         match v {
