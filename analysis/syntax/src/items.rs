@@ -1497,6 +1497,7 @@ pub(crate) fn struct_definition(
     };
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
     let mut fields = Vec::new();
+    let mut const_fields = Vec::new();
     let mut inner_constructors = false;
     // A field refused is not left out: the struct it belongs to is refused as a whole.
     let mut refused = false;
@@ -1506,15 +1507,10 @@ pub(crate) fn struct_definition(
             _ => field,
         };
         // `const a::T`: every field of an immutable struct is constant already; in a mutable
-        // one, a field that cannot be assigned, which zy does not track.
-        let field = match (field.leaf, field.kind, field.children.as_slice()) {
-            (false, Kind::Const, [declared]) if !mutable => declared,
-            (false, Kind::Const, _) => {
-                cx.unsupported(field, "const field of a mutable struct");
-                refused = true;
-                continue;
-            }
-            _ => field,
+        // one, a field that `s.a = v` may not assign (Julia 1.8).
+        let (field, constant) = match (field.leaf, field.kind, field.children.as_slice()) {
+            (false, Kind::Const, [declared]) => (declared, mutable),
+            _ => (field, false),
         };
         if field.is_error() {
             continue;
@@ -1567,6 +1563,9 @@ pub(crate) fn struct_definition(
                 refused = true;
             }
         }
+        if let (Some(declared), true) = (fields.get(before), constant) {
+            const_fields.push(declared.name.clone());
+        }
         if let Some(defaults) = defaults.as_deref_mut() {
             if fields.len() > before {
                 defaults.push(default);
@@ -1584,6 +1583,7 @@ pub(crate) fn struct_definition(
         param_bounds,
         supertype,
         fields,
+        const_fields,
         mutable,
         is_abstract: false,
         inner_constructors,
@@ -1762,6 +1762,7 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
         param_bounds,
         supertype,
         fields: Vec::new(),
+        const_fields: Vec::new(),
         mutable: false,
         is_abstract: true,
         inner_constructors: false,

@@ -634,6 +634,26 @@ fn set_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     ))
 }
 
+/// `s.f = v` of a field declared `const` in a mutable struct: Julia's error, else `None`.
+pub(crate) fn const_field(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
+    let ("setfield!", [x, f, _]) = (name, args) else {
+        return None;
+    };
+    let Type::Struct(s) = &x.ty else {
+        return None;
+    };
+    let def = cx.program.structs.get(&s.name)?;
+    let (k, _) = field(x, f).ok()?;
+    let (field_name, _) = s.fields.get(usize::try_from(k - 1).ok()?)?;
+    // Julia names the type without its module and parameters.
+    let type_name = s.name.rsplit('.').next().unwrap_or(&s.name);
+    def.const_fields.contains(field_name).then(|| {
+        Fail::method(format!(
+            "ErrorException: setfield!: const field .{field_name} of type {type_name} cannot be changed"
+        ))
+    })
+}
+
 /// `s.f = v` of a value of another type than `f` holds, where `f` is untyped (or of an
 /// abstract type): Julia stores `v` with its own type, while zy's struct gives each field the
 /// type of what it was built with; the refusal, else `None`.

@@ -596,6 +596,9 @@ pub(crate) fn call(
     }
     if let Some(refusal) = data::retyped_field(cx, name, args) {
         return Some(Err(refusal));
+    if let Some(error) = data::const_field(cx, name, args) {
+        return Some(Err(error));
+    }
     }
     if let Some(r) = data::checked_field(cx, b, name, args) {
         return Some(r);
