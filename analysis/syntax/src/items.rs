@@ -1652,7 +1652,8 @@ fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
     }
 }
 
-/// The supertype of a struct or abstract type: one of the program's abstract types, `Any`,
+/// The supertype of a struct or abstract type: one of the program's abstract types (a
+/// parametric one with its parameters, `Shape{T}`), `Any`,
 /// `Exception` (an exception type of the program's own), Julia's `Number`, `Real` or
 /// `AbstractFloat`, `Integer` or `Signed` (a number type of the program's own, `Base.Real`
 /// read as `Real`), `Function` (a callable struct), or an abstract array type with its
@@ -1690,8 +1691,11 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
              `AbstractArray{T, N}` with its number of dimensions instead",
             )
         }
-        TypeExpr::Named { name, params, .. } if !params.is_empty() => {
-            let message = format!("a parametric supertype `{name}{{...}}`");
+        TypeExpr::Named { name, params, .. }
+            if !params.is_empty() && USER_SUPERTYPES.contains(&name.as_str()) =>
+        {
+            let message =
+                format!("`{name}` with type parameters as a supertype; write `<: {name}`");
             unsupported(cx, node, &message)
         }
         TypeExpr::Named { name, .. } if BUILTIN_ABSTRACT.contains(&name.as_str()) => {
@@ -1739,13 +1743,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
 fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
     let head = node.children.first()?;
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
-    if !params.is_empty() {
-        return unsupported(
-            cx,
-            head,
-            "a parametric abstract type; declare it without parameters (`abstract type A end`) instead",
-        );
-    }
     if let Some(TypeExpr::Named { name, .. }) = &supertype {
         if USER_ARRAY_SUPERTYPES.contains(&name.as_str()) {
             return unsupported(
@@ -1762,10 +1759,10 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
         param_bounds,
         supertype,
         fields: Vec::new(),
-        const_fields: Vec::new(),
         mutable: false,
         is_abstract: true,
         inner_constructors: false,
+        const_fields: Vec::new(),
         range: node.range,
     })
 }

@@ -348,10 +348,8 @@ end
             (abstract type Pet <: Animal)
             (struct Dog{T<:Real} <: Pet w::T)
             (struct Num <: Real x::Float64)
-            (refused Box)
-            (refused Q)
-            error 150..156: unsupported: a parametric abstract type; declare it without parameters (`abstract type A end`) instead [unsupported]
-            error 173..184: unsupported: a parametric supertype `Animal{...}` [unsupported]
+            (abstract type Box{T})
+            (struct Q <: Animal{Int})
         "#]],
     );
 }
