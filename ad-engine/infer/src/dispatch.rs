@@ -1062,6 +1062,20 @@ fn check_supertype_bounds(program: &Program, def: &StructDef, params: &[Type]) -
     Ok(())
 }
 
+/// Julia's error for the abstract type `sup` written with `given` parameters as the supertype
+/// of `sub`: a type without parameters given some, too many, or too few (Julia's `UnionAll`,
+/// which no type may subtype).
+pub(crate) fn parameter_count_error(sup: &StructDef, given: usize, sub: &str) -> String {
+    let name = &sup.name;
+    if sup.params.is_empty() {
+        format!("TypeError: in Type{{...}} expression, expected UnionAll, got Type{{{name}}}")
+    } else if given > sup.params.len() {
+        format!("ErrorException: too many parameters for type {name}")
+    } else {
+        format!("ErrorException: invalid subtyping in definition of {sub}: can only subtype data types.")
+    }
+}
+
 /// Julia's errors for a declared supertype that is not defined, or not an abstract type.
 /// (A cycle of abstract types, which Julia cannot define, is its UndefVarError too.)
 fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
@@ -1079,9 +1093,11 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
             {
                 break
             }
-            Some(sup) if sup.is_abstract && params.len() > sup.params.len() => {
-                return Err(Fail::method(format!(
-                    "ErrorException: too many parameters for type {name}"
+            Some(sup) if sup.is_abstract && params.len() != sup.params.len() => {
+                return Err(Fail::method(parameter_count_error(
+                    sup,
+                    params.len(),
+                    &at.name,
                 )))
             }
             Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,

@@ -539,7 +539,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 below: Arc::new(subtypes_of(&[&**name], program)),
                 params: None,
             }),
-            Some(def) if def.is_abstract && params.len() <= def.params.len() => {
+            Some(def)
+                if def.is_abstract
+                    && !def.params.is_empty()
+                    && params.len() <= def.params.len() =>
+            {
                 // `A{Float64}` of `abstract type A{T, N}`: the parameters not written are any
                 // (`A{Float64, N} where N`).
                 let mut all = params.clone();
@@ -549,9 +553,9 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 }));
                 parametric_abstract(name, &all, vars, program)
             }
-            Some(def) if def.is_abstract => Err(Fail::method(format!(
-                "ErrorException: too many parameters for type {name}"
-            ))),
+            Some(def) if def.is_abstract => Err(Fail::method(
+                crate::dispatch::parameter_count_error(def, params.len(), ""),
+            )),
             // A struct without parameters is one type (`Vector{Layer}` is exact); a parametric
             // one named bare stands for all its instances.
             Some(def) if params.is_empty() => Ok(Pat::Struct {
