@@ -393,7 +393,15 @@ pub(crate) fn construct_given(
         // A parametric struct's constructor takes exactly the annotated types; a plain one
         // converts its arguments to the field types.
         let exact = matches(pat, &arg.ty, &mut bind);
-        let (ty, v) = if exact {
+        // A mutable struct's field of a parametric abstract type (`s::Shape{Float64}`) holds
+        // any of its values over time: the union of those zy can list, when it lists the
+        // value given.
+        let held = fixed_members(program, pat)
+            .filter(|u| def.mutable && matches!(u, Type::Union(u) if u.members.contains(&arg.ty)));
+        let (ty, v) = if let (true, Some(held)) = (exact, held) {
+            let v = convert(b, arg.clone(), &held)?;
+            (held, v)
+        } else if exact {
             let ty = concrete(pat, &bind).unwrap_or_else(|| arg.ty.clone());
             (ty, arg.clone())
         } else if parametric {
