@@ -364,7 +364,7 @@ pub(crate) fn construct_given(
     if def.is_abstract {
         return Err(Fail::method(format!(
             "MethodError: no constructors have been defined for {}",
-            def.name
+            applied_name(def, given.as_ref())
         )));
     }
     check_supertype(def, program)?;
@@ -393,7 +393,15 @@ pub(crate) fn construct_given(
         // A parametric struct's constructor takes exactly the annotated types; a plain one
         // converts its arguments to the field types.
         let exact = matches(pat, &arg.ty, &mut bind);
-        let (ty, v) = if exact {
+        // A mutable struct's field of a parametric abstract type (`s::Shape{Float64}`) holds
+        // any of its values over time: the union of those zy can list, when it lists the
+        // value given.
+        let held = fixed_members(program, pat)
+            .filter(|u| def.mutable && matches!(u, Type::Union(u) if u.members.contains(&arg.ty)));
+        let (ty, v) = if let (true, Some(held)) = (exact, held) {
+            let v = convert(b, arg.clone(), &held)?;
+            (held, v)
+        } else if exact {
             let ty = concrete(pat, &bind).unwrap_or_else(|| arg.ty.clone());
             (ty, arg.clone())
         } else if parametric {
@@ -421,6 +429,7 @@ pub(crate) fn construct_given(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    check_supertype_bounds(program, def, &params)?;
     // A mutable struct's link to a node of its own type or `nothing` (`next::Union{Nothing,
     // DNode}`) holds either, whatever it was built with: it has its declared type, so that a
     // node built with `nothing` is relinked later (`last.next = n`).
@@ -554,6 +563,120 @@ pub(crate) fn abstract_union(program: &Program, name: &Name, depth: u8) -> Optio
     }
 }
 
+/// The parametric abstract type `name` with concrete parameters (`Shape{Float64}`) as the union
+/// of the concrete structs below it with those parameters (`Circle{Float64}` of `struct
+/// Circle{T} <: Shape{T}`); `None` when a parameter is not concrete, a struct's parameters are
+/// not all fixed by them (with `lenient`, such a struct is left out), or there is none.
+fn applied_union(
+    program: &Program,
+    name: &Name,
+    a: &crate::pattern::AbstractParams,
+    depth: u8,
+    lenient: bool,
+) -> Option<Type> {
+    let given = a
+        .pats
+        .iter()
+        .map(|p| concrete_within(program, p, depth + 1))
+        .collect::<Option<Vec<_>>>()?;
+    let mut members = Vec::new();
+    for (s, (names, lifted)) in &a.lifts {
+        let def = program.structs.get(s)?;
+        if def.is_abstract || def.kind != StructKind::User {
+            continue;
+        }
+        let mut bind = Bindings::new();
+        let fits = lifted
+            .iter()
+            .zip(&given)
+            .all(|(l, t)| crate::pattern::matches(l, t, &mut bind));
+        if !fits {
+            continue;
+        }
+        let member = names
+            .iter()
+            .map(|n| bind.get(n).cloned().map(Pat::Leaf))
+            .collect::<Option<Vec<_>>>()
+            .and_then(|params| {
+                let p = Pat::Struct {
+                    name: s.clone(),
+                    params: Some(params),
+                };
+                concrete_within(program, &p, depth + 1)
+            });
+        match member {
+            Some(m) => members.push(m),
+            None if lenient => {}
+            None => return None,
+        }
+    }
+    let shown: Vec<String> = given.iter().map(ToString::to_string).collect();
+    (!members.is_empty()).then(|| {
+        Type::Union(Arc::new(zy_ir::UnionType {
+            name: format!("{name}{{{}}}", shown.join(", ")).into(),
+            members: sorted(members),
+        }))
+    })
+}
+
+/// The values of a parametric abstract type with concrete parameters (`Shape{Float64}`) that an
+/// empty `Vector{Shape{Float64}}()` may be given: the structs below it whose parameters those
+/// fix and whose fields have concrete types (a `Labelled{L, T} <: Shape{T}` has an `L` of its
+/// own, which no store can add later). `None` for any other pattern.
+pub(crate) fn fixed_members(program: &Program, p: &Pat) -> Option<Type> {
+    match p {
+        Pat::Abstract {
+            name,
+            params: Some(a),
+            ..
+        } => applied_union(program, name, a, 0, true),
+        _ => None,
+    }
+}
+
+/// The union `t` of values below one of the program's abstract types, named as Julia's
+/// `typejoin` of its members names it: a parametric abstract type with the parameters they all
+/// give it (`Shape{Float64}`), else the abstract type alone.
+pub(crate) fn joined(program: &Program, t: Type) -> Type {
+    match &t {
+        Type::Union(u) => Type::Union(Arc::new(zy_ir::UnionType {
+            name: joined_name(program, &u.name, &u.members),
+            members: u.members.clone(),
+        })),
+        _ => t,
+    }
+}
+
+fn joined_name(program: &Program, name: &Name, members: &[Type]) -> Name {
+    let Some(def) = program.structs.get(name).filter(|d| !d.params.is_empty()) else {
+        return name.clone();
+    };
+    let given = |t: &Type| -> Option<Vec<Type>> {
+        let Type::Struct(s) = t else { return None };
+        let sdef = program.structs.get(&s.name)?;
+        let own: Bindings = sdef
+            .params
+            .iter()
+            .cloned()
+            .zip(s.params.iter().cloned())
+            .collect();
+        crate::pattern::supertype_params(program, sdef, name)?
+            .iter()
+            .map(|e| concrete(&pattern(e, &sdef.params, program).ok()?, &own))
+            .collect()
+    };
+    let all: Option<Vec<Vec<Type>>> = members.iter().map(given).collect();
+    match all.as_deref() {
+        Some([first, rest @ ..])
+            if first.len() == def.params.len() && rest.iter().all(|g| g == first) =>
+        {
+            let shown: Vec<String> = first.iter().map(ToString::to_string).collect();
+            format!("{name}{{{}}}", shown.join(", ")).into()
+        }
+        _ => name.clone(),
+    }
+}
+
 /// The values of the program's abstract type `name` that a literal holds (`Shape[c, s]`,
 /// `[c, s]` of a `Circle` and a `Square`), when [`abstract_union`] cannot list every member (a
 /// member has a type parameter or an untyped field): the union of the concrete types of
@@ -572,7 +695,9 @@ pub(crate) fn observed_union(program: &Program, name: &Name, types: &[Type]) -> 
             {
                 members.push(t.clone())
             }
-            Type::Union(u) if u.name == *name => members.extend(u.members.iter().cloned()),
+            Type::Union(u) if crate::pattern::base_name(&u.name) == &**name => {
+                members.extend(u.members.iter().cloned())
+            }
             _ => return None,
         }
     }
@@ -605,7 +730,7 @@ pub(crate) fn typejoin(program: &Program, types: &[Type]) -> Option<Option<Name>
             Type::Struct(s) if s.kind == StructKind::User && !crate::calls::is_library(&s.name) => {
                 Some(s.name.clone())
             }
-            Type::Union(u) => Some(u.name.clone()),
+            Type::Union(u) => Some(crate::pattern::base_name(&u.name).into()),
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
@@ -716,7 +841,14 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
         return None;
     }
     match p {
-        Pat::Abstract { name, .. } => abstract_union(program, name, depth),
+        Pat::Abstract {
+            name, params: None, ..
+        } => abstract_union(program, name, depth),
+        Pat::Abstract {
+            name,
+            params: Some(a),
+            ..
+        } => applied_union(program, name, a, depth, false),
         Pat::Struct { name, params } if params.as_ref().is_none_or(|ps| ps.is_empty()) => {
             let def = program.structs.get(name)?;
             if def.kind != StructKind::User || def.is_abstract || !def.params.is_empty() {
@@ -926,12 +1058,79 @@ fn refuse_exception_dispatch(
     Ok(())
 }
 
+/// Julia's TypeError for an instance of `def` (its parameters `params`) whose parameters for a
+/// parametric abstract type above it are outside that type's bounds (`Circle{String}` of
+/// `struct Circle{T} <: Shape{T}` and `abstract type Shape{T<:Real}`).
+fn check_supertype_bounds(program: &Program, def: &StructDef, params: &[Type]) -> Result<(), Fail> {
+    let mut at = def;
+    let mut own: Bindings = def
+        .params
+        .iter()
+        .cloned()
+        .zip(params.iter().cloned())
+        .collect();
+    // A chain of supertypes is at most as long as the program has types.
+    for _ in 0..=program.structs.len() {
+        let Some(zy_ir::TypeExpr::Named {
+            name: up,
+            params: ups,
+        }) = &at.supertype
+        else {
+            break;
+        };
+        let Some(sup) = program.structs.get(up).filter(|s| s.is_abstract) else {
+            break;
+        };
+        let given: Vec<Option<Type>> = ups
+            .iter()
+            .map(|e| concrete(&pattern(e, &at.params, program).ok()?, &own))
+            .collect();
+        for (p, bound) in &sup.param_bounds {
+            let at_bound = sup.params.iter().position(|q| q == p);
+            let Some(Some(t)) = at_bound.and_then(|i| given.get(i)) else {
+                continue;
+            };
+            if !matches(
+                &pattern(bound, &sup.params, program)?,
+                t,
+                &mut Bindings::new(),
+            ) {
+                return Err(Fail::method(format!(
+                    "TypeError: in {up}, in {p}, expected {p}<:{bound}, got Type{{{t}}}"
+                )));
+            }
+        }
+        own = sup
+            .params
+            .iter()
+            .zip(given)
+            .filter_map(|(p, t)| Some((p.clone(), t?)))
+            .collect();
+        at = sup;
+    }
+    Ok(())
+}
+
+/// Julia's error for the abstract type `sup` written with `given` parameters as the supertype
+/// of `sub`: a type without parameters given some, too many, or too few (Julia's `UnionAll`,
+/// which no type may subtype).
+pub(crate) fn parameter_count_error(sup: &StructDef, given: usize, sub: &str) -> String {
+    let name = &sup.name;
+    if sup.params.is_empty() {
+        format!("TypeError: in Type{{...}} expression, expected UnionAll, got Type{{{name}}}")
+    } else if given > sup.params.len() {
+        format!("ErrorException: too many parameters for type {name}")
+    } else {
+        format!("ErrorException: invalid subtyping in definition of {sub}: can only subtype data types.")
+    }
+}
+
 /// Julia's errors for a declared supertype that is not defined, or not an abstract type.
 /// (A cycle of abstract types, which Julia cannot define, is its UndefVarError too.)
 fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     let mut seen = std::collections::BTreeSet::new();
     let mut at = def;
-    while let Some(zy_ir::TypeExpr::Named { name, .. }) = &at.supertype {
+    while let Some(zy_ir::TypeExpr::Named { name, params }) = &at.supertype {
         match program.structs.get(name) {
             _ if matches!(&**name, "Any" | "Exception" | "Function") => break,
             // Julia's abstract number and array types (`struct Dual <: Real`, `struct V <:
@@ -942,6 +1141,13 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
                 || crate::pattern::user_array_supertype(name) =>
             {
                 break
+            }
+            Some(sup) if sup.is_abstract && params.len() != sup.params.len() => {
+                return Err(Fail::method(parameter_count_error(
+                    sup,
+                    params.len(),
+                    &at.name,
+                )))
             }
             Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,
             Some(sup) if sup.is_abstract => return Err(Fail::undefined_name(name)),

@@ -66,10 +66,12 @@ pub(crate) enum Pat {
         name: Name,
         params: Option<Vec<Pat>>,
     },
-    /// A user abstract type, with the structs and abstract types below it.
+    /// A user abstract type, with the structs and abstract types below it; a parametric one
+    /// written with its parameters (`Shape{Float64}`) holds them in `params`.
     Abstract {
         name: Name,
         below: Arc<BTreeSet<Name>>,
+        params: Option<Arc<AbstractParams>>,
     },
     /// `Ref` or `Ref{T}`.
     Ref(Option<Box<Pat>>),
@@ -77,6 +79,162 @@ pub(crate) enum Pat {
     Adjoint(Option<Box<Pat>>),
     /// `Union{A, B, ...}`: a value of any member (`VecOrMat{T}` is `Union{Vector{T}, Matrix{T}}`).
     Union(Vec<Pat>),
+}
+
+/// The parameters of a parametric abstract type in an annotation (`Shape{Float64}`,
+/// `Shape{T} where T`), and for each type below it the parameters it gives that abstract type,
+/// written with its own (`struct Circle{T} <: Shape{T}`: Circle's `[T]` give `[T]`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct AbstractParams {
+    pub(crate) pats: Vec<Pat>,
+    pub(crate) lifts: BTreeMap<Name, (Vec<Name>, Vec<Pat>)>,
+}
+
+impl AbstractParams {
+    /// Does the struct `s` (below the abstract type) give it parameters matching `pats`?
+    fn holds(&self, s: &zy_ir::StructType, b: &mut Bindings) -> bool {
+        let Some((names, lifted)) = self.lifts.get(&s.name) else {
+            return false;
+        };
+        let own: Bindings = names
+            .iter()
+            .cloned()
+            .zip(s.params.iter().cloned())
+            .collect();
+        let mut tried = b.clone();
+        let ok = lifted.len() == self.pats.len()
+            && lifted
+                .iter()
+                .zip(&self.pats)
+                .all(|(l, p)| concrete(l, &own).is_some_and(|t| matches_exact(p, &t, &mut tried)));
+        if ok {
+            *b = tried;
+        }
+        ok
+    }
+
+    /// Is every instance of `name` (`params` its parameters, `None` for all of them) one whose
+    /// parameters for this abstract type are within `pats`?
+    fn within(&self, name: &Name, params: Option<&[Pat]>) -> bool {
+        let Some((names, lifted)) = self.lifts.get(name) else {
+            return false;
+        };
+        let given: BTreeMap<&Name, &Pat> = match params {
+            Some(ps) => names.iter().zip(ps).collect(),
+            None => BTreeMap::new(),
+        };
+        lifted
+            .iter()
+            .zip(&self.pats)
+            .all(|(l, p)| param_within(&put(l, &given), p))
+    }
+}
+
+/// `p` with each variable named in `given` replaced by its pattern.
+fn put(p: &Pat, given: &BTreeMap<&Name, &Pat>) -> Pat {
+    let each = |ps: &[Pat]| ps.iter().map(|p| put(p, given)).collect::<Vec<_>>();
+    match p {
+        Pat::Var(v) | Pat::Bounded(v, _) => {
+            given.get(v).map_or_else(|| p.clone(), |q| (*q).clone())
+        }
+        Pat::Array {
+            abstract_,
+            elem,
+            ndims,
+            ndims_var,
+        } => Pat::Array {
+            abstract_: *abstract_,
+            elem: elem.as_ref().map(|e| Box::new(put(e, given))),
+            ndims: *ndims,
+            ndims_var: ndims_var.clone(),
+        },
+        Pat::Tuple(Some(ps)) => Pat::Tuple(Some(each(ps))),
+        Pat::Struct {
+            name,
+            params: Some(ps),
+        } => Pat::Struct {
+            name: name.clone(),
+            params: Some(each(ps)),
+        },
+        Pat::Ref(Some(e)) => Pat::Ref(Some(Box::new(put(e, given)))),
+        p => p.clone(),
+    }
+}
+
+/// The parameters the struct or abstract type `def` gives the abstract type `target` above it,
+/// written with `def`'s own parameters (`[T]` of `struct Circle{T} <: Shape{T}`), through the
+/// abstract types between them.
+pub(crate) fn supertype_params(
+    program: &Program,
+    def: &zy_ir::StructDef,
+    target: &str,
+) -> Option<Vec<TypeExpr>> {
+    let mut at = def;
+    let mut put: BTreeMap<Name, TypeExpr> = BTreeMap::new();
+    // A chain of supertypes is at most as long as the program has types.
+    for _ in 0..=program.structs.len() {
+        let Some(TypeExpr::Named { name: up, params }) = &at.supertype else {
+            return None;
+        };
+        let params: Vec<TypeExpr> = params.iter().map(|p| substitute(p, &put)).collect();
+        if **up == *target {
+            return Some(params);
+        }
+        let sup = program.structs.get(up)?;
+        put = sup.params.iter().cloned().zip(params).collect();
+        at = sup;
+    }
+    None
+}
+
+/// `e` with each parameter name in `put` replaced by its type.
+pub(crate) fn substitute(e: &TypeExpr, put: &BTreeMap<Name, TypeExpr>) -> TypeExpr {
+    match e {
+        TypeExpr::Named { name, params } if params.is_empty() => {
+            put.get(name).cloned().unwrap_or_else(|| e.clone())
+        }
+        TypeExpr::Named { name, params } => TypeExpr::Named {
+            name: name.clone(),
+            params: params.iter().map(|p| substitute(p, put)).collect(),
+        },
+        e => e.clone(),
+    }
+}
+
+/// The pattern of the parametric abstract type `name` with its parameters written (`Shape{T}`).
+fn parametric_abstract(
+    name: &Name,
+    params: &[TypeExpr],
+    vars: &[Name],
+    program: &Program,
+) -> Result<Pat, Fail> {
+    let pats = params
+        .iter()
+        .map(|p| pattern(p, vars, program))
+        .collect::<Result<Vec<_>, _>>()?;
+    let below = subtypes_of(&[&**name], program);
+    let lifts = below
+        .iter()
+        .filter_map(|s| {
+            let def = program.structs.get(s)?;
+            let lifted = supertype_params(program, def, name)?
+                .iter()
+                .map(|e| pattern(e, &def.params, program).ok())
+                .collect::<Option<Vec<_>>>()?;
+            Some((s.clone(), (def.params.clone(), lifted)))
+        })
+        .collect();
+    Ok(Pat::Abstract {
+        name: name.clone(),
+        below: Arc::new(below),
+        params: Some(Arc::new(AbstractParams { pats, lifts })),
+    })
+}
+
+/// The name of a parametric abstract type without its parameters (`Shape` of a union named
+/// `Shape{Float64}`).
+pub(crate) fn base_name(name: &str) -> &str {
+    name.split_once('{').map_or(name, |(b, _)| b)
 }
 
 /// The prelude's complex numbers, `Complex{T}`.
@@ -367,6 +525,8 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                         p @ Pat::Struct {
                             params: Some(_), ..
                         } => Ok(Pat::TypeValue(Box::new(p))),
+                        // `::Type{<:Shape}`: any type below the bound, as a value.
+                        p @ Pat::Bounded(..) => Ok(Pat::TypeValue(Box::new(p))),
                         _ => Err(refused()),
                     },
                 },
@@ -374,10 +534,28 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             }
         }
         _ => match program.structs.get(name) {
-            Some(def) if def.is_abstract => no_params(Pat::Abstract {
+            Some(def) if def.is_abstract && params.is_empty() => Ok(Pat::Abstract {
                 name: name.clone(),
                 below: Arc::new(subtypes_of(&[&**name], program)),
+                params: None,
             }),
+            Some(def)
+                if def.is_abstract
+                    && !def.params.is_empty()
+                    && params.len() <= def.params.len() =>
+            {
+                // `A{Float64}` of `abstract type A{T, N}`: the parameters not written are any
+                // (`A{Float64, N} where N`).
+                let mut all = params.clone();
+                all.extend((params.len()..def.params.len()).map(|_| TypeExpr::Named {
+                    name: "<:".into(),
+                    params: vec![TypeExpr::named("Any")],
+                }));
+                parametric_abstract(name, &all, vars, program)
+            }
+            Some(def) if def.is_abstract => Err(Fail::method(
+                crate::dispatch::parameter_count_error(def, params.len(), ""),
+            )),
             // A struct without parameters is one type (`Vector{Layer}` is exact); a parametric
             // one named bare stands for all its instances.
             Some(def) if params.is_empty() => Ok(Pat::Struct {
@@ -442,6 +620,7 @@ fn with_user_numbers(p: Pat, name: &Name, program: &Program) -> Pat {
         Pat::Abstract {
             name: name.clone(),
             below: Arc::new(below),
+            params: None,
         },
     ])
 }
@@ -459,6 +638,7 @@ fn with_user_functions(program: &Program) -> Pat {
         Pat::Abstract {
             name,
             below: Arc::new(below),
+            params: None,
         },
     ])
 }
@@ -645,6 +825,18 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
         Pat::Adjoint(p) => Pat::Adjoint(boxed(p)),
         Pat::TypeValue(p) => Pat::TypeValue(Box::new(with_bounds(*p, bounds))),
         Pat::Union(ps) => Pat::Union(each(ps)),
+        Pat::Abstract {
+            name,
+            below,
+            params: Some(a),
+        } => Pat::Abstract {
+            name,
+            below,
+            params: Some(Arc::new(AbstractParams {
+                pats: each(a.pats.clone()),
+                lifts: a.lifts.clone(),
+            })),
+        },
         p => p,
     }
 }
@@ -739,9 +931,23 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                             .all(|(p, t)| matches_exact(p, t, b))
                 })
         }
-        (Pat::Abstract { below, .. }, Type::Struct(s)) => below.contains(&s.name),
-        (Pat::Abstract { name, below }, Type::Union(u)) => {
-            *name == u.name || below.contains(&u.name)
+        (Pat::Abstract { below, params, .. }, Type::Struct(s)) => {
+            below.contains(&s.name) && params.as_ref().is_none_or(|a| a.holds(s, b))
+        }
+        (
+            Pat::Abstract {
+                name,
+                below,
+                params,
+            },
+            Type::Union(u),
+        ) => {
+            // A value of the bare `Shape` (its union named so) is not a `Shape{Float64}`.
+            let base = base_name(&u.name);
+            (**name == *base || below.contains(base))
+                && params.as_ref().is_none_or(|_| {
+                    u.name.contains('{') && u.members.iter().all(|m| matches(p, m, b))
+                })
         }
         (Pat::Ref(p), Type::Ref(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
         (Pat::Adjoint(p), Type::Adjoint(t)) => p.as_ref().is_none_or(|p| matches_exact(p, t, b)),
@@ -787,9 +993,23 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Pr
 /// Does the value of a struct type with parameters (`Dual{Float64}`) match `Type{Dual{T}}`,
 /// binding `T` to each concrete parameter?
 pub(crate) fn struct_value_matches(p: &Pat, t: &Type, b: &mut Bindings, program: &Program) -> bool {
+    if let Pat::Union(ps) = p {
+        return ps.iter().any(|p| struct_value_matches(p, t, b, program));
+    }
     let (Pat::TypeValue(inner), Type::Function(m)) = (p, t) else {
         return false;
     };
+    // `::Type{<:Shape}`, `::Type{T} where T<:Shape` and `T::Type`: a struct type below the
+    // program's abstract type (binding the variable to it), or any struct type.
+    let below_abstract = |p: &Pat| match p {
+        Pat::Bounded(_, bound) => matches!(**bound, Pat::Abstract { .. }),
+        Pat::Var(v) => &**v == SUBTYPE_VAR,
+        _ => false,
+    };
+    if let Pat::Var(_) | Pat::Bounded(..) = &**inner {
+        return below_abstract(inner)
+            && struct_type_of(m, program).is_some_and(|s| matches_exact(inner, &s, b));
+    }
     let Pat::Struct {
         name,
         params: Some(ps),
@@ -817,6 +1037,35 @@ pub(crate) fn struct_value_matches(p: &Pat, t: &Type, b: &mut Bindings, program:
         *b = tried;
     }
     ok
+}
+
+/// The struct type of the program that the type value `name` names (`Circle{Float64}`, a
+/// struct without parameters), its fields left out: what matching it against an annotation
+/// reads. `None` for any other name.
+fn struct_type_of(name: &str, program: &Program) -> Option<Type> {
+    let Ok(Pat::Struct { name, params }) = crate::type_values::pattern_of_name(name, program)
+    else {
+        return None;
+    };
+    let def = program.structs.get(&name)?;
+    if def.is_abstract || def.kind != zy_ir::StructKind::User {
+        return None;
+    }
+    let params = match params {
+        Some(ps) if ps.len() == def.params.len() => ps
+            .iter()
+            .map(|p| concrete(p, &Bindings::new()))
+            .collect::<Option<Vec<_>>>()?,
+        None if def.params.is_empty() => Vec::new(),
+        _ => return None,
+    };
+    Some(Type::Struct(Arc::new(zy_ir::StructType {
+        name,
+        params,
+        fields: Vec::new(),
+        mutable: def.mutable,
+        kind: zy_ir::StructKind::User,
+    })))
 }
 
 /// Does `A'` or `transpose(A)` of a matrix (the prelude's `AdjointMatrix`, `TransposeMatrix`)
@@ -977,8 +1226,13 @@ fn matches_exact(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
                 && (matches(bound, t, b)
                     || matches!(**bound, Pat::AbstractString) && matches_exact(bound, t, b))
         }
-        // `Vector{Shape}` holds exactly the values of the abstract type `Shape`.
-        Pat::Abstract { name, .. } => matches!(t, Type::Union(u) if u.name == *name),
+        // `Vector{Shape}` holds exactly the values of the abstract type `Shape`, and
+        // `Vector{Shape{Float64}}` those of `Shape{Float64}`.
+        Pat::Abstract {
+            name, params: None, ..
+        } => matches!(t, Type::Union(u) if u.name == *name),
+        Pat::Abstract { name, .. } => matches!(t, Type::Union(u)
+            if base_name(&u.name) == &**name && u.name.contains('{') && matches(p, t, b)),
         // `Vector{AbstractString}` holds exactly `AbstractString[...]`'s elements.
         Pat::AbstractString => matches!(t, Type::Union(u) if &*u.name == "AbstractString"),
         // `Vector{Union{Missing, Float64}}` holds exactly the union of those types.
@@ -1005,6 +1259,11 @@ fn is_exact(p: &Pat) -> bool {
         Pat::Struct {
             params: Some(ps), ..
         } => ps.iter().all(is_exact),
+        // The abstract type itself (`Vector{Shape}`, `Vector{Shape{Float64}}`'s elements).
+        Pat::Abstract { params: None, .. } => true,
+        Pat::Abstract {
+            params: Some(a), ..
+        } => a.pats.iter().all(is_exact),
         _ => false,
     }
 }
@@ -1135,9 +1394,38 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
                 }
         }
         (
-            Pat::Struct { name, .. } | Pat::Abstract { name, .. },
-            Pat::Abstract { name: y, below },
-        ) => name == y || below.contains(name),
+            Pat::Struct { name, params },
+            Pat::Abstract {
+                name: y,
+                below,
+                params: yp,
+            },
+        ) => {
+            (name == y || below.contains(name))
+                && yp
+                    .as_ref()
+                    .is_none_or(|a| a.within(name, params.as_deref()))
+        }
+        (
+            Pat::Abstract {
+                name, params: xp, ..
+            },
+            Pat::Abstract {
+                name: y,
+                below,
+                params: yp,
+            },
+        ) => match (xp, yp) {
+            (_, None) => name == y || below.contains(name),
+            (Some(x), Some(a)) if name == y => {
+                x.pats.iter().zip(&a.pats).all(|(x, y)| param_within(x, y))
+            }
+            (Some(x), Some(a)) => below.contains(name) && a.within(name, Some(&x.pats)),
+            (None, Some(a)) => {
+                (name == y || below.contains(name))
+                    && a.pats.iter().all(|y| matches!(y, Pat::Var(_)))
+            }
+        },
         // A method for views is more specific than one for AbstractArrays.
         (
             Pat::Struct { name, .. },
@@ -1190,6 +1478,8 @@ fn param_within(x: &Pat, y: &Pat) -> bool {
                 params: Some(ys),
             },
         ) if xn == yn && xs.len() == ys.len() => xs.iter().zip(ys).all(|(x, y)| param_within(x, y)),
+        // `Vector{<:Shape}` also holds the `Vector{Circle}`s: not within `Vector{Shape}`.
+        (Pat::Bounded(..), _) if is_exact(y) => false,
         // Invariant: the same type, however written (`Union{Int, Float64}` is
         // `Union{Float64, Int}`).
         _ => x == y || (subtype(x, y) && subtype(y, x)),
@@ -1329,6 +1619,74 @@ mod tests {
         assert!(!matches(&with_n, &Type::matrix_f64(), &mut b));
         assert_eq!(b.get("N").and_then(dims_of), Some(1));
         assert!(subtype(&with_n, &any) && !subtype(&any, &with_n));
+    }
+
+    #[test]
+    fn a_parametric_abstract_type_matches_by_the_parameters_its_structs_give() {
+        // abstract type Shape{T} end; struct Circle{T} <: Shape{T}; struct Unit <: Shape{Float64}
+        let def = |name: &str, params: &[&str], sup: Option<TypeExpr>, is_abstract: bool| {
+            zy_ir::StructDef {
+                name: name.into(),
+                params: params.iter().map(|p| Name::from(*p)).collect(),
+                param_bounds: Vec::new(),
+                supertype: sup,
+                is_abstract,
+                inner_constructors: false,
+                fields: Vec::new(),
+                const_fields: Vec::new(),
+                mutable: false,
+                kind: zy_ir::StructKind::User,
+                span: zy_ir::Span::default(),
+            }
+        };
+        let shape_of = |p: &str| named("Shape", vec![TypeExpr::named(p)]);
+        let mut program = Program::default();
+        for d in [
+            def("Shape", &["T"], None, true),
+            def("Circle", &["T"], Some(shape_of("T")), false),
+            def("Unit", &[], Some(shape_of("Float64")), false),
+        ] {
+            program.structs.insert(d.name.clone(), d);
+        }
+        let instance = |name: &str, params: Vec<Type>| {
+            Type::Struct(Arc::new(zy_ir::StructType {
+                name: name.into(),
+                params,
+                fields: Vec::new(),
+                mutable: false,
+                kind: zy_ir::StructKind::User,
+            }))
+        };
+        let pat = |e: TypeExpr, vars: &[&str]| {
+            let vars: Vec<Name> = vars.iter().map(|v| Name::from(*v)).collect();
+            pattern(&e, &vars, &program).unwrap_or_else(|e| panic!("{e:?}"))
+        };
+        let float = pat(shape_of("Float64"), &[]);
+        let int = pat(shape_of("Int64"), &[]);
+        let any = pat(shape_of("T"), &["T"]);
+        let circle = |t: Type| instance("Circle", vec![t]);
+        let mut b = Bindings::new();
+        assert!(matches(&float, &circle(Type::Float64), &mut b));
+        assert!(matches(&float, &instance("Unit", Vec::new()), &mut b));
+        assert!(!matches(&int, &circle(Type::Float64), &mut b));
+        assert!(!matches(&int, &instance("Unit", Vec::new()), &mut b));
+        assert!(matches(&any, &circle(Type::Int64), &mut b));
+        assert_eq!(b.get("T"), Some(&Type::Int64));
+        // `Circle` is more specific than `Shape{T} where T`, `Shape{Float64}` than both of
+        // `Shape{T}` and `Shape`, and `Unit` than `Shape{Float64}`.
+        let circle_pat = pat(TypeExpr::named("Circle"), &[]);
+        let bare = pat(TypeExpr::named("Shape"), &[]);
+        let unit = pat(TypeExpr::named("Unit"), &[]);
+        assert!(subtype(&circle_pat, &any) && !subtype(&any, &circle_pat));
+        assert!(subtype(&float, &any) && !subtype(&any, &float));
+        assert!(subtype(&float, &bare) && subtype(&unit, &float) && !subtype(&unit, &int));
+        assert!(!subtype(&circle_pat, &float));
+        assert!(pattern(
+            &named("Shape", vec![TypeExpr::named("Float64"); 2]),
+            &[],
+            &program
+        )
+        .is_err());
     }
 
     #[test]

@@ -203,6 +203,7 @@ fn program(r: &mut Rng) -> Program {
             is_abstract: false,
             inner_constructors: false,
             fields: vec![("x".into(), None)],
+            const_fields: Vec::new(),
             mutable: false,
             kind: StructKind::Closure,
             span: Span::default(),

@@ -147,6 +147,8 @@ pub struct StructDef {
     pub inner_constructors: bool,
     /// Fields with optional annotations (closure captures have none).
     pub fields: Vec<(Name, Option<TypeExpr>)>,
+    /// The fields declared `const` in a mutable struct (Julia 1.8): `s.a = v` may not assign them.
+    pub const_fields: Vec<Name>,
     pub mutable: bool,
     pub kind: StructKind,
     pub span: Span,

@@ -223,6 +223,7 @@ impl BodyLowerer<'_, '_> {
             is_abstract: false,
             inner_constructors: false,
             fields,
+            const_fields: Vec::new(),
             mutable: false,
             kind: StructKind::Closure,
             span,

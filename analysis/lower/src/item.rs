@@ -204,6 +204,7 @@ pub fn lower_struct(file: u32, def: &ast::StructDef) -> LoweredItem {
             .iter()
             .map(|f| (f.name.as_str().into(), f.ty.as_ref().map(type_expr)))
             .collect(),
+        const_fields: def.const_fields.iter().map(|f| f.as_str().into()).collect(),
         mutable: def.mutable,
         kind: StructKind::User,
         span: Span::new(file, def.range.start, def.range.end),

@@ -295,6 +295,8 @@ pub struct StructDef {
     /// `S` in `struct A <: S` or `abstract type A <: S end`.
     pub supertype: Option<TypeExpr>,
     pub fields: Vec<FieldDef>,
+    /// The fields declared `const` in a mutable struct (Julia 1.8): `s.a = v` may not assign them.
+    pub const_fields: Vec<String>,
     pub mutable: bool,
     /// `abstract type A end`: a type with no fields and no values, for dispatch.
     pub is_abstract: bool,

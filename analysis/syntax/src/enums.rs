@@ -190,6 +190,7 @@ impl Enum {
                 ty: Some(self.ty("Int", Vec::new())),
                 range: self.range,
             }],
+            const_fields: Vec::new(),
             mutable: false,
             is_abstract: false,
             inner_constructors: true,

@@ -1500,6 +1500,7 @@ pub(crate) fn struct_definition(
     };
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
     let mut fields = Vec::new();
+    let mut const_fields = Vec::new();
     let mut inner_constructors = false;
     // A field refused is not left out: the struct it belongs to is refused as a whole.
     let mut refused = false;
@@ -1509,15 +1510,10 @@ pub(crate) fn struct_definition(
             _ => field,
         };
         // `const a::T`: every field of an immutable struct is constant already; in a mutable
-        // one, a field that cannot be assigned, which zy does not track.
-        let field = match (field.leaf, field.kind, field.children.as_slice()) {
-            (false, Kind::Const, [declared]) if !mutable => declared,
-            (false, Kind::Const, _) => {
-                cx.unsupported(field, "const field of a mutable struct");
-                refused = true;
-                continue;
-            }
-            _ => field,
+        // one, a field that `s.a = v` may not assign (Julia 1.8).
+        let (field, constant) = match (field.leaf, field.kind, field.children.as_slice()) {
+            (false, Kind::Const, [declared]) => (declared, mutable),
+            _ => (field, false),
         };
         if field.is_error() {
             continue;
@@ -1570,6 +1566,9 @@ pub(crate) fn struct_definition(
                 refused = true;
             }
         }
+        if let (Some(declared), true) = (fields.get(before), constant) {
+            const_fields.push(declared.name.clone());
+        }
         if let Some(defaults) = defaults.as_deref_mut() {
             if fields.len() > before {
                 defaults.push(default);
@@ -1587,6 +1586,7 @@ pub(crate) fn struct_definition(
         param_bounds,
         supertype,
         fields,
+        const_fields,
         mutable,
         is_abstract: false,
         inner_constructors,
@@ -1655,7 +1655,8 @@ fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
     }
 }
 
-/// The supertype of a struct or abstract type: one of the program's abstract types, `Any`,
+/// The supertype of a struct or abstract type: one of the program's abstract types (a
+/// parametric one with its parameters, `Shape{T}`), `Any`,
 /// `Exception` (an exception type of the program's own), Julia's `Number`, `Real` or
 /// `AbstractFloat`, `Integer` or `Signed` (a number type of the program's own, `Base.Real`
 /// read as `Real`), `Function` (a callable struct), or an abstract array type with its
@@ -1693,8 +1694,11 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
              `AbstractArray{T, N}` with its number of dimensions instead",
             )
         }
-        TypeExpr::Named { name, params, .. } if !params.is_empty() => {
-            let message = format!("a parametric supertype `{name}{{...}}`");
+        TypeExpr::Named { name, params, .. }
+            if !params.is_empty() && USER_SUPERTYPES.contains(&name.as_str()) =>
+        {
+            let message =
+                format!("`{name}` with type parameters as a supertype; write `<: {name}`");
             unsupported(cx, node, &message)
         }
         TypeExpr::Named { name, .. } if BUILTIN_ABSTRACT.contains(&name.as_str()) => {
@@ -1742,13 +1746,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
 fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
     let head = node.children.first()?;
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
-    if !params.is_empty() {
-        return unsupported(
-            cx,
-            head,
-            "a parametric abstract type; declare it without parameters (`abstract type A end`) instead",
-        );
-    }
     if let Some(TypeExpr::Named { name, .. }) = &supertype {
         if USER_ARRAY_SUPERTYPES.contains(&name.as_str()) {
             return unsupported(
@@ -1768,6 +1765,7 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
         mutable: false,
         is_abstract: true,
         inner_constructors: false,
+        const_fields: Vec::new(),
         range: node.range,
     })
 }

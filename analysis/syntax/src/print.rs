@@ -58,6 +58,9 @@ impl Display for Item {
                     write!(f, " <: {sup}")?;
                 }
                 for field in &s.fields {
+                    if s.const_fields.contains(&field.name) {
+                        write!(f, " const")?;
+                    }
                     write!(f, " {}", field.name)?;
                     if let Some(ty) = &field.ty {
                         write!(f, "::{ty}")?;

@@ -634,6 +634,26 @@ fn set_field(b: &mut PlanBuilder, args: &[Val]) -> Result<Val, Fail> {
     ))
 }
 
+/// `s.f = v` of a field declared `const` in a mutable struct: Julia's error, else `None`.
+pub(crate) fn const_field(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
+    let ("setfield!", [x, f, _]) = (name, args) else {
+        return None;
+    };
+    let Type::Struct(s) = &x.ty else {
+        return None;
+    };
+    let def = cx.program.structs.get(&s.name)?;
+    let (k, _) = field(x, f).ok()?;
+    let (field_name, _) = s.fields.get(usize::try_from(k - 1).ok()?)?;
+    // Julia names the type without its module and parameters.
+    let type_name = s.name.rsplit('.').next().unwrap_or(&s.name);
+    def.const_fields.contains(field_name).then(|| {
+        Fail::method(format!(
+            "ErrorException: setfield!: const field .{field_name} of type {type_name} cannot be changed"
+        ))
+    })
+}
+
 /// `s.f = v` of a value of another type than `f` holds, where `f` is untyped (or of an
 /// abstract type): Julia stores `v` with its own type, while zy's struct gives each field the
 /// type of what it was built with; the refusal, else `None`.
@@ -870,12 +890,41 @@ pub(crate) fn typed_vect(
     }
     let elem = typed_elem(cx, t)
         .or_else(|| {
-            let def = cx.program.structs.get(t.as_ref())?;
-            (def.is_abstract && !is_library(&def.name))
-                .then(|| crate::dispatch::observed_union(cx.program, &def.name, &held))?
+            let def = cx.program.structs.get(crate::pattern::base_name(t))?;
+            if !def.is_abstract || is_library(&def.name) {
+                return None;
+            }
+            if held.is_empty() {
+                let pat = crate::type_values::pattern_of(t, cx.program).ok()?;
+                return crate::dispatch::fixed_members(cx.program, &pat);
+            }
+            let observed = crate::dispatch::observed_union(cx.program, &def.name, &held)?;
+            applied_observed(cx, t, observed)
         })
         .or_else(|| crate::open::open_union(t, &held))?;
     Some(converted_vect(b, elems, elem))
+}
+
+/// The union `observed` of the values a literal `A{P}[...]` of a parametric abstract type holds,
+/// named `A{P}` (`t`), when every member is one (`None` when one is not); `observed` itself for a
+/// bare `A[...]`.
+fn applied_observed(cx: &Cx, t: &Name, observed: Type) -> Option<Type> {
+    if !t.contains('{') {
+        return Some(observed);
+    }
+    let pat = crate::type_values::pattern_of(t, cx.program).ok()?;
+    let Type::Union(u) = &observed else {
+        return None;
+    };
+    u.members
+        .iter()
+        .all(|m| crate::pattern::matches(&pat, m, &mut Default::default()))
+        .then(|| {
+            Type::Union(std::sync::Arc::new(zy_ir::UnionType {
+                name: crate::type_values::canonical(t, cx.program).unwrap_or_else(|_| t.clone()),
+                members: u.members.clone(),
+            }))
+        })
 }
 
 /// `Vector{T}(undef, n)` and `Matrix{T}(undef, m, n)` of an array, struct or tuple type `T`
@@ -953,7 +1002,7 @@ pub(crate) fn abstract_vect(
         let elem = crate::dispatch::abstract_union(program, &up, 0)
             .or_else(|| crate::dispatch::observed_union(program, &up, &types))
             .ok_or_else(|| Fail::unsupported(abstract_elements(&up)))?;
-        converted_vect(b, args, elem)
+        converted_vect(b, args, crate::dispatch::joined(program, elem))
     })())
 }
 

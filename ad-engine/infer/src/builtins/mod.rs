@@ -20,6 +20,7 @@ use zy_ir::{Const, Name, Prim, Type};
 
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
+use crate::pattern::Pat;
 use crate::plan::{Arg, PlanBuilder};
 use crate::value::Val;
 
@@ -70,6 +71,7 @@ pub const BUILTINS: &[&str] = &[
     "typeof",
     "eltype",
     "fieldtypes",
+    "supertype",
     "_apply_type",
     "<:",
     "copysign",
@@ -595,6 +597,9 @@ pub(crate) fn call(
     if let Some(r) = strings::call(b, name, args) {
         return Some(r);
     }
+    if let Some(error) = data::const_field(cx, name, args) {
+        return Some(Err(error));
+    }
     if let Some(refusal) = data::retyped_field(cx, name, args) {
         return Some(Err(refusal));
     }
@@ -783,7 +788,8 @@ pub(crate) fn call(
         ("eltype", [t]) => type_eltype(cx, b, t),
         ("fieldtypes", [t]) => type_fieldtypes(cx, b, t),
         ("_apply_type", _) => apply_type(cx, args),
-        ("typeof" | "eltype" | "fieldtypes" | "<:", _) => Err(no_method(
+        ("supertype", [t]) => type_supertype(cx, t),
+        ("typeof" | "eltype" | "fieldtypes" | "supertype" | "<:", _) => Err(no_method(
             name,
             &crate::value::types(&args),
         )),
@@ -1057,6 +1063,76 @@ fn apply_type(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
     }
     let text: Name = format!("{base}{{{}}}", texts.join(", ")).into();
     let name = crate::type_values::canonical(&text, cx.program)?;
+    Ok(Val::lit(Const::Func(name)))
+}
+
+/// `supertype(T)` of a type value: of one of the program's structs or abstract types, its
+/// declared supertype with the type's parameters put in (`Shape{Float64}` of
+/// `Circle{Float64}`, `Any` where it declares none); of Julia's number types, theirs.
+fn type_supertype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
+    let Type::Function(n) = &t.ty else {
+        return Err(no_method("supertype", std::slice::from_ref(&t.ty)));
+    };
+    let julias = match crate::type_values::canonical(n, cx.program)?.as_ref() {
+        "Float64" | "Float32" => Some("AbstractFloat"),
+        "Int64" | "Int32" | "Int16" | "Int8" => Some("Signed"),
+        "UInt64" | "UInt32" | "UInt16" | "UInt8" => Some("Unsigned"),
+        "Bool" | "Signed" | "Unsigned" => Some("Integer"),
+        "AbstractFloat" | "Integer" => Some("Real"),
+        "Real" => Some("Number"),
+        "Number" => Some("Any"),
+        _ => None,
+    };
+    if let Some(up) = julias {
+        return Ok(Val::lit(Const::Func(up.into())));
+    }
+    let program = cx.program;
+    let refused = || {
+        Fail::unsupported(format!(
+            "`supertype({n})`: zy answers it for Julia's number types and the program's own types              with all their parameters given"
+        ))
+    };
+    let (name, given) = match crate::type_values::pattern_of_name(n, program)? {
+        Pat::Struct { name, params: None }
+        | Pat::Abstract {
+            name, params: None, ..
+        } => (name, Vec::new()),
+        Pat::Struct {
+            name,
+            params: Some(ps),
+        } => (name, ps),
+        Pat::Abstract {
+            name,
+            params: Some(a),
+            ..
+        } => (name, a.pats.clone()),
+        _ => return Err(refused()),
+    };
+    let def = program
+        .structs
+        .get(&name)
+        .filter(|d| d.params.len() == given.len())
+        .ok_or_else(refused)?;
+    let given = given
+        .iter()
+        .map(|p| crate::pattern::concrete(p, &Default::default()))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(refused)?;
+    let Some(up) = &def.supertype else {
+        return Ok(Val::lit(Const::Func("Any".into())));
+    };
+    let names = given
+        .iter()
+        .map(crate::type_values::value_name)
+        .collect::<Result<Vec<_>, _>>()?;
+    let put: std::collections::BTreeMap<Name, zy_ir::TypeExpr> = def
+        .params
+        .iter()
+        .cloned()
+        .zip(names.iter().map(|n| zy_ir::TypeExpr::named(n)))
+        .collect();
+    let text: Name = crate::pattern::substitute(up, &put).to_string().into();
+    let name = crate::type_values::canonical(&text, program)?;
     Ok(Val::lit(Const::Func(name)))
 }
 

@@ -206,6 +206,7 @@ pub fn structdef(
                 .iter()
                 .map(|(n, t)| ((*n).into(), t.clone()))
                 .collect(),
+            const_fields: Vec::new(),
             mutable,
             kind: StructKind::User,
             span: Span::new(0, 0, 1),
@@ -225,6 +226,7 @@ pub fn closure(p: &mut Program, name: &str, captures: &[&str], body: Function) {
             is_abstract: false,
             inner_constructors: false,
             fields: captures.iter().map(|c| ((*c).into(), None)).collect(),
+            const_fields: Vec::new(),
             mutable: false,
             kind: StructKind::Closure,
             span: Span::new(0, 0, 1),
