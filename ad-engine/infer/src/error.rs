@@ -153,6 +153,7 @@ const EXPORTED_TYPES: &[&str] = &[
     "StepRangeLen",
     "SubArray",
     "UnitRange",
+    "Val",
     "Bidiagonal",
     "Cholesky",
     "Diagonal",
