@@ -30,10 +30,23 @@ fn main() {
                 .unwrap_or(&path)
                 .display()
                 .to_string();
-            Trial::test(name, move || run_file(&path))
+            Trial::test(name, move || on_analysis_stack(move || run_file(&path)))
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Runs `f` on a thread with the stack the CLI and the language server give analyses
+/// ([`zy_ide::ANALYSIS_STACK_SIZE`]): typing follows the program's chains of calls.
+fn on_analysis_stack(
+    f: impl FnOnce() -> Result<(), Failed> + Send + 'static,
+) -> Result<(), Failed> {
+    std::thread::Builder::new()
+        .stack_size(zy_ide::ANALYSIS_STACK_SIZE)
+        .spawn(f)
+        .map_err(|e| format!("no thread for the analysis: {e}"))?
+        .join()
+        .unwrap_or_else(|_| Err("the analysis panicked".into()))
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -2,7 +2,7 @@
 //! drivers and forward/pullback functions, and calls of a `back` closure made in the same
 //! function, are replaced by the callee's body, so the transform sees plain operations.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
     Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Stmt, Terminator, Type,
     TypedProgram, Value, ValueKind,
@@ -96,7 +96,7 @@ fn reaches_slice(
     inst: &Instance,
     small: &dyn Fn(&Instance, &Function) -> bool,
 ) -> bool {
-    let mut seen: Vec<Instance> = Vec::new();
+    let mut seen: FxHashSet<Instance> = FxHashSet::default();
     let mut todo = vec![inst.clone()];
     while let Some(i) = todo.pop() {
         let Some(body) = prog.functions.get(&i).filter(|b| small(&i, b)) else {
@@ -108,10 +108,7 @@ fn reaches_slice(
             };
             match &s.op {
                 Op::Prim(Prim::SliceCopy | Prim::AccumSlice) => return true,
-                Op::Invoke(c) if !seen.contains(c) => {
-                    seen.push((**c).clone());
-                    todo.push((**c).clone());
-                }
+                Op::Invoke(c) if seen.insert((**c).clone()) => todo.push((**c).clone()),
                 _ => {}
             }
         }
@@ -250,7 +247,7 @@ fn resolve(f: &Function, op: &Operand) -> Operand {
 
 /// Does `inst` call itself (directly or not) through generated functions? Such calls stay.
 fn calls_itself(prog: &TypedProgram, inst: &Instance) -> bool {
-    let mut seen = vec![];
+    let mut seen: FxHashSet<&Instance> = FxHashSet::default();
     let mut stack = vec![inst.clone()];
     while let Some(i) = stack.pop() {
         let Some(f) = prog.functions.get(&i) else {
@@ -264,8 +261,7 @@ fn calls_itself(prog: &TypedProgram, inst: &Instance) -> bool {
                 if **c == *inst {
                     return true;
                 }
-                if !seen.contains(c) {
-                    seen.push(c.clone());
+                if seen.insert(c) {
                     stack.push((**c).clone());
                 }
             }

@@ -9,11 +9,11 @@ use zy_ir::{Const, Instance, Name, Op, Prim, Program, StructKind, Type};
 use crate::builtins;
 use crate::dispatch;
 use crate::error::Fail;
-use crate::join::depth;
+use crate::join::{depth, within_parts};
 use crate::pattern::Pat;
 use crate::plan::{Arg, Plan, PlanBuilder};
 use crate::value::Val;
-use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH};
+use crate::{GLOBAL_METHOD, MAX_TYPE_DEPTH, MAX_TYPE_PARTS};
 
 /// The library function lowering calls for element `k` of a collection in a `for` loop: its
 /// Julia methods cover the iterators whose elements are not their indexed values (`pairs`);
@@ -245,6 +245,13 @@ impl<'a> Cx<'a> {
         };
         // An element of a container of `Any` holding values of one type is that type.
         let v = crate::open::narrow_value(&mut b, v);
+        if !within_parts(&v.ty) {
+            return Err(Fail::unsupported(format!(
+                "a value whose type holds more than {MAX_TYPE_PARTS} types, as a recursion \
+                 doubling a tuple at every call builds (`g((x, x), n - 1)`): zy fixes every type \
+                 where the code is compiled, Julia dispatches such calls at run time"
+            )));
+        }
         if depth(&v.ty) > MAX_TYPE_DEPTH {
             return Err(Fail::unsupported(format!(
                 "types nested more than {MAX_TYPE_DEPTH} levels deep (unbounded specialisation)"
@@ -985,6 +992,11 @@ impl<'a> Cx<'a> {
             None => args.to_vec(),
         };
         let types = crate::value::types(&args);
+        if !types.iter().all(within_parts) {
+            return Err(Fail::unsupported(format!(
+                "`{name}` called with an argument whose type holds more than {MAX_TYPE_PARTS} types: a method that calls itself with an ever larger argument (`g((x, x), n - 1)`) specialises without end; Julia dispatches such calls at run time"
+            )));
+        }
         if types.iter().any(|t| depth(t) > MAX_TYPE_DEPTH) {
             return Err(Fail::unsupported(format!(
                 "`{name}` called with an argument type nested more than {MAX_TYPE_DEPTH} levels deep: a method that calls itself with an ever-deeper argument (a varargs method passing its tuple on) specialises without end; Julia would recurse until StackOverflowError"

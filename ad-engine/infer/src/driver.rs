@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use zy_ir::{callable_name, Instance, Program, Span, Type, TypedProgram};
 
+use crate::chain::{chain_to, growing_recursion};
 use crate::error::{no_method, Fail, TypeError};
 use crate::{dispatch, infer_instance, InferredFunction, GLOBAL_METHOD, MAX_INSTANCES};
 
@@ -113,6 +114,8 @@ fn solve(
     let mut dependents: BTreeMap<Arc<Instance>, BTreeSet<Arc<Instance>>> = BTreeMap::new();
     let mut queue = VecDeque::from([root.clone()]);
     let mut queued: BTreeSet<Arc<Instance>> = BTreeSet::from([root.clone()]);
+    // Who first called each instance: the chains that [`growing_recursion`] bounds.
+    let mut parent: BTreeMap<Arc<Instance>, Arc<Instance>> = BTreeMap::new();
     let mut runs = 0usize;
     while let Some(inst) = queue.pop_front() {
         queued.remove(&inst);
@@ -121,15 +124,22 @@ fn solve(
             let fail = Fail::unsupported("type inference did not converge (recursion)");
             return Err(vec![fail.at(Span::default())]);
         }
-        let r = infer_instance(program, &inst, &mut |i| {
+        let mut r = infer_instance(program, &inst, &mut |i| {
             rets.get(i).cloned().unwrap_or(Type::Bottom)
         });
-        for c in &r.callees {
+        for c in r.callees.clone() {
+            if !rets.contains_key(&c) && !parent.contains_key(&c) && c != root {
+                if let Some(why) = growing_recursion(chain_to(&parent, &inst), &c) {
+                    r.refuse_call(&c, why);
+                    continue;
+                }
+                parent.insert(c.clone(), inst.clone());
+            }
             dependents
                 .entry(c.clone())
                 .or_default()
                 .insert(inst.clone());
-            if !results.contains_key(c) && !queued.contains(c) && !rets.contains_key(c) {
+            if !results.contains_key(&c) && !queued.contains(&c) && !rets.contains_key(&c) {
                 if results.len() + queued.len() >= MAX_INSTANCES {
                     let fail = Fail::unsupported(format!(
                         "more than {MAX_INSTANCES} specialisations (unbounded specialisation?)"
@@ -137,7 +147,7 @@ fn solve(
                     return Err(vec![fail.at(r.func.span)]);
                 }
                 queued.insert(c.clone());
-                queue.push_back(c.clone());
+                queue.push_back(c);
             }
         }
         let ret = r.func.ret.clone();

@@ -159,6 +159,7 @@ const EXPORTED_TYPES: &[&str] = &[
     "StepRangeLen",
     "SubArray",
     "UnitRange",
+    "Val",
     "Bidiagonal",
     "Cholesky",
     "Diagonal",

@@ -2,6 +2,8 @@
 
 use zy_ir::{StructKind, Type};
 
+use crate::MAX_TYPE_PARTS;
+
 /// The join of two types: equal types join to themselves, `Bottom` is the identity, `Int64`
 /// with `Float64` (`c > 0 ? 5.0 : 5`, `s = 0` before `s += x[i]`) gives Julia's
 /// `Union{Float64, Int64}`, `Bool` with another number that number (where Julia keeps
@@ -282,6 +284,31 @@ pub(crate) fn conversion(from: &Type, to: &Type) -> Option<zy_ir::Prim> {
         _ if widens(from, to) => Some(zy_ir::Prim::UnionConvert),
         _ => None,
     }
+}
+
+/// Does `t` hold at most [`MAX_TYPE_PARTS`] types, each counted where it occurs (a tuple of
+/// two scalars has three)? Stops counting there, so it costs no more on a type that doubles
+/// at every level (`((x, x), (x, x))`), whose [`depth`] would walk every part.
+pub(crate) fn within_parts(t: &Type) -> bool {
+    fn walk(t: &Type, left: &mut usize) -> bool {
+        let Some(l) = left.checked_sub(1) else {
+            return false;
+        };
+        *left = l;
+        match t {
+            Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().all(|t| walk(t, left)),
+            Type::NamedTuple(fs) => fs.iter().all(|(_, t)| walk(t, left)),
+            Type::Struct(s) => {
+                s.fields.iter().all(|(_, t)| walk(t, left))
+                    && s.params.iter().all(|t| walk(t, left))
+            }
+            Type::Union(u) => u.members.iter().all(|t| walk(t, left)),
+            Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => walk(t, left),
+            _ => true,
+        }
+    }
+    let mut left = MAX_TYPE_PARTS;
+    walk(t, &mut left)
 }
 
 /// How deeply `t` nests (a scalar is 1).

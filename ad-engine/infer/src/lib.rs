@@ -27,6 +27,7 @@ mod absent;
 mod body;
 mod builtins;
 mod calls;
+mod chain;
 mod dispatch;
 mod driver;
 mod error;
@@ -53,6 +54,7 @@ use std::sync::Arc;
 use zy_ir::{Block, Function, Instance, Name, Op, Program, Span, Stmt, Terminator, Type};
 
 pub use builtins::BUILTINS;
+pub use chain::{growing_recursion, MAX_CHAIN_SPECIALISATIONS};
 pub use driver::{infer_call, infer_entry};
 pub use synth::APPLY;
 
@@ -71,6 +73,10 @@ pub const MAX_INSTANCES: usize = 10_000;
 
 /// The deepest nesting of types (tuples in tuples, closures in closures) inference accepts.
 pub const MAX_TYPE_DEPTH: usize = 24;
+
+/// The most types one type may hold (a tuple of tuples doubling at every call reaches it
+/// before [`MAX_TYPE_DEPTH`], whose nesting it would take exponential time to reach).
+pub const MAX_TYPE_PARTS: usize = 10_000;
 
 /// The result of typing one specialisation.
 #[derive(Clone, PartialEq, Debug)]

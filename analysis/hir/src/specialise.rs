@@ -4,7 +4,7 @@
 //! belongs to the program of one root file (see [`crate::scope`]): the same method seen from two
 //! files is two instances, since what its names mean may differ.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use zy_infer::InferredFunction;
@@ -67,56 +67,65 @@ pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> 
     if let Some(item) = index.origin(&inst.name, inst.method) {
         resolved_ssa(db, root, item);
     }
-    let nesting = Nesting::enter();
-    let mut too_deep = false;
+    let chain = InChain::enter(inst);
+    let mut refused: Vec<(Instance, String)> = Vec::new();
     let mut oracle = |callee: &Instance| {
-        if nesting.0 >= MAX_NESTING {
-            too_deep = true;
+        if let Some(why) = chain.refusal(callee) {
+            if !refused.iter().any(|(c, _)| c == callee) {
+                refused.push((callee.clone(), why));
+            }
             return Type::Bottom;
         }
         ret_type(db, id.callee(db, callee))
     };
     let mut inferred =
         zy_infer::infer_instance_with_body(&index.program, inst, body.map(|b| &**b), &mut oracle);
-    if too_deep {
-        inferred.errors.push(zy_infer::TypeError {
-            span: inferred.func.span,
-            code: "unsupported",
-            message: format!(
-                "unsupported: specialisations nested more than {MAX_NESTING} deep: a recursion \
-                 whose argument types change at every call (`f(::Val{{N}}) where N = \
-                 f(Val(N + 1))`) specialises without end; Julia would recurse until \
-                 StackOverflowError"
-            ),
-        });
+    for (callee, why) in refused {
+        inferred.refuse_call(&callee, why);
     }
     Arc::new(inferred)
 }
 
 /// Specialisations typed one inside another (a callee's [`typed`] inside its caller's) before
-/// inference stops, so that a recursion whose argument types change at every call ends with an
-/// error instead of overflowing the stack.
+/// inference stops, so that a chain of calls too long for the thread's stack ends with an
+/// error instead of overflowing it.
 const MAX_NESTING: usize = 4096;
 
 thread_local! {
-    static NESTING: Cell<usize> = const { Cell::new(0) };
+    /// The specialisations whose [`typed`] queries run on this thread, the outermost first.
+    static CHAIN: RefCell<Vec<Arc<Instance>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// This thread's depth of [`typed`] queries while one runs (one level per guard).
-struct Nesting(usize);
+/// One specialisation on this thread's chain of [`typed`] queries while its body is typed.
+struct InChain;
 
-impl Nesting {
-    fn enter() -> Nesting {
-        Nesting(NESTING.with(|n| {
-            n.set(n.get() + 1);
-            n.get()
-        }))
+impl InChain {
+    fn enter(inst: &Arc<Instance>) -> InChain {
+        CHAIN.with(|c| c.borrow_mut().push(inst.clone()));
+        InChain
+    }
+
+    /// Why the body being typed may not call `callee`: the chain is as deep as the stack
+    /// allows, or it holds too many specialisations of `callee`'s method
+    /// ([`zy_infer::growing_recursion`]).
+    fn refusal(&self, callee: &Instance) -> Option<String> {
+        CHAIN.with(|c| {
+            let chain = c.borrow();
+            if chain.len() >= MAX_NESTING {
+                return Some(format!(
+                    "unsupported: calls nested more than {MAX_NESTING} deep while typing \
+                     `{}`: zy types every call inside its caller",
+                    callee.name
+                ));
+            }
+            zy_infer::growing_recursion(chain.iter().map(|i| &**i), callee)
+        })
     }
 }
 
-impl Drop for Nesting {
+impl Drop for InChain {
     fn drop(&mut self) {
-        NESTING.with(|n| n.set(n.get().saturating_sub(1)));
+        CHAIN.with(|c| c.borrow_mut().pop());
     }
 }
 

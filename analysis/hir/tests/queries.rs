@@ -117,6 +117,38 @@ fn unbounded_specialisation_is_an_error_not_a_hang() {
 }
 
 #[test]
+fn a_new_argument_type_at_every_call_is_typed_up_to_the_bound_then_refused() {
+    let text = "up(::Val{N}) where N = up(Val(N + 1))\n# zy: at f(1.0)\nf(x) = up(Val(1)) + x\n";
+    let (db, file) = db_with(text);
+    let inst = std::sync::Arc::new(Instance {
+        name: "f".into(),
+        method: 0,
+        args: [Type::Float64].into(),
+    });
+    let (program, _) = zy_hir::typed_program(&db, zy_hir::ProgramKey::of(&db, file), &[inst]);
+    let ups = program
+        .functions
+        .keys()
+        .filter(|i| &*i.name == "up")
+        .count();
+    assert_eq!(ups, zy_infer::MAX_CHAIN_SPECIALISATIONS);
+    // One error, at the call that would make the next specialisation.
+    let found: Vec<(String, &str)> = diagnostics(&db, file)
+        .iter()
+        .map(|d| (line_col(&db, file, d.start).to_string(), d.message.as_str()))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "1:24");
+    assert!(
+        found[0].1.starts_with(
+            "unsupported: recursion through `up` with a new argument type at every call \
+             (`Val{1}`, `Val{2}`, ...)"
+        ),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn diagnostics_have_codes_and_file_offsets() {
     // An undefined name is reported at the identifier itself (`nope`).
     let text = "g(x, (a, b) = 1) = x\n# zy: at h(1.0)\nh(x) = x + nope\n";
