@@ -1,7 +1,7 @@
 //! Resolution of untyped operations (calls by name, calls of values, closures, globals) into
 //! typed steps, given the concrete types of their operands.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use zy_ir::{Const, Instance, Name, Op, Prim, Program, StructKind, Type};
@@ -174,6 +174,11 @@ pub(crate) struct Cx<'a> {
     /// makes (`push!(v, x)` after `v = []`): what a `Vector{Any}` or `Ref{Any}` made there
     /// holds beside its literal's values.
     pub any_held: Vec<Type>,
+    /// What the program's functions called with a container of `Any` made here store into
+    /// it, by callee instance and argument (`body.rs`'s `stored_by_callee`, typing each once).
+    pub stores: BTreeMap<(Arc<Instance>, usize), Vec<Type>>,
+    /// How many such callees are being typed one inside another.
+    pub stores_depth: usize,
 }
 
 impl<'a> Cx<'a> {
@@ -184,6 +189,8 @@ impl<'a> Cx<'a> {
             callees: BTreeSet::new(),
             type_vars: crate::pattern::Bindings::new(),
             any_held: Vec::new(),
+            stores: BTreeMap::new(),
+            stores_depth: 0,
         }
     }
 
