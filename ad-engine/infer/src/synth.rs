@@ -109,6 +109,16 @@ fn split_join(
                 crate::dispatch::abstract_union(cx.program, &up, 0)
             })
             .or_else(|| crate::join::join(&ret, t));
+        // Julia's union of arrays of different dimensions (`reduce(hcat, xs)` of a container
+        // of `Any`, the element itself when there is one): results that join in no other way
+        // (`size`'s tuples) are each the value its method returned, as an element of a
+        // `Vector{Any}` is.
+        let arrays = u.members.iter().all(|m| matches!(m, Type::Array(..)));
+        if let (None, true) = (&joined, arrays) {
+            if let Some(open) = crate::open::open_union("Any", results) {
+                return Ok(open);
+            }
+        }
         ret = joined.ok_or_else(|| {
             let shown = callee.to_string();
             let name = shown

@@ -1412,6 +1412,15 @@ function _open_sum(x, T)
 end
 _sum_first(v) = v
 _sum_first(v::Bool) = Int(v)
+# `sum(f, x)` of an `f` whose values differ in type by element: the same fold of `f`'s values.
+function _open_mapsum(f, x)
+    isempty(x) && return _mapreduce_empty(f, +, x)
+    s = _sum_first(f(x[1]))
+    for k in 2:length(x)
+        s = s + f(x[k])
+    end
+    return s
+end
 function _open_prod(x, T)
     isempty(x) && _open_empty(:one, T)
     return _mapfoldl(identity, *, _InitialValue(), x)
