@@ -72,6 +72,10 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
             0 => callee = Val::of(Arg::Input(0), m.clone()),
             _ => ts[at - 1] = m.clone(),
         }
+        if let Some(parts) = tuple_elements(&callee, &ts) {
+            results.extend(parts);
+            continue;
+        }
         match cx.callee_result(&callee, &ts) {
             Ok(t) => results.push(t),
             Err(fail) if fail.code == "unsupported" => return Err(fail),
@@ -83,6 +87,19 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
     match (results.is_empty(), failed) {
         (true, Some(fail)) => Err(fail),
         _ => split_join(cx, &all[0].ty, u, &results),
+    }
+}
+
+/// The types of the elements of a tuple whose elements differ in type, where `callee(args...)`
+/// is `getindex(t, i)` at an index known at run time only ([`Synth::tuple_by_index`]).
+fn tuple_elements(callee: &Val, args: &[Type]) -> Option<Vec<Type>> {
+    let by_index =
+        matches!(&callee.ty, Type::Function(f) if matches!(&**f, "getindex" | "Base.getindex"));
+    match args {
+        [Type::Tuple(ts), Type::Int64] if by_index && ts.iter().any(|e| *e != ts[0]) => {
+            Some(ts.to_vec())
+        }
+        _ => None,
     }
 }
 
@@ -562,6 +579,10 @@ impl Synth {
             );
             let mut call_args = args.clone();
             call_args[at] = (v, member.clone());
+            if let Some(parts) = self.tuple_by_index(cx, here, &call_args) {
+                results.extend(parts);
+                continue;
+            }
             match self.call(cx, here, None, &call_args) {
                 Ok((_, Type::Bottom)) => self.f.set_term(here, Terminator::Unreachable, SPAN),
                 Ok((y, t)) => results.push((here, y, t)),
@@ -594,6 +615,44 @@ impl Synth {
         self.f
             .set_term(join_b, Terminator::Return(Operand::Value(y)), SPAN);
         Ok(())
+    }
+
+    /// `getindex(t, i)` of a tuple whose elements differ in type (an element of a container
+    /// of `Any`, `kinds(x)[3][2]`) at an index known at run time only: a test per position,
+    /// each reading its element as the type it holds, and Julia's `BoundsError` past the
+    /// end. The blocks reading the elements with their values; `None` for another call.
+    fn tuple_by_index(
+        &mut self,
+        cx: &mut Cx,
+        mut b: Block,
+        args: &[(Operand, Type)],
+    ) -> Option<Vec<(Block, Operand, Type)>> {
+        let [(_, Type::Function(f)), (t, tt @ Type::Tuple(ts)), (i, Type::Int64)] = args else {
+            return None;
+        };
+        let by_index = matches!(&**f, "getindex" | "Base.getindex");
+        if !by_index || ts.iter().all(|e| *e == ts[0]) {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for (k, e) in ts.iter().enumerate() {
+            let at = Operand::Const(Const::Int(k as i64 + 1));
+            let c = self.prim(b, Prim::Eq, vec![i.clone(), at.clone()], Type::Bool);
+            let (then_b, else_b) = self.branch(b, c);
+            let v = self.prim(then_b, Prim::GetField, vec![t.clone(), at], e.clone());
+            parts.push((then_b, v, e.clone()));
+            b = else_b;
+        }
+        let index = [(t.clone(), tt.clone()), (i.clone(), Type::Int64)];
+        match self.call(cx, b, Some("Base._bounds_message"), &index) {
+            Ok((text, _)) => {
+                let error = Operand::Const(Const::Symbol("BoundsError".into()));
+                self.prim(b, Prim::Error, vec![error, text], Type::Bottom);
+                self.f.set_term(b, Terminator::Unreachable, SPAN);
+            }
+            Err(fail) => self.throw(b, &fail.message),
+        }
+        Some(parts)
     }
 
     /// End `b` raising the error `message` (`MethodError: ...` as that exception).
