@@ -58,11 +58,14 @@ pub(crate) const UNION_SPLIT: &str = "union_split";
 /// What the call `all[0](all[1..]...)` returns when it is split over the union `all[at]` (the
 /// callee itself when `at` is 0): the join of what the members' methods return (see
 /// [`split_join`]). A member with no method
-/// throws when it is met; the call fails here when no member has one.
+/// throws when it is met; the call fails here when no member has one. A member of a value
+/// of `Any` (what a configuration's entry may hold) that zy does not support throws when it is
+/// met too, naming what it does not support: that value may never hold it.
 pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, Fail> {
     let Some(Type::Union(u)) = all.get(at).map(|a| &a.ty) else {
         return Err(Fail::unsupported("malformed union split"));
     };
+    let open = crate::open::is_open(&u.name);
     let mut results = Vec::new();
     let mut failed = None;
     for m in &u.members {
@@ -78,7 +81,7 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
         }
         match cx.callee_result(&callee, &ts) {
             Ok(t) => results.push(t),
-            Err(fail) if fail.code == "unsupported" => return Err(fail),
+            Err(fail) if fail.code == "unsupported" && !open => return Err(fail),
             Err(fail) => {
                 failed.get_or_insert(fail);
             }
@@ -586,7 +589,9 @@ impl Synth {
             match self.call(cx, here, None, &call_args) {
                 Ok((_, Type::Bottom)) => self.f.set_term(here, Terminator::Unreachable, SPAN),
                 Ok((y, t)) => results.push((here, y, t)),
-                Err(fail) if fail.code == "unsupported" => return Err(fail),
+                Err(fail) if fail.code == "unsupported" && !crate::open::is_open(&u.name) => {
+                    return Err(fail)
+                }
                 Err(fail) => {
                     let msg = fail.message.clone();
                     failed.get_or_insert(fail);
