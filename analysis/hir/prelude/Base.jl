@@ -11238,6 +11238,9 @@ function _typed_dict(kv::Tuple, ps...)
     return _dict_dense(d)
 end
 
+# `Dict{K, V}(kw)` of a method's `kw...` (`pairs(nt)`): its pairs in order, converted so.
+_typed_dict(kv::Tuple, p::Pairs{<:NamedTuple}) = _typed_dict(kv, _named_pairs(p.data)...)
+
 # `Dict{K, V}(k => v for x in xs)`: the generator's pairs in order, converted to `K` and `V`.
 function _typed_dict(kv::Tuple, g::Generator)
     K, V = kv
