@@ -128,11 +128,27 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     match (name, ins) {
         ("vect", []) => true,
         ("Base.getindex", [t, ..]) => any(t),
+        ("Base._typed_dict", _) => open_dict_key(name, ins).is_some(),
         ("#typed", [r, params, ..]) => {
             matches!(&r.ty, Type::Function(t) if &**t == "Ref")
                 && matches!(&params.ty, Type::Tuple(ps) if matches!(&ps[..], [Type::Function(t)] if &**t == "Any"))
         }
         _ => false,
+    }
+}
+
+/// The key type's name of `Dict{K, Any}()` (lowered `_typed_dict((K, Any))`), whose values
+/// are what the function stores into it.
+fn open_dict_key<'v>(name: &str, ins: &'v [Val]) -> Option<&'v Name> {
+    let [kv] = ins else {
+        return None;
+    };
+    match (name, &kv.ty) {
+        ("Base._typed_dict", Type::Tuple(ts)) => match &ts[..] {
+            [Type::Function(k), Type::Function(v)] if &**v == "Any" => Some(k),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -246,7 +262,10 @@ impl<'a> Typer<'a> {
             }
             (Op::Call(n), _) if makes_open_container(n, ins) => {
                 cx.any_held = self.stored_into(cx, v);
-                let plan = cx.resolve(&stmt.op, ins);
+                let plan = match open_dict_key(n, ins) {
+                    Some(k) if !cx.any_held.is_empty() => cx.open_dict(k),
+                    _ => cx.resolve(&stmt.op, ins),
+                };
                 cx.any_held.clear();
                 plan
             }

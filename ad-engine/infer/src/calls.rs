@@ -260,6 +260,21 @@ impl<'a> Cx<'a> {
         Ok(b.finish(v.arg, v.ty))
     }
 
+    /// `Dict{K, Any}()` holding the types of [`Cx::any_held`] besides its defaults (`h["loss"]
+    /// = Float64[]` stored by the function making it): the prelude's `Dict(ks, vs)` of `K[]`
+    /// and `Any[]` made here, where those types are known.
+    pub fn open_dict(&mut self, key: &Name) -> Result<Plan, Fail> {
+        let mut b = PlanBuilder::default();
+        let getindex: Name = "Base.getindex".into();
+        let mut defaults = crate::open::defaults("Any");
+        defaults.extend(self.any_held.iter().cloned());
+        self.any_held = defaults;
+        let ks = self.call_named(&mut b, &getindex, &[Val::lit(Const::Func(key.clone()))])?;
+        let vs = self.call_named(&mut b, &getindex, &[Val::lit(Const::Func("Any".into()))])?;
+        let d = self.call_named(&mut b, &"Base.Dict".into(), &[ks, vs])?;
+        Ok(b.finish(d.arg, d.ty))
+    }
+
     /// `pairs(t)[k]` of a tuple or named tuple `t` and a literal `k`: `t[k]` by its constant
     /// index, as Julia's constant propagation reads it through `getindex(::Pairs, k)`, so the
     /// elements may differ in type (`pairs((a = x, b = 2))[1]`).
