@@ -320,13 +320,7 @@ impl<'a> Typer<'a> {
     /// e)`): the method dispatch chooses for the argument types typed so far, typed for them,
     /// as Julia's `push!` stores any value at run time; calls nested [`MAX_STORE_DEPTH`] deep
     /// at most (a recursion stores what its first calls store).
-    fn stored_by_callee(
-        &self,
-        cx: &mut Cx,
-        name: &zy_ir::Name,
-        args: &[Operand],
-        at: usize,
-    ) -> Vec<Type> {
+    fn stored_by_callee(&self, cx: &mut Cx, name: &Name, args: &[Operand], at: usize) -> Vec<Type> {
         let program = cx.program;
         let types = self.operand_types(args);
         let Some(gf) = program.functions.get(name) else {
