@@ -118,6 +118,9 @@ pub(crate) fn throw(out: &mut Function, block: Block, msg: &str, span: Span) {
     out.set_term(block, Terminator::Unreachable, span);
 }
 
+/// How many calls deep [`Typer::stored_by_callee`] follows a container of `Any` passed on.
+const MAX_STORE_DEPTH: usize = 4;
+
 /// Does the call `name(ins...)` make a container of `Any` (`[]`, `Any[...]`, `Vector{Any}()`,
 /// `Ref{Any}(x)`), which holds what the function stores into it?
 fn makes_open_container(name: &str, ins: &[Val]) -> bool {
@@ -125,11 +128,27 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     match (name, ins) {
         ("vect", []) => true,
         ("Base.getindex", [t, ..]) => any(t),
+        ("Base._typed_dict", _) => open_dict_key(name, ins).is_some(),
         ("#typed", [r, params, ..]) => {
             matches!(&r.ty, Type::Function(t) if &**t == "Ref")
                 && matches!(&params.ty, Type::Tuple(ps) if matches!(&ps[..], [Type::Function(t)] if &**t == "Any"))
         }
         _ => false,
+    }
+}
+
+/// The key type's name of `Dict{K, Any}()` (lowered `_typed_dict((K, Any))`), whose values
+/// are what the function stores into it.
+fn open_dict_key<'v>(name: &str, ins: &'v [Val]) -> Option<&'v Name> {
+    let [kv] = ins else {
+        return None;
+    };
+    match (name, &kv.ty) {
+        ("Base._typed_dict", Type::Tuple(ts)) => match &ts[..] {
+            [Type::Function(k), Type::Function(v)] if &**v == "Any" => Some(k),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -203,6 +222,11 @@ impl<'a> Typer<'a> {
         }
     }
 
+    /// The types of the operands `args` typed so far.
+    fn operand_types(&self, args: &[Operand]) -> Vec<Type> {
+        args.iter().map(|a| self.operand_ty(a)).collect()
+    }
+
     fn inputs(&self, args: &[Operand]) -> Result<Vec<Val>, Blocked> {
         args.iter()
             .enumerate()
@@ -237,8 +261,11 @@ impl<'a> Typer<'a> {
                 Ok(crate::builtins::empty_box(name, self.box_content(v)?))
             }
             (Op::Call(n), _) if makes_open_container(n, ins) => {
-                cx.any_held = self.stored_into(v);
-                let plan = cx.resolve(&stmt.op, ins);
+                cx.any_held = self.stored_into(cx, v);
+                let plan = match open_dict_key(n, ins) {
+                    Some(k) if !cx.any_held.is_empty() => cx.open_dict(k),
+                    _ => cx.resolve(&stmt.op, ins),
+                };
                 cx.any_held.clear();
                 plan
             }
@@ -248,8 +275,9 @@ impl<'a> Typer<'a> {
 
     /// The types of the values the body stores into the container `c` (`push!(c, x...)`,
     /// `pushfirst!(c, x...)`, `insert!(c, i, x)`, `c[i...] = x`, `c[] = x`), through the φs
-    /// that only pass it on: those typed so far.
-    fn stored_into(&self, c: Value) -> Vec<Type> {
+    /// that only pass it on, and those the program's functions it is passed to store into it
+    /// ([`Typer::stored_by_callee`]): those typed so far.
+    fn stored_into(&self, cx: &mut Cx, c: Value) -> Vec<Type> {
         let containers = self.passed_on(c);
         let mut held = Vec::new();
         for i in 0..self.body.values.len() {
@@ -259,27 +287,86 @@ impl<'a> Typer<'a> {
             let Op::Call(n) = &stmt.op else {
                 continue;
             };
-            let Some(Operand::Value(target)) = stmt.args.first() else {
-                continue;
-            };
-            if !containers.contains(target) {
-                continue;
-            }
+            let passed = |a: &Operand| a.as_value().is_some_and(|a| containers.contains(&a));
             let stored = match &**n {
-                "Base.push!" | "Base.pushfirst!" => &stmt.args[1..],
+                _ if !stmt.args.first().is_some_and(passed) => Vec::new(),
+                "Base.push!" | "Base.pushfirst!" => self.operand_types(&stmt.args[1..]),
                 "Base.setindex!" | "Base.insert!" if stmt.args.len() > 1 => {
                     let at = if &**n == "Base.insert!" { 2 } else { 1 };
-                    stmt.args.get(at..at + 1).unwrap_or_default()
+                    self.operand_types(stmt.args.get(at..at + 1).unwrap_or_default())
                 }
-                _ => continue,
+                _ => Vec::new(),
             };
-            for x in stored {
-                let t = self.operand_ty(x);
+            let by_callee = stmt
+                .args
+                .iter()
+                .position(passed)
+                .filter(|_| stored.is_empty());
+            let stored = match by_callee {
+                Some(at) => self.stored_by_callee(cx, n, &stmt.args, at),
+                None => stored,
+            };
+            for t in stored {
                 if !matches!(t, Type::Any | Type::Bottom) && !held.contains(&t) {
                     held.push(t);
                 }
             }
         }
+        held
+    }
+
+    /// The types the program's function `name` called on `args` stores into its argument `at`,
+    /// a container of `Any` (`log!(h, (k, loss))` of `h = []`, where `log!(h, e) = push!(h,
+    /// e)`): the method dispatch chooses for the argument types typed so far, typed for them,
+    /// as Julia's `push!` stores any value at run time; calls nested [`MAX_STORE_DEPTH`] deep
+    /// at most (a recursion stores what its first calls store).
+    fn stored_by_callee(&self, cx: &mut Cx, name: &Name, args: &[Operand], at: usize) -> Vec<Type> {
+        let program = cx.program;
+        let types = self.operand_types(args);
+        let Some(gf) = program.functions.get(name) else {
+            return Vec::new();
+        };
+        if crate::calls::is_library(name)
+            || types.iter().any(|t| matches!(t, Type::Any | Type::Bottom))
+        {
+            return Vec::new();
+        }
+        let Ok(method) = crate::dispatch::select(program, gf, &types) else {
+            return Vec::new();
+        };
+        let Some(m) = gf
+            .methods
+            .get(method as usize)
+            .filter(|m| m.vararg().is_none())
+        else {
+            return Vec::new();
+        };
+        let inst = Arc::new(Instance {
+            name: name.clone(),
+            method,
+            args: types.into(),
+        });
+        let key = (inst.clone(), at);
+        if let Some(held) = cx.stores.get(&key) {
+            return held.clone();
+        }
+        if cx.stores_depth >= MAX_STORE_DEPTH {
+            return Vec::new();
+        }
+        cx.stores.insert(key.clone(), Vec::new());
+        let vars = crate::dispatch::type_vars(program, m, &inst.args);
+        let type_vars = std::mem::replace(&mut cx.type_vars, vars);
+        let callees = std::mem::take(&mut cx.callees);
+        cx.stores_depth += 1;
+        let mut typer = Typer::new(&m.body, &inst);
+        let held = match (typer.fixpoint(cx), m.body.args().get(at)) {
+            (true, Some(&param)) => typer.stored_into(cx, param),
+            _ => Vec::new(),
+        };
+        cx.stores_depth -= 1;
+        cx.callees = callees;
+        cx.type_vars = type_vars;
+        cx.stores.insert(key, held.clone());
         held
     }
 

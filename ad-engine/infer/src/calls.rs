@@ -1,7 +1,7 @@
 //! Resolution of untyped operations (calls by name, calls of values, closures, globals) into
 //! typed steps, given the concrete types of their operands.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use zy_ir::{Const, Instance, Name, Op, Prim, Program, StructKind, Type};
@@ -174,6 +174,11 @@ pub(crate) struct Cx<'a> {
     /// makes (`push!(v, x)` after `v = []`): what a `Vector{Any}` or `Ref{Any}` made there
     /// holds beside its literal's values.
     pub any_held: Vec<Type>,
+    /// What the program's functions called with a container of `Any` made here store into
+    /// it, by callee instance and argument (`body.rs`'s `stored_by_callee`, typing each once).
+    pub stores: BTreeMap<(Arc<Instance>, usize), Vec<Type>>,
+    /// How many such callees are being typed one inside another.
+    pub stores_depth: usize,
 }
 
 impl<'a> Cx<'a> {
@@ -184,6 +189,8 @@ impl<'a> Cx<'a> {
             callees: BTreeSet::new(),
             type_vars: crate::pattern::Bindings::new(),
             any_held: Vec::new(),
+            stores: BTreeMap::new(),
+            stores_depth: 0,
         }
     }
 
@@ -258,6 +265,21 @@ impl<'a> Cx<'a> {
             )));
         }
         Ok(b.finish(v.arg, v.ty))
+    }
+
+    /// `Dict{K, Any}()` holding the types of [`Cx::any_held`] besides its defaults (`h["loss"]
+    /// = Float64[]` stored by the function making it): the prelude's `Dict(ks, vs)` of `K[]`
+    /// and `Any[]` made here, where those types are known.
+    pub fn open_dict(&mut self, key: &Name) -> Result<Plan, Fail> {
+        let mut b = PlanBuilder::default();
+        let getindex: Name = "Base.getindex".into();
+        let mut defaults = crate::open::defaults("Any");
+        defaults.extend(self.any_held.iter().cloned());
+        self.any_held = defaults;
+        let ks = self.call_named(&mut b, &getindex, &[Val::lit(Const::Func(key.clone()))])?;
+        let vs = self.call_named(&mut b, &getindex, &[Val::lit(Const::Func("Any".into()))])?;
+        let d = self.call_named(&mut b, &"Base.Dict".into(), &[ks, vs])?;
+        Ok(b.finish(d.arg, d.ty))
     }
 
     /// `pairs(t)[k]` of a tuple or named tuple `t` and a literal `k`: `t[k]` by its constant

@@ -140,10 +140,16 @@ pub(crate) fn refusal(name: &str, t: &Type) -> String {
 
 /// The result of a call split over the members of an open union `u` (`v[1]^2` of a
 /// `Vector{Any}`) whose members' methods return different number types: `u`'s type again,
-/// as Julia's inference says `Any`, the value keeping the type its method returned.
+/// as Julia's inference says `Any`, the value keeping the type its method returned. A member
+/// whose method never returns (`Union{}`, a branch ruled out) adds nothing.
 pub(crate) fn split_result(u: &UnionType, results: &[Type]) -> Option<Type> {
+    let results: Vec<Type> = results
+        .iter()
+        .filter(|t| **t != Type::Bottom)
+        .cloned()
+        .collect();
     let differ = results.iter().any(|t| *t != results[0]);
-    differ.then(|| open_union(&u.name, results))?
+    differ.then(|| open_union(&u.name, &results))?
 }
 
 /// The arguments of the call `name(args...)` with each value of a container of `Any` that

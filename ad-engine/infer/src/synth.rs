@@ -58,11 +58,14 @@ pub(crate) const UNION_SPLIT: &str = "union_split";
 /// What the call `all[0](all[1..]...)` returns when it is split over the union `all[at]` (the
 /// callee itself when `at` is 0): the join of what the members' methods return (see
 /// [`split_join`]). A member with no method
-/// throws when it is met; the call fails here when no member has one.
+/// throws when it is met; the call fails here when no member has one. A member of a value
+/// of `Any` (what a configuration's entry may hold) that zy does not support throws when it is
+/// met too, naming what it does not support: that value may never hold it.
 pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, Fail> {
     let Some(Type::Union(u)) = all.get(at).map(|a| &a.ty) else {
         return Err(Fail::unsupported("malformed union split"));
     };
+    let open = crate::open::is_open(&u.name);
     let mut results = Vec::new();
     let mut failed = None;
     for m in &u.members {
@@ -72,9 +75,13 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
             0 => callee = Val::of(Arg::Input(0), m.clone()),
             _ => ts[at - 1] = m.clone(),
         }
+        if let Some(parts) = tuple_elements(&callee, &ts) {
+            results.extend(parts);
+            continue;
+        }
         match cx.callee_result(&callee, &ts) {
             Ok(t) => results.push(t),
-            Err(fail) if fail.code == "unsupported" => return Err(fail),
+            Err(fail) if fail.code == "unsupported" && !open => return Err(fail),
             Err(fail) => {
                 failed.get_or_insert(fail);
             }
@@ -83,6 +90,19 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
     match (results.is_empty(), failed) {
         (true, Some(fail)) => Err(fail),
         _ => split_join(cx, &all[0].ty, u, &results),
+    }
+}
+
+/// The types of the elements of a tuple whose elements differ in type, where `callee(args...)`
+/// is `getindex(t, i)` at an index known at run time only ([`Synth::tuple_by_index`]).
+fn tuple_elements(callee: &Val, args: &[Type]) -> Option<Vec<Type>> {
+    let by_index =
+        matches!(&callee.ty, Type::Function(f) if matches!(&**f, "getindex" | "Base.getindex"));
+    match args {
+        [Type::Tuple(ts), Type::Int64] if by_index && ts.iter().any(|e| *e != ts[0]) => {
+            Some(ts.to_vec())
+        }
+        _ => None,
     }
 }
 
@@ -109,6 +129,16 @@ fn split_join(
                 crate::dispatch::abstract_union(cx.program, &up, 0)
             })
             .or_else(|| crate::join::join(&ret, t));
+        // Julia's union of arrays of different dimensions (`reduce(hcat, xs)` of a container
+        // of `Any`, the element itself when there is one): results that join in no other way
+        // (`size`'s tuples) are each the value its method returned, as an element of a
+        // `Vector{Any}` is.
+        let arrays = u.members.iter().all(|m| matches!(m, Type::Array(..)));
+        if let (None, true) = (&joined, arrays) {
+            if let Some(open) = crate::open::open_union("Any", results) {
+                return Ok(open);
+            }
+        }
         ret = joined.ok_or_else(|| {
             let shown = callee.to_string();
             let name = shown
@@ -552,10 +582,16 @@ impl Synth {
             );
             let mut call_args = args.clone();
             call_args[at] = (v, member.clone());
+            if let Some(parts) = self.tuple_by_index(cx, here, &call_args) {
+                results.extend(parts);
+                continue;
+            }
             match self.call(cx, here, None, &call_args) {
                 Ok((_, Type::Bottom)) => self.f.set_term(here, Terminator::Unreachable, SPAN),
                 Ok((y, t)) => results.push((here, y, t)),
-                Err(fail) if fail.code == "unsupported" => return Err(fail),
+                Err(fail) if fail.code == "unsupported" && !crate::open::is_open(&u.name) => {
+                    return Err(fail)
+                }
                 Err(fail) => {
                     let msg = fail.message.clone();
                     failed.get_or_insert(fail);
@@ -584,6 +620,44 @@ impl Synth {
         self.f
             .set_term(join_b, Terminator::Return(Operand::Value(y)), SPAN);
         Ok(())
+    }
+
+    /// `getindex(t, i)` of a tuple whose elements differ in type (an element of a container
+    /// of `Any`, `kinds(x)[3][2]`) at an index known at run time only: a test per position,
+    /// each reading its element as the type it holds, and Julia's `BoundsError` past the
+    /// end. The blocks reading the elements with their values; `None` for another call.
+    fn tuple_by_index(
+        &mut self,
+        cx: &mut Cx,
+        mut b: Block,
+        args: &[(Operand, Type)],
+    ) -> Option<Vec<(Block, Operand, Type)>> {
+        let [(_, Type::Function(f)), (t, tt @ Type::Tuple(ts)), (i, Type::Int64)] = args else {
+            return None;
+        };
+        let by_index = matches!(&**f, "getindex" | "Base.getindex");
+        if !by_index || ts.iter().all(|e| *e == ts[0]) {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for (k, e) in ts.iter().enumerate() {
+            let at = Operand::Const(Const::Int(k as i64 + 1));
+            let c = self.prim(b, Prim::Eq, vec![i.clone(), at.clone()], Type::Bool);
+            let (then_b, else_b) = self.branch(b, c);
+            let v = self.prim(then_b, Prim::GetField, vec![t.clone(), at], e.clone());
+            parts.push((then_b, v, e.clone()));
+            b = else_b;
+        }
+        let index = [(t.clone(), tt.clone()), (i.clone(), Type::Int64)];
+        match self.call(cx, b, Some("Base._bounds_message"), &index) {
+            Ok((text, _)) => {
+                let error = Operand::Const(Const::Symbol("BoundsError".into()));
+                self.prim(b, Prim::Error, vec![error, text], Type::Bottom);
+                self.f.set_term(b, Terminator::Unreachable, SPAN);
+            }
+            Err(fail) => self.throw(b, &fail.message),
+        }
+        Some(parts)
     }
 
     /// End `b` raising the error `message` (`MethodError: ...` as that exception).

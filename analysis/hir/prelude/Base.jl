@@ -1430,6 +1430,15 @@ function _open_sum(x, T)
 end
 _sum_first(v) = v
 _sum_first(v::Bool) = Int(v)
+# `sum(f, x)` of an `f` whose values differ in type by element: the same fold of `f`'s values.
+function _open_mapsum(f, x)
+    isempty(x) && return _mapreduce_empty(f, +, x)
+    s = _sum_first(f(x[1]))
+    for k in 2:length(x)
+        s = s + f(x[k])
+    end
+    return s
+end
 function _open_prod(x, T)
     isempty(x) && _open_empty(:one, T)
     return _mapfoldl(identity, *, _InitialValue(), x)
@@ -11450,6 +11459,9 @@ function _typed_dict(kv::Tuple, ps...)
     foreach(p -> (d[p.first] = p.second), ps)
     return _dict_dense(d)
 end
+
+# `Dict{K, V}(kw)` of a method's `kw...` (`pairs(nt)`): its pairs in order, converted so.
+_typed_dict(kv::Tuple, p::Pairs{<:NamedTuple}) = _typed_dict(kv, _named_pairs(p.data)...)
 
 # `Dict{K, V}(k => v for x in xs)`: the generator's pairs in order, converted to `K` and `V`.
 function _typed_dict(kv::Tuple, g::Generator)

@@ -550,7 +550,8 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &["Base._nonmissing"],
     },
     // `sum`, `prod`, `maximum`, `minimum` of a container of an open abstract type
-    // (`Any[x, 2]`, `Real[...]`): inference hands them to these folds.
+    // (`Any[x, 2]`, `Real[...]`), and `sum(f, xs)` of its values: inference hands them to
+    // these folds.
     Hooks {
         triggers: &[
             "Any",
@@ -562,6 +563,7 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &[
             "Base._open_sum",
+            "Base._open_mapsum",
             "Base._open_prod",
             "Base._open_maximum",
             "Base._open_minimum",

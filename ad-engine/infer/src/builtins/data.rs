@@ -99,9 +99,19 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         "float_range" => float_range(b, args),
         "float_range_op" => float_range_op(b, args),
         "range_length" => {
-            if args.len() == 3 && args.iter().all(|a| a.ty == Type::Int64) {
-                let refs: Vec<&Val> = args.iter().collect();
-                Ok(apply(b, Prim::RangeLength, &refs, Type::Int64))
+            if args.len() == 3
+                && args
+                    .iter()
+                    .all(|a| matches!(a.ty, Type::Int64 | Type::Bool))
+            {
+                // A Bool end promotes to an Int, as `1:true` is `1:1`.
+                args.iter()
+                    .map(|a| convert(b, a.clone(), &Type::Int64))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|ints| {
+                        let refs: Vec<&Val> = ints.iter().collect();
+                        apply(b, Prim::RangeLength, &refs, Type::Int64)
+                    })
             } else if args.iter().any(|a| a.ty == Type::Float64) {
                 Err(Fail::unsupported(
                     "a floating-point range written in the header of a `# zy: checkpoint` \

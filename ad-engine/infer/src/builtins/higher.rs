@@ -267,6 +267,11 @@ fn sum(cx: &mut Cx, b: &mut PlanBuilder, f: &Val, xs: &Val, args: &[Val]) -> Res
         // The program's own numbers add by its `+` (Julia's `mapreduce(f, +, xs)`).
         return cx.call_named(b, &"Base._number_mapsum".into(), args);
     }
+    if matches!(&r, Type::Union(u) if crate::open::is_open(&u.name)) {
+        // Values whose types differ by element (a method per type of a `Vector{Any}`'s
+        // elements): Julia's fold, each step dispatched on the values' own types.
+        return cx.call_named(b, &"Base._open_mapsum".into(), args);
+    }
     if matches!(r, Type::Float32 | Type::Int(_)) {
         // Float32s or fixed-width integers: the sum of the mapped array, in Julia's `add_sum`
         // type.

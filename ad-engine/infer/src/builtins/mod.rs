@@ -490,8 +490,24 @@ fn counted_loop(
         |cx: &mut Cx, b: &mut PlanBuilder, f: &str, args: &[Val]| cx.call_named(b, &f.into(), args);
     Some(match (name, args) {
         ("loop_range", [a, s, stop]) => {
-            if [a, s, stop].iter().all(|v| v.ty == Type::Int64) {
-                Ok(a.clone())
+            // A Bool among Ints promotes to an Int (`1:true` is `1:1`); a value no range
+            // holds (an entry of a `Dict{Symbol, Any}` that may be `nothing` or a string) is
+            // Julia's `MethodError` when it is met.
+            let ints = |v: &&Val| matches!(v.ty, Type::Int64 | Type::Bool);
+            let no_end = |v: &&Val| {
+                matches!(
+                    v.ty,
+                    Type::Nothing
+                        | Type::String
+                        | Type::Symbol(_)
+                        | Type::Tuple(_)
+                        | Type::Array(..)
+                )
+            };
+            if [a, s, stop].iter().all(ints) {
+                crate::value::convert(b, a.clone(), &Type::Int64)
+            } else if [a, s, stop].iter().any(no_end) {
+                Err(no_method(":", &crate::value::types(args)))
             } else {
                 helper(cx, b, "Base._loop_range", args)
             }
