@@ -734,6 +734,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(empty) = empty_vector(cx, node, callee, rest) {
         return empty;
     }
+    if let Some(shown) = crate::output::text_plain_show_call(cx, node, callee, rest) {
+        return shown;
+    }
     if let Some(array) = undef_array(cx, node, callee, rest) {
         return array;
     }
