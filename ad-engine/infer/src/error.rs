@@ -63,6 +63,9 @@ impl Fail {
                 &name[..3],
                 &name[..3]
             )),
+            "IOContext" => Fail::unsupported(
+                "IOContext (zy's streams are `IOBuffer`s without properties such as `:compact`); print to the stream itself",
+            ),
             "hash" | "objectid" => Fail::unsupported(format!(
                 "`{name}` (Julia's is a UInt64 that zy's numbers cannot hold, computed by a MurmurHash that changes between Julia versions); compare values with `==` or `isequal`, or use them as `Dict` keys"
             )),

@@ -5723,6 +5723,22 @@ function readline(io::IOBuffer; keep::Bool = false)
     j > i && s[prevind(s, j)] == '\r' && return s[i:prevind(s, prevind(s, j))]
     return s[i:prevind(s, j)]
 end
+# The text up to the next `delim` (a character or a string), which is read too but left out
+# unless `keep`; the rest of the text if there is none.
+function readuntil(io::IOBuffer, delim::Union{Char, AbstractString}; keep::Bool = false)
+    s, i, d = io.data, io.ptr, string(delim)
+    n = ncodeunits(s)
+    i > n && return ""
+    j = isempty(d) ? i : _str_find(s, d, i, true)
+    if j == 0
+        io.ptr = n + 1
+        return s[i:lastindex(s)]
+    end
+    io.ptr = j + ncodeunits(d)
+    keep && return s[i:prevind(s, io.ptr)]
+    return s[i:prevind(s, j)]
+end
+
 """
     eachline(io; keep = false)
 
