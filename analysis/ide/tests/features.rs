@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 78848..78852: abs2
-            <zy>/prelude/Base.jl (prelude) 390137..390141: abs2
+            <zy>/prelude/Base.jl (prelude) 79049..79053: abs2
+            <zy>/prelude/Base.jl (prelude) 391245..391249: abs2
         "#]],
     );
 }
