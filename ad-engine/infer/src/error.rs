@@ -58,6 +58,14 @@ impl Fail {
                     "{name}: zy computes with Float64, Float32, Int64, Bool and the integers Int8 to Int32 and UInt8 to UInt64 only; write `Float64(x)` or `Int(x)` instead"
                 ))
             }
+            "Inf16" | "NaN16" => Fail::unsupported(format!(
+                "{name} is a Float16, which zy does not have (it computes with Float64, Float32, Int64, Bool and the fixed-width integers); write `{}` or `{}32` instead",
+                &name[..3],
+                &name[..3]
+            )),
+            "IOContext" => Fail::unsupported(
+                "IOContext (zy's streams are `IOBuffer`s without properties such as `:compact`); print to the stream itself",
+            ),
             "hash" | "objectid" => Fail::unsupported(format!(
                 "`{name}` (Julia's is a UInt64 that zy's numbers cannot hold, computed by a MurmurHash that changes between Julia versions); compare values with `==` or `isequal`, or use them as `Dict` keys"
             )),

@@ -34,7 +34,8 @@ impl crate::calls::Cx<'_> {
             )));
         }
         // `repr("text/plain", x)`: the program's `show(io, ::MIME"text/plain", x)` method,
-        // else (as Julia falls back) `repr(x)`.
+        // else (as Julia falls back) `repr(x)` where that is Julia's display; an array's
+        // multi-line display is refused by name, a dictionary's is the prelude's.
         if let ("repr", [mime, x]) = (base, args) {
             if !matches!(&mime.konst, Some(Const::Str(m)) if &**m == "text/plain") {
                 return None;
@@ -43,7 +44,28 @@ impl crate::calls::Cx<'_> {
                 let all = [Val::lit(Const::Str("".into())), x.clone()];
                 return Some(self.call_named(b, &SHOW_TEXT_PLAIN.into(), &all));
             }
-            return self.by_show(b, name, std::slice::from_ref(x));
+            if let Some(shown) = self.by_show(b, name, std::slice::from_ref(x)) {
+                return Some(shown);
+            }
+            return match &x.ty {
+                // Of a number, string, symbol or `nothing`, Julia's display is `repr`'s text.
+                Type::Float64
+                | Type::Float32
+                | Type::Int64
+                | Type::Int(_)
+                | Type::Bool
+                | Type::Nothing
+                | Type::Symbol(_)
+                | Type::String => {
+                    Some(self.call_named(b, &"Base.repr".into(), std::slice::from_ref(x)))
+                }
+                Type::Array(..) | Type::Adjoint(_) => Some(Err(Fail::unsupported(
+                    "the `text/plain` display of an array (`show(io, MIME\"text/plain\"(), x)`, \
+                     `repr(\"text/plain\", x)`: Julia's summary line, then the elements \
+                     aligned in columns); write `show(io, x)` for its one-line form instead",
+                ))),
+                _ => None,
+            };
         }
         if !matches!(base, "string" | "repr") || !args.iter().any(|a| shows(self.program, &a.ty)) {
             return None;

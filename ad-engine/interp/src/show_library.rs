@@ -551,7 +551,8 @@ pub(crate) fn write_library<W: Write + ?Sized>(
 }
 
 /// Julia's `show` of a complex number: `1.0 + 2.0im`, `0.0 - 1.0im`, `1 + 2im`,
-/// `NaN + Inf*im` (a `*` before `im` unless the imaginary part is an Int or a finite float),
+/// `NaN + Inf*im`, `1//2 - 1//3*im` (a `*` before `im` unless the imaginary part is an Int or
+/// a finite float),
 /// and `im` itself (a `Complex{Bool}` other than `im` as `Complex(true,false)`).
 fn write_complex<W: Write + ?Sized>(
     f: &mut W,
@@ -575,6 +576,17 @@ fn write_complex<W: Write + ?Sized>(
                     f.write_str(" - ")?;
                     write!(f, "{}", (*y as i128).unsigned_abs())?;
                     return f.write_str("im");
+                }
+                // A rational part: its sign written between, and a `*` before `im`.
+                Value::Struct(t, parts) if matches!(form(t), Some(Form::Rational)) => {
+                    match parts.first() {
+                        Some(Value::Int(n)) if *n < 0 => {
+                            let mut magnitude = parts.to_vec();
+                            magnitude[0] = Value::Int(n.checked_neg().ok_or(fmt::Error)?);
+                            (true, Value::Struct(t.clone(), magnitude.into()), false)
+                        }
+                        _ => (false, im.clone(), false),
+                    }
                 }
                 other => (false, other.clone(), true),
             };

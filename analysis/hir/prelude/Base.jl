@@ -379,6 +379,12 @@ function _lin_at(r::LinRange, i::Int)
     return (1 - t) * r.start + t * r.stop
 end
 
+# `x[]` of an array: its only element; of any other length Julia's `BoundsError` at index `[]`.
+function getindex(x::AbstractArray)
+    length(x) == 1 || throw(BoundsError(x, ()))
+    return x[1]
+end
+
 """
     collect(r)
 
@@ -4004,6 +4010,14 @@ function //(x::Rational, y::Rational)
     xd, yd = _divgcd(x.den, y.den)
     return _checked_den(_checked_mul(xn, yd), _checked_mul(xd, yn))
 end
+# Of complex numbers as Julia's: rational parts (`1 // 2im` is `0//1 - 1//2*im`).
+//(x::Complex, y::Real) = complex(real(x) // y, imag(x) // y)
+//(x::Number, y::Complex) = x * conj(y) // real(y * conj(y))
+function //(x::Complex, y::Complex)
+    xy = x * conj(y)
+    yy = real(y * conj(y))
+    return complex(real(xy) // yy, imag(xy) // yy)
+end
 
 """
     numerator(x), denominator(x)
@@ -5858,6 +5872,21 @@ function readline(io::IOBuffer; keep::Bool = false)
     io.ptr = j + 1
     keep && return s[i:j]
     j > i && s[prevind(s, j)] == '\r' && return s[i:prevind(s, prevind(s, j))]
+    return s[i:prevind(s, j)]
+end
+# The text up to the next `delim` (a character or a string), which is read too but left out
+# unless `keep`; the rest of the text if there is none.
+function readuntil(io::IOBuffer, delim::Union{Char, AbstractString}; keep::Bool = false)
+    s, i, d = io.data, io.ptr, string(delim)
+    n = ncodeunits(s)
+    i > n && return ""
+    j = isempty(d) ? i : _str_find(s, d, i, true)
+    if j == 0
+        io.ptr = n + 1
+        return s[i:lastindex(s)]
+    end
+    io.ptr = j + ncodeunits(d)
+    keep && return s[i:prevind(s, io.ptr)]
     return s[i:prevind(s, j)]
 end
 

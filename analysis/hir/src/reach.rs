@@ -211,6 +211,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base._show_text_plain",
         ],
     },
+    // `repr("text/plain", x)` of a number, string or symbol, which inference answers with
+    // `repr(x)` (`show.rs`): reached with `repr` itself.
+    Hooks {
+        triggers: &["Base.repr"],
+        hooks: &["Base.repr"],
+    },
     // Julia's generic methods for Numbers, which inference calls for the program's own number
     // types where a builtin has methods for zy's numbers only (`calls.rs`, `number_fallback`).
     Hooks {

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ast::{Expr, ExprKind, SyntaxError, SyntaxNote, TextRange};
+use crate::names::Names;
 use crate::parser::TOO_DEEP;
 use crate::tree::SyntaxNode;
 
@@ -15,6 +16,8 @@ pub(crate) const MAX_DEPTH: u32 = 200;
 pub(crate) struct Cx<'a> {
     /// The text being converted (all ranges index into it).
     pub src: &'a str,
+    /// The names of `src` that Julia reads in another form than written.
+    names: &'a Names,
     /// Errors found while converting (the parser reports the syntax errors).
     pub errors: Vec<SyntaxError>,
     /// Start bytes of the `# zy:` comment lines attached to a definition.
@@ -54,10 +57,11 @@ pub(crate) struct Cx<'a> {
 }
 
 impl<'a> Cx<'a> {
-    /// A fresh context over `src`.
-    pub fn new(src: &'a str) -> Cx<'a> {
+    /// A fresh context over `src`, whose names not in normal form are `names`.
+    pub fn new(src: &'a str, names: &'a Names) -> Cx<'a> {
         Cx {
             src,
+            names,
             errors: Vec::new(),
             used_annotations: BTreeSet::new(),
             docstrings: BTreeMap::new(),
@@ -86,8 +90,11 @@ impl<'a> Cx<'a> {
         self.slice(node.range)
     }
 
-    /// The source text of `range`.
+    /// The source text of `range` (a name's as Julia reads it).
     pub fn slice(&self, range: TextRange) -> &'a str {
+        if let Some(name) = self.names.get(range) {
+            return name;
+        }
         self.src
             .get(range.start as usize..range.end as usize)
             .unwrap_or("")

@@ -29,7 +29,11 @@ pub fn docstrings(text: &str) -> Vec<Docstring> {
     let parse = crate::tree::parse(text, crate::ParseBudget::DEFAULT.deadline(text.len()));
     let mut out = Vec::new();
     if !parse.gave_up {
-        statements(&mut Cx::new(text), &parse.root, &mut out);
+        statements(
+            &mut Cx::new(text, &crate::names::AS_WRITTEN),
+            &parse.root,
+            &mut out,
+        );
     }
     out
 }

@@ -734,6 +734,9 @@ fn call(cx: &mut Cx, node: &SyntaxNode, dotted: bool) -> Expr {
     if let Some(empty) = empty_vector(cx, node, callee, rest) {
         return empty;
     }
+    if let Some(shown) = crate::output::text_plain_show_call(cx, node, callee, rest) {
+        return shown;
+    }
     if let Some(array) = undef_array(cx, node, callee, rest) {
         return array;
     }
@@ -1118,7 +1121,8 @@ fn arguments(cx: &mut Cx, list: &[SyntaxNode], args: &mut Vec<Expr>) -> Vec<Keyw
     keywords
 }
 
-/// One keyword argument: `a = v`; after `;` also `a` (for `a = a`) and `kw...`.
+/// One keyword argument: `a = v`; after `;` also `a` (for `a = a`), `x.a` (for `a = x.a`) and
+/// `kw...`.
 fn keyword_argument(cx: &mut Cx, node: &SyntaxNode, after_semicolon: bool) -> Option<KeywordArg> {
     if node.is_error() {
         return None;
@@ -1138,6 +1142,14 @@ fn keyword_argument(cx: &mut Cx, node: &SyntaxNode, after_semicolon: bool) -> Op
         }),
         (false, Kind::Splat, [value]) if after_semicolon => {
             Some(KeywordArg::Splat(expr(cx, value)))
+        }
+        // `f(; nt.y)`: the keyword `y = nt.y`, named by the field.
+        (false, Kind::Dot, [_, field]) if after_semicolon && field.leaf => {
+            Some(KeywordArg::Named {
+                name: cx.text(field).to_string(),
+                value: expr(cx, node),
+                range: node.range,
+            })
         }
         _ => {
             cx.unsupported(node, "this form of keyword argument");

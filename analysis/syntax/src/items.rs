@@ -38,9 +38,13 @@ fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
         out.extend(enum_items);
         return;
     }
-    match kwdef_struct(cx, node) {
-        Some(def) => out.extend(kwdef::items(cx, def)),
-        None => out.extend(item(cx, node)),
+    if let Some(globals) = tuple_globals(cx, node) {
+        out.extend(globals.into_iter().map(Item::Global));
+    } else {
+        match kwdef_struct(cx, node) {
+            Some(def) => out.extend(kwdef::items(cx, def)),
+            None => out.extend(item(cx, node)),
+        }
     }
     if out.len() == items {
         out.extend(refused(cx, node, errors).map(Item::Refused));
@@ -680,6 +684,59 @@ fn global(
         is_const,
         range: whole.range,
     })
+}
+
+/// `const a, b = 1, 2` (or `global`, or parenthesised): one binding per name, each of the
+/// element written in its place, as Julia destructures the tuple. A value that is not a tuple
+/// literal of as many plain elements is left to [`global`], which refuses it by name.
+fn tuple_globals(cx: &mut Cx, node: &SyntaxNode) -> Option<Vec<GlobalDef>> {
+    if node.leaf || !matches!(node.kind, Kind::Const | Kind::Global) {
+        return None;
+    }
+    let (assignment, is_const) = declared_binding(node)?;
+    let [lhs, rhs] = assignment.children.as_slice() else {
+        return None;
+    };
+    let names = tuple_elements(lhs)?;
+    let values = tuple_elements(rhs)?;
+    if names.len() != values.len()
+        || names.iter().any(|n| typed_name(n).is_none())
+        || values
+            .iter()
+            .any(|v| v.kind == Kind::Splat || v.kind == Kind::Parameters)
+    {
+        return None;
+    }
+    let mut globals = Vec::new();
+    for (name, value) in names.iter().zip(values) {
+        let Some((name, ty)) = typed_name(name) else {
+            return None;
+        };
+        let text = cx.text(name).to_string();
+        let mut value = expr(cx, value);
+        if let Some(ty) = ty {
+            let range = value.range;
+            value = Expr::call("Base.convert", vec![expr(cx, ty), value], range);
+        }
+        let value = seeded(cx, &text, value);
+        globals.push(GlobalDef {
+            name: text,
+            name_range: name.range,
+            value,
+            is_const,
+            range: node.range,
+        });
+    }
+    Some(globals)
+}
+
+/// The elements of a tuple written without or with parentheses (`a, b` or `(a, b)`).
+fn tuple_elements(node: &SyntaxNode) -> Option<&[SyntaxNode]> {
+    match (node.leaf, node.kind, node.children.as_slice()) {
+        (false, Kind::Tuple, elements) if elements.len() > 1 => Some(elements),
+        (false, Kind::Parens, [inner]) => tuple_elements(inner),
+        _ => None,
+    }
 }
 
 /// The assignment of a top-level `x = v`, `const x = v`, `global x = v`, `global const x = v`

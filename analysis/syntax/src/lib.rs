@@ -78,8 +78,8 @@ fn parse_source(text: &str, budget: ParseBudget, path: Option<&str>) -> SourceFi
             notes: Vec::new(),
         };
     }
-    let normalized = names::normalized(text, &parse.root);
-    let mut cx = Cx::new(&normalized);
+    let names = names::Names::of(text, &parse.root);
+    let mut cx = Cx::new(text, &names);
     cx.source_path = path;
     let mut items = Vec::new();
     items::items(&mut cx, &parse.root, &mut items);
@@ -105,8 +105,8 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     }
     let mut statements = Vec::new();
     statements_of(&parse.root, &mut statements);
-    let normalized = names::normalized(text, &parse.root);
-    let mut cx = Cx::new(&normalized);
+    let names = names::Names::of(text, &parse.root);
+    let mut cx = Cx::new(text, &names);
     let expr = match statements.as_slice() {
         [single] if !single.is_error() => Some(expr::expr(&mut cx, single)),
         _ => None,

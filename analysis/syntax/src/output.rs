@@ -191,6 +191,38 @@ fn evaluated_parts(e: Expr, out: &mut Vec<Expr>) {
 /// `type_expr` names it.
 pub(crate) const TEXT_PLAIN: &str = "MIME\"text/plain\"";
 
+/// `show(io, MIME"text/plain"(), x)` (or `MIME("text/plain")`) as a call: `print(io,
+/// repr("text/plain", x))`, the text Julia's display writes (zy has no MIME values). `None`
+/// for any other call, and inside a `show` method, whose `io` is the text written so far.
+pub(crate) fn text_plain_show_call(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    callee: &SyntaxNode,
+    rest: &[SyntaxNode],
+) -> Option<Expr> {
+    if cx.io.is_some() || !matches!(cx.text(callee), "show" | "Base.show") {
+        return None;
+    }
+    let [io, mime, x] = rest else {
+        return None;
+    };
+    let plain = match (mime.leaf, mime.kind, mime.children.as_slice()) {
+        (false, Kind::Call, [m]) => cx.text(m) == TEXT_PLAIN,
+        (false, Kind::Call, [m, s]) => cx.text(m) == "MIME" && cx.text(s) == "\"text/plain\"",
+        _ => false,
+    };
+    let plain_args = [io, x]
+        .iter()
+        .all(|a| !matches!(a.kind, Kind::Parameters | Kind::Splat | Kind::Assign));
+    if !plain || !plain_args {
+        return None;
+    }
+    let io = expr(cx, io);
+    let mime = Expr::new(ExprKind::Str("text/plain".into()), mime.range);
+    let text = Expr::call("Base.repr", vec![mime, expr(cx, x)], node.range);
+    Some(Expr::call("print", vec![io, text], node.range))
+}
+
 /// The function a method `show(io::IO, ::MIME"text/plain", x)` becomes, without its MIME
 /// argument: inference calls it where Julia's display and `repr("text/plain", x)` would.
 pub(crate) const SHOW_TEXT_PLAIN: &str = "Base._show_text_plain";

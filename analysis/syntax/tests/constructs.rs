@@ -583,6 +583,29 @@ fn names_are_read_as_julia_normalises_them() {
               (tuple (call dot a b) (call dot a b)))
         "#]],
     );
+    // Names are in Unicode NFC: `e` and the combining acute U+0301 are the precomposed `é`,
+    // `ℏ` is `ħ`; a string keeps its bytes, and every range is the source's (the name `é`
+    // written decomposed spans three bytes).
+    let src = "f(e\u{301}t\u{e9}) = \u{e9}t\u{e9} + \u{210f}\nk(x) = (:e\u{301}, \"e\u{301}\")\n";
+    check(
+        src,
+        expect![[r#"
+            (function f (été)
+              (+ été ħ))
+            (function k (x)
+              (tuple :é "e\u{301}"))
+        "#]],
+    );
+    let file = zy_syntax::parse_file(src);
+    let zy_syntax::ast::Item::Function(f) = &file.items[0] else {
+        panic!("not a function: {:?}", file.items[0]);
+    };
+    assert_eq!(f.params[0].name.as_deref(), Some("\u{e9}t\u{e9}"));
+    let param = f.params[0].range;
+    assert_eq!(
+        &src[param.start as usize..param.end as usize],
+        "e\u{301}t\u{e9}"
+    );
 }
 
 #[test]

@@ -451,15 +451,21 @@ fn surrogate_escapes_are_refused_and_past_unicode_is_a_syntax_error() {
 #[test]
 fn global_and_const_bindings_at_top_level() {
     // `global x = v` and `const global x = v` bind a global as `x = v` does; `global a, b =
-    // 1, 2` is refused by name, and `global x` alone declares what `x` is already.
+    // 1, 2` and `const (p, q::Float64) = (1, 2)` bind one global per name, a destructured
+    // value other than a tuple literal is refused by name, and `global x` alone declares what
+    // `x` is already.
     check(
-        "global g = 1\nconst global c = 2\nglobal const d::Float64 = 3\nglobal a, b = 1, 2\nglobal x\n",
+        "global g = 1\nconst global c = 2\nglobal const d::Float64 = 3\nglobal a, b = 1, 2\nglobal x\nconst (p, q::Float64) = (1, 2)\nconst u, v = t\n",
         expect![[r#"
             (global g 1)
             (const c 2)
             (const d (call Base.convert Float64 3))
+            (global a 1)
+            (global b 2)
             (script a top-level statement)
-            error 67..71: unsupported: global binding of anything but a name; bind one name per line (`a = 1`) instead [unsupported]
+            (const p 1)
+            (const q (call Base.convert Float64 2))
+            error 125..129: unsupported: global binding of anything but a name; bind one name per line (`a = 1`) instead [unsupported]
         "#]],
     );
 }

@@ -1258,3 +1258,22 @@ fn literals_splats_adjoints_and_brackets() {
         "##]],
     );
 }
+
+#[test]
+fn adjoint_of_a_word_operator() {
+    // `in'` is `in` and an adjoint (`'` after a word operator), which the parser reads as the
+    // opening of a character literal; the `'` after the space closes it empty, an error, as
+    // in JuliaSyntax.
+    check(
+        &["x in' '", "x in' '\ny = 1"],
+        expect![[r#"
+        "x in' '"
+            (call-i x in (char (error)))
+            error 5..5: empty character literal
+        "x in' '\ny = 1"
+            (call-i x in (juxtapose (char (error)) 
+        y = 1))
+            error 5..5: empty character literal
+    "#]],
+    );
+}

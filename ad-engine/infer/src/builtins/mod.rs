@@ -805,6 +805,21 @@ pub(crate) fn call(
         ("fieldtypes", [t]) => type_fieldtypes(cx, b, t),
         ("_apply_type", _) => apply_type(cx, args),
         ("supertype", [t]) => type_supertype(cx, t),
+        // Julia's `<:` is a builtin checking that both operands are types.
+        ("<:", [_, _]) => match args.iter().find(|a| !matches!(a.ty, Type::Function(_))) {
+            Some(value) => {
+                let message = format!(
+                    "in <:, expected Type, got a value of type {}",
+                    crate::error::visible(&value.ty.to_string())
+                );
+                let parts = vec![
+                    Arg::Const(Const::Symbol("TypeError".into())),
+                    Arg::Const(Const::Str(message.into())),
+                ];
+                Ok(Val::of(b.prim(Prim::Error, parts, Type::Bottom), Type::Bottom))
+            }
+            None => Err(no_method(name, &crate::value::types(&args))),
+        },
         ("typeof" | "eltype" | "fieldtypes" | "supertype" | "<:", _) => Err(no_method(
             name,
             &crate::value::types(&args),

@@ -207,18 +207,20 @@ impl Parser<'_> {
         }
     }
 
-    /// `'c'`.
+    /// `'c'`. As in JuliaSyntax, the tokens after the opening `'` are read past whitespace:
+    /// after a `'` the lexer took for an adjoint (`x in' '`: `in'`, then a space), the next
+    /// `'` makes an empty character literal, an error.
     fn parse_char(&mut self, cx: Ctx, mark: Pos) {
         self.bump(cx, flags::TRIVIA);
-        let k = self.s.peek_raw().kind;
+        let k = self.peek(cx);
         if k.is_op("'") {
             self.bump_invisible_error(0, "empty character literal");
             self.bump(cx, flags::TRIVIA);
         } else if k == Kind::EndMarker {
             self.bump_invisible_error(0, "unterminated character literal");
         } else {
-            self.s.bump_raw(Some(Kind::Char), 0);
-            if self.s.peek_raw().kind.is_op("'") {
+            self.bump_remap(cx, 0, Kind::Char);
+            if self.peek(cx).is_op("'") {
                 self.bump(cx, flags::TRIVIA);
             } else {
                 self.bump_invisible_error(flags::TRIVIA, "unterminated character literal");
