@@ -288,6 +288,12 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &["Base.collect"],
     },
+    // Inference reads lowering's `Dict{K, V}()` (a call of `_typed_dict`) and a
+    // `CartesianIndices` of ranges by name: only code making one names it.
+    Hooks {
+        triggers: &["Base._typed_dict", "Base.CartesianIndices"],
+        hooks: &[],
+    },
     // A range is an AbstractVector for a user's annotation (inference's `abstract_array`):
     // only code naming the range makes one.
     Hooks {
@@ -654,8 +660,9 @@ pub const HOOKS: &[Hooks] = &[
 /// library's own bodies do not (they make matrices only when called so).
 pub const MATRIX: &str = "Matrix";
 
-/// The type names of a method signature that only a matrix matches.
-pub const MATRIX_TYPES: &[&str] = &["Matrix", "AbstractMatrix"];
+/// The type names of a method signature that only a matrix matches (or a row, `x'` or
+/// `transpose(x)`, which only code calling a [matrix maker](MATRIX_MAKERS) makes).
+pub const MATRIX_TYPES: &[&str] = &["Matrix", "AbstractMatrix", "Adjoint", "Transpose"];
 
 /// The functions and types whose calls can make a matrix out of values that are not matrices
 /// (a builtin under its own name, a library function under its qualified name too; the
