@@ -52,17 +52,23 @@ fn calls(text: &str) -> Vec<String> {
 }
 
 /// Whether a file uses modules (`module`, `using`, `import`), which only zy-hir's scopes and
-/// prelude resolve, or is a `prelude_*` file or says `# needs: prelude` (ranges, slices), which
-/// call the prelude's functions;
+/// prelude resolve, or is a `prelude_*` file or says `# needs: prelude` (ranges, slices) or
+/// `# needs: pipeline` (keywords, varargs), which call the prelude's functions;
 /// `tests/tests/fixtures.rs` checks those files through the whole pipeline.
 fn needs_scopes(path: &Path, text: &str) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_string());
     name.is_some_and(|n| n.starts_with("prelude_"))
         || text.lines().any(|l| {
             let l = l.trim_start();
-            ["module ", "using ", "import ", "# needs: prelude"]
-                .iter()
-                .any(|k| l.starts_with(k))
+            [
+                "module ",
+                "using ",
+                "import ",
+                "# needs: prelude",
+                "# needs: pipeline",
+            ]
+            .iter()
+            .any(|k| l.starts_with(k))
         })
 }
 
