@@ -39,6 +39,18 @@ fn eval(call: &str) -> String {
     }
 }
 
+/// The display of `call`'s value in `file`, or its error.
+fn display(host: &AnalysisHost, file: FileId, call: &str) -> String {
+    match host
+        .analysis()
+        .eval(file, call, EvalLimits::default())
+        .unwrap()
+    {
+        Ok(v) => v.display,
+        Err(e) => e.to_string(),
+    }
+}
+
 fn ir(stage: IrStage, at: Option<&str>, expect: Expect) {
     let (host, file) = host(POW);
     let text = host
@@ -71,14 +83,7 @@ parts(A) = ([view(A, 1:1, 2), view(A, 2:2, 1)], [view(A, 2, 1:1)])
 mixed(A) = [view(A, :, 1), view(A, 1:1, 2)]
 ";
     let (host, file) = host(src);
-    let show = |call: &str| match host
-        .analysis()
-        .eval(file, call, EvalLimits::default())
-        .unwrap()
-    {
-        Ok(v) => v.display,
-        Err(e) => e.to_string(),
-    };
+    let show = |call: &str| display(&host, file, call);
     let a = "[1.0 2.0; 3.0 4.0]";
     assert_eq!(
         show(&format!("columns({a})")),
@@ -122,14 +127,7 @@ banded() = (Tridiagonal([1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0]), SymTridiagonal
 iterators(x) = (enumerate(x), zip(x, 1:2))
 ";
     let (host, file) = host(src);
-    let show = |call: &str| match host
-        .analysis()
-        .eval(file, call, EvalLimits::default())
-        .unwrap()
-    {
-        Ok(v) => v.display,
-        Err(e) => e.to_string(),
-    };
+    let show = |call: &str| display(&host, file, call);
     assert_eq!(
         show("ranges()"),
         "(1:4, 1:2:5, 5:-1:2, 1:0, 0.0:0.1:1.0, 0.0:0.25:1.0, LinRange{Float64}(0.0, 1.0, 5))"
