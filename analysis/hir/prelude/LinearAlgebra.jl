@@ -38,6 +38,12 @@ function rrule(::typeof(norm), x::Union{Array{<:Real}, Adjoint})
     end
     return y, norm_pullback
 end
+# Forward mode's derivative along `Δx`, `dot(x, Δx) / norm(x)`, zero at the zero vector as the
+# rrule's gradient is (ChainRules' frule divides by `pinv(y)`).
+function frule(Δ, ::typeof(norm), x::Union{Array{<:Real}, Adjoint})
+    y = norm(x)
+    return y, y == 0 ? zero(y) : dot(x, Δ[2]) / y
+end
 
 """
     norm(x, p)
