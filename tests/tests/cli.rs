@@ -176,6 +176,27 @@ fn grad_gives_one_gradient_per_argument() {
 }
 
 #[test]
+fn a_non_scalar_result_is_refused_naming_the_type_julia_gives() {
+    // A shared reshape is a view inside zy; Julia's `reshape` of a Vector is a Matrix.
+    let (host, file) = host("square(x) = reshape(x, 2, 2)\n");
+    let e = host
+        .analysis()
+        .grad(
+            file,
+            "square([1.0, 2.0, 3.0, 4.0])",
+            EvalLimits::default(),
+            Engine::Interp,
+        )
+        .unwrap()
+        .map(|g| g.to_text())
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "pow.jl:1:1: error: gradient of a non-scalar result (Matrix{Float64})"
+    );
+}
+
+#[test]
 fn grad_of_a_library_call_differentiates_it_as_written() {
     let (host, file) = host("using LinearAlgebra\nconst A0 = [2.0 1.0; 0.5 3.0]\n");
     let analysis = host.analysis();

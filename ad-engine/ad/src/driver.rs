@@ -46,7 +46,10 @@ pub fn driver(
     if !is_scalar(&func.ret) && !constant {
         return Err(AdError::new(
             func.span,
-            format!("gradient of a non-scalar result ({})", func.ret),
+            format!(
+                "gradient of a non-scalar result ({})",
+                zy_infer::julia_array_type(&func.ret)
+            ),
         ));
     }
     // A union holding an array and a number (`Union{Float64, Vector{Float64}}`) has its

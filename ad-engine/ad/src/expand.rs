@@ -426,7 +426,10 @@ fn differentiate(
     if !(func.ret.is_real() || func.ret == Type::Float32) {
         return Err(AdError::new(
             span,
-            format!("gradient of a non-scalar result ({})", func.ret),
+            format!(
+                "gradient of a non-scalar result ({})",
+                zy_infer::julia_array_type(&func.ret)
+            ),
         ));
     }
     pending.push((inst.clone(), Pending::Driver));

@@ -743,6 +743,11 @@ function broadcast!(f, dest, v)
     return dest
 end
 
+# `broadcast!(f, dest, x, y...)`: `f` broadcast over the arguments with Julia's shape rules,
+# written into `dest` as `.=` writes.
+broadcast!(f, dest, x, y) = broadcast!(identity, dest, f.(x, y))
+broadcast!(f, dest, x, y, z) = broadcast!(identity, dest, f.(x, y, z))
+
 _check_shape(dest::Matrix, v::Matrix) = _same_length(size(dest, 1) == size(v, 1) && size(dest, 2) == size(v, 2))
 _check_shape(dest::Matrix, v::SubArray) = _same_length(size(dest) == size(v))
 _check_shape(dest::SubArray, v::Matrix) = _same_length(size(dest) == size(v))

@@ -4,7 +4,7 @@
 # structural zeros as zeros), so indexing, arithmetic and gradients agree with Julia's; what
 # tells the two apart (`issparse`, `nnz`, `nonzeros`, `findnz`) is refused by name.
 
-export spzeros, sparse, spdiagm, issparse, nnz, nonzeros, findnz
+export spzeros, sparse, sparsevec, spdiagm, dropzeros, dropzeros!, issparse, nnz, nonzeros, findnz
 
 import LinearAlgebra: diagm
 
@@ -44,6 +44,50 @@ end
 sparse(I::AbstractVector{Int}, J::AbstractVector{Int}, V::AbstractVector) =
     sparse(I, J, V, maximum(I), maximum(J))
 sparse(A::AbstractMatrix) = copy(A)
+sparse(v::AbstractVector) = copy(v)
+
+"""
+    sparsevec(I, V, n), sparsevec(I, V), sparsevec(A)
+
+The vector of length `n` with `V[k]` at `I[k]`, the values of repeated indices added (`|` of
+Bools, Julia's default `combine`), zeros elsewhere; without `n` the largest index.
+`sparsevec(A)` of an array is a copy of its elements as a vector.
+"""
+function sparsevec(I::AbstractVector{Int}, V::AbstractVector, n::Int)
+    length(I) == length(V) || throw(ArgumentError("index and value vectors must be the same length"))
+    for i in I
+        1 <= i <= n || throw(ArgumentError("An index is out of bound."))
+    end
+    v = fill(_sparse_zero(V), n)
+    for k in 1:length(I)
+        v[I[k]] = _sparse_combine(v[I[k]], V[k])
+    end
+    return v
+end
+function sparsevec(I::AbstractVector{Int}, V::AbstractVector)
+    length(I) == length(V) || throw(ArgumentError("index and value vectors must be the same length"))
+    n = 0
+    for i in I
+        i >= 1 || error("Index must be positive.")
+        n = max(n, i)
+    end
+    return sparsevec(I, V, n)
+end
+sparsevec(A::AbstractArray) = copy(vec(A))
+
+_sparse_combine(a::Bool, b::Bool) = a | b
+_sparse_combine(a, b) = a + b
+_sparse_zero(V::AbstractVector{Bool}) = false
+_sparse_zero(V::AbstractVector) = zero(eltype(V))
+
+"""
+    dropzeros(A), dropzeros!(A)
+
+`A` without its stored zeros: zy stores every element, so a copy of `A` (`dropzeros!` returns
+`A` itself).
+"""
+dropzeros(A::AbstractArray) = copy(A)
+dropzeros!(A::AbstractArray) = A
 
 """
     spdiagm(k => v, ...)

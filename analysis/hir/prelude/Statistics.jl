@@ -1,7 +1,7 @@
 # zy's prelude: the part of Julia's Statistics that zy defines in Julia. Seen after
 # `using Statistics` (its exports) or as `Statistics.name`.
 
-export mean, var, std, median, median!, cov, cor, quantile, varm, stdm, middle
+export mean, mean!, var, std, median, median!, cov, cor, quantile, varm, stdm, middle
 
 """
     mean(x; dims)
@@ -28,6 +28,18 @@ function _dims_length(A, dims::AbstractVector{Int})
 end
 _dims_length(A, dims::Tuple) = _dims_length(A, collect(dims))
 _dims_length(A, dims::Tuple{}) = 1
+
+"""
+    mean!(r, A)
+
+The means of the vector or matrix `A` over the dimensions where `r` has size 1, written into
+`r`, which is returned: `sum!(r, A)` scaled by `length(r) / length(A)`, as Julia's.
+"""
+function mean!(r::Union{Vector, Matrix}, A::Union{AbstractVector, AbstractMatrix})
+    sum!(r, A)
+    r .*= max(1, length(r)) / length(A)
+    return r
+end
 
 """
     mean(f, x)

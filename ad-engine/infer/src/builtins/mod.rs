@@ -1230,7 +1230,7 @@ fn holds_view(t: &Type) -> bool {
 
 /// `t` with each shared reshape, itself or a parameter of a wrapper, as the Array Julia types
 /// it (`reshape(x, 2, 2)'` is an `Adjoint{Float64, Matrix{Float64}}`).
-fn julia_array_type(t: &Type) -> Type {
+pub fn julia_array_type(t: &Type) -> Type {
     if let Some(a) = crate::pattern::reshaped_array(t) {
         return a;
     }
