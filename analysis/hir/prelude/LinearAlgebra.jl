@@ -343,6 +343,26 @@ end
 export kron!
 
 """
+    sylvester(A, B, C), lyap(A, C)
+
+The `X` with `A*X + X*B + C = 0` (`lyap`: `A*X + X*A' + C = 0`, the continuous Lyapunov
+equation), as Julia's; of numbers `-c / (a + b)` (`-c / 2a`). zy solves the Kronecker form
+`(I ⊗ A + Bᵀ ⊗ I) vec(X) = -vec(C)` with `\`, where Julia uses the Schur form: the same `X` up
+to rounding, and an equation without a unique solution is `\`'s `SingularException`.
+"""
+function sylvester(A::AbstractMatrix, B::AbstractMatrix, C::AbstractMatrix)
+    m, n = size(C)
+    (size(A) == (m, m) && size(B) == (n, n)) ||
+        throw(DimensionMismatch("the sizes of A, B and C do not fit A*X + X*B + C = 0"))
+    K = kron(Matrix(1.0I, n, n), A) + kron(Matrix(transpose(B)), Matrix(1.0I, m, m))
+    return reshape(K \ (-vec(C)), m, n)
+end
+sylvester(a::Real, b::Real, c::Real) = -c / (a + b)
+lyap(A::AbstractMatrix, C::AbstractMatrix) = sylvester(A, Matrix(A'), C)
+lyap(a::Real, c::Real) = -c / (2a)
+export sylvester, lyap
+
+"""
     tril!(A, k = 0), triu!(A, k = 0)
 
 `A` with the entries above (below) its `k`-th diagonal set to zero, in place; returns `A`.
