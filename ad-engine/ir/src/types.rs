@@ -675,6 +675,18 @@ impl fmt::Display for StructType {
                 }
                 write!(f, "{}", self.name)?
             }
+            // Julia's triangular wrappers and factorizations also name their element types
+            // (`LowerTriangular{Float64, Matrix{Float64}}`, `Cholesky{Float64,
+            // Matrix{Float64}}`); the IR text (`{:#}`) keeps the prelude's form, which reads back.
+            StructKind::User if !f.alternate() => match julia_parameters(self) {
+                Some(params) => {
+                    let bare = self.name.rsplit('.').next().unwrap_or(&self.name);
+                    write!(f, "{bare}{{")?;
+                    comma_list(f, params.iter())?;
+                    return write!(f, "}}");
+                }
+                None => write!(f, "{}", self.name)?,
+            },
             StructKind::User => write!(f, "{}", self.name)?,
             // Escaped as the reader's `var"..."` reads it (a `"` or `\` in a name).
             StructKind::Closure => write!(f, "var{:?}", &*self.name)?,
@@ -700,6 +712,37 @@ fn is_array_wrapper(name: &str) -> bool {
             | "LinearAlgebra.Hermitian"
             | "LinearAlgebra.Diagonal"
     )
+}
+
+/// The parameters Julia gives one of the prelude's triangular wrappers (`{T, M}` of the
+/// wrapped `M`) or factorizations (`Cholesky{T, M}`, `LU{T, M, P}`, `Eigen{T, V, M, C}`,
+/// `SVD{T, Tr, M, C}`), where zy's keep only the arrays' types.
+fn julia_parameters(st: &StructType) -> Option<Vec<Type>> {
+    let elem = |t: &Type| match t {
+        Type::Array(e, _) => Some((**e).clone()),
+        _ => None,
+    };
+    let wrapped = |t: &Type| match t {
+        Type::Struct(s) => s.params.first().cloned(),
+        _ => None,
+    };
+    match (&*st.name, st.params.as_slice()) {
+        (
+            "LinearAlgebra.UpperTriangular"
+            | "LinearAlgebra.LowerTriangular"
+            | "LinearAlgebra.UnitUpperTriangular"
+            | "LinearAlgebra.UnitLowerTriangular",
+            [m],
+        ) => Some(vec![elem(m)?, m.clone()]),
+        ("LinearAlgebra.Cholesky", [l, _]) => {
+            let m = wrapped(l)?;
+            Some(vec![elem(&m)?, m])
+        }
+        ("LinearAlgebra.LU", [m, p]) => Some(vec![elem(m)?, m.clone(), p.clone()]),
+        ("LinearAlgebra.Eigen", [v, m]) => Some(vec![elem(m)?, elem(v)?, m.clone(), v.clone()]),
+        ("LinearAlgebra.SVD", [m, v]) => Some(vec![elem(m)?, elem(v)?, m.clone(), v.clone()]),
+        _ => None,
+    }
 }
 
 impl fmt::Debug for StructType {

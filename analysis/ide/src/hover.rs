@@ -1,5 +1,6 @@
 //! Hover: the docstrings of the name under the cursor ([`crate::docs`]), then what zy knows
-//! about it in the specialisation of the enclosing function at its `# zy: at` call: types,
+//! about it in the specialisation of the enclosing function (at its `# zy: at` call, else as an
+//! annotated call reaches it, [`hover_specialisation`]): types,
 //! gradient types, the reaching-gradient summary, and which rule differentiates a call.
 
 use std::borrow::Cow;
@@ -38,7 +39,7 @@ fn hover(db: &RootDatabase, file: SourceFile, offset: u32) -> Option<HoverResult
     let function = functions.iter().find(|f| f.contains(offset));
     let markdown = match crate::field::receiver(db, file, start) {
         Some(receiver) => {
-            let typed = function.and_then(|f| specialisation(db, file, f));
+            let typed = function.and_then(|f| hover_specialisation(db, file, f));
             let field = &file.text(db)[start..end];
             crate::field::hover(db, file, start, receiver, field, function, typed.as_ref())?
         }
@@ -86,7 +87,7 @@ fn in_function(
 ) -> (Option<String>, bool) {
     let text = file.text(db);
     let word = &text[start..end];
-    let typed = specialisation(db, file, f);
+    let typed = hover_specialisation(db, file, f);
     if (start as u32) >= f.name_start && (end as u32) <= f.name_end {
         (Some(function_hover(f, typed.as_ref())), false)
     } else if text[end..].starts_with('(') || text[end..].starts_with(".(") {
@@ -114,6 +115,8 @@ pub(crate) struct Specialised<'db> {
     /// The reaching-gradient facts of `func`.
     pub activity: Cow<'db, Activity>,
     pub call: String,
+    /// Whether `call` is another function's annotation, which calls this one.
+    pub through_caller: bool,
     /// The adjoint the gradient runs, or why there is none.
     pub adjoint: &'db Result<InstanceAdjoint, AdError>,
 }
@@ -123,17 +126,57 @@ pub(crate) fn specialisation<'db>(
     file: SourceFile,
     f: &FunctionOutline,
 ) -> Option<Specialised<'db>> {
-    let call = f.at_call.as_ref()?;
+    specialised_at(db, file, f, f.at_call.as_ref()?, f)
+}
+
+/// How many callers' annotated calls a hover on a function without one of its own tries.
+const CALLERS_TRIED: usize = 16;
+
+/// The hover's specialisation of `f`: at its `# zy: at` call, else at its `# zy: gradcheck`
+/// call, else as the nearest function with either annotation in the file calls it (a helper
+/// `horner(c, x)` under `# zy: gradcheck fit(...)` of a function calling it), so that a helper
+/// shows its types without an annotation of its own.
+pub(crate) fn hover_specialisation<'db>(
+    db: &'db RootDatabase,
+    file: SourceFile,
+    f: &FunctionOutline,
+) -> Option<Specialised<'db>> {
+    if let Some(call) = f.at_call.as_ref().or(f.gradcheck_call.as_ref()) {
+        return specialised_at(db, file, f, call, f);
+    }
+    let mut callers: Vec<FunctionOutline> = outline(db, file)
+        .into_iter()
+        .filter(|g| g.name != f.name && (g.at_call.is_some() || g.gradcheck_call.is_some()))
+        .collect();
+    callers.sort_by_key(|g| g.start.abs_diff(f.start));
+    callers.iter().take(CALLERS_TRIED).find_map(|g| {
+        let call = g.at_call.as_ref().or(g.gradcheck_call.as_ref())?;
+        let mut s = specialised_at(db, file, g, call, f)?;
+        s.through_caller = true;
+        Some(s)
+    })
+}
+
+/// The instance of `f` in the typed program of `call`, the call annotating `g` (`f` itself, or
+/// a function calling it).
+fn specialised_at<'db>(
+    db: &'db RootDatabase,
+    file: SourceFile,
+    g: &FunctionOutline,
+    call: &str,
+    f: &FunctionOutline,
+) -> Option<Specialised<'db>> {
     let expr = zy_syntax::parse_expr(call).ok()?;
-    let module = zy_hir::module_at(db, file, f.name_start);
+    let module = zy_hir::module_at(db, file, g.name_start);
     let typed = zy_hir::type_call_in(db, file, &module, &expr).ok()?;
     // A function of a module (also of a file the module includes) is named by it.
-    let qualified = zy_hir::qualify(&module, &f.name);
+    let name = f.name.as_str();
+    let qualified = zy_hir::qualify(&zy_hir::module_at(db, file, f.name_start), name);
     let (inst, func) = typed
         .program
         .functions
         .iter()
-        .find(|(inst, _)| *inst.name == *f.name || inst.name == qualified)?;
+        .find(|(inst, _)| *inst.name == *name || inst.name == qualified)?;
     let id = typed.id(db, inst);
     let key = AdjointKey::of(db, id);
     let adjoint = zy_hir::adjoint(db, key);
@@ -150,7 +193,8 @@ pub(crate) fn specialisation<'db>(
     Some(Specialised {
         func,
         activity,
-        call: call.clone(),
+        call: call.to_string(),
+        through_caller: false,
         adjoint,
     })
 }
@@ -191,12 +235,16 @@ fn function_hover(f: &FunctionOutline, typed: Option<&Specialised>) -> String {
     let grads: Vec<String> = (0..s.func.args().len())
         .map(|i| s.gradient_type(i).to_string())
         .collect();
+    let at = if s.through_caller {
+        format!("specialised as `{}` calls it", s.call)
+    } else {
+        format!("specialised at `{}`", s.call)
+    };
     let mut md = format!(
-        "```julia\n{}({}) -> {}\n```\nspecialised at `{}`\n\ngradient: `Tuple{{{}}}`",
+        "```julia\n{}({}) -> {}\n```\n{at}\n\ngradient: `Tuple{{{}}}`",
         f.name,
         args.join(", "),
         s.func.ret,
-        s.call,
         grads.join(", ")
     );
     for (i, why) in s.activity.args.iter().enumerate() {

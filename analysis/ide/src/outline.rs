@@ -31,6 +31,8 @@ pub struct FunctionOutline {
     pub params: Vec<ParamOutline>,
     /// The call of its `# zy: at` annotation, if any.
     pub at_call: Option<String>,
+    /// The call of its `# zy: gradcheck` annotation, if any.
+    pub gradcheck_call: Option<String>,
 }
 
 impl FunctionOutline {
@@ -90,14 +92,19 @@ pub(crate) fn outline(db: &RootDatabase, file: SourceFile) -> Vec<FunctionOutlin
                     }
                 })
                 .collect(),
-            at_call: def
-                .annotations
-                .iter()
-                .find(|a| a.kind == AnnotationKind::At)
-                .map(|a| a.text.clone()),
+            at_call: annotation(def, AnnotationKind::At),
+            gradcheck_call: annotation(def, AnnotationKind::Gradcheck),
         });
     }
     out
+}
+
+/// The call of `def`'s first annotation of `kind`, if any.
+fn annotation(def: &zy_syntax::ast::FunctionDef, kind: AnnotationKind) -> Option<String> {
+    def.annotations
+        .iter()
+        .find(|a| a.kind == kind)
+        .map(|a| a.text.clone())
 }
 
 /// The start of the first annotation line (relative), or `u32::MAX` when there is none.

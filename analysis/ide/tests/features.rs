@@ -275,6 +275,48 @@ fn hover_on_a_function_without_annotation_asks_for_one() {
 }
 
 #[test]
+fn hover_on_a_helper_is_specialised_as_an_annotated_caller_calls_it() {
+    // The helper has no annotation; the nearest annotated function calling it specialises it,
+    // and a local of the helper is typed there too.
+    check_hover(
+        r#"
+function hor$0ner(c, x)
+    y = c[end]
+    for k in length(c)-1:-1:1
+        y = y * x + c[k]
+    end
+    return y
+end
+
+# zy: gradcheck fit(2.0)
+fit(x) = horner([1.0, 2.0, 3.0], x)
+"#,
+        expect![[r#"
+            [horner]
+            ```julia
+            horner(c::Vector{Float64}, x::Float64) -> Float64
+            ```
+            specialised as `fit(2.0)` calls it
+
+            gradient: `Tuple{Vector{Float64}, Float64}`
+        "#]],
+    );
+    // Its own `# zy: gradcheck` call, when it has no `# zy: at`.
+    check_hover(
+        "# zy: gradcheck sq(3.0)\nsq$0(x) = x * x\n",
+        expect![[r#"
+            [sq]
+            ```julia
+            sq(x::Float64) -> Float64
+            ```
+            specialised at `sq(3.0)`
+
+            gradient: `Tuple{Float64}`
+        "#]],
+    );
+}
+
+#[test]
 fn hover_on_a_local_gives_its_reaching_gradient_summary() {
     check_hover(
         r#"
