@@ -562,6 +562,32 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                 name: name.clone(),
                 params: def.params.is_empty().then(Vec::new),
             }),
+            // Julia's `UpperTriangular{T, M}` (`Diagonal{T, V}`, `Symmetric{T, M}`) where the
+            // prelude's struct keeps only `M`: `X{T}` is any wrapped array of `T`s, `X{T, M}`
+            // the one wrapping `M`.
+            Some(def)
+                if def.params.len() == 1 && params.len() <= 2 && wrapped_kind(name).is_some() =>
+            {
+                let wrapped = match params.as_slice() {
+                    [t] => TypeExpr::Named {
+                        name: "<:".into(),
+                        params: vec![TypeExpr::Named {
+                            name: wrapped_kind(name).unwrap_or("AbstractMatrix").into(),
+                            params: vec![t.clone()],
+                        }],
+                    },
+                    [_, m] => m.clone(),
+                    _ => {
+                        return Err(Fail::method(format!(
+                            "wrong number of type parameters in `{expr}`"
+                        )))
+                    }
+                };
+                Ok(Pat::Struct {
+                    name: name.clone(),
+                    params: Some(vec![pattern(&wrapped, vars, program)?]),
+                })
+            }
             Some(def) if params.len() == def.params.len() => Ok(Pat::Struct {
                 name: name.clone(),
                 params: Some(
@@ -576,6 +602,21 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
             ))),
             None => Err(Fail::undefined_in(name, program)),
         },
+    }
+}
+
+/// The abstract array type a prelude wrapper of one array holds (`AbstractMatrix` for the
+/// triangular and symmetric wrappers, `AbstractVector` for `Diagonal`), if `name` is one.
+pub(crate) fn wrapped_kind(name: &str) -> Option<&'static str> {
+    match name {
+        "LinearAlgebra.UpperTriangular"
+        | "LinearAlgebra.LowerTriangular"
+        | "LinearAlgebra.UnitUpperTriangular"
+        | "LinearAlgebra.UnitLowerTriangular"
+        | "LinearAlgebra.Symmetric"
+        | "LinearAlgebra.Hermitian" => Some("AbstractMatrix"),
+        "LinearAlgebra.Diagonal" => Some("AbstractVector"),
+        _ => None,
     }
 }
 

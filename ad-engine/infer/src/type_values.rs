@@ -174,6 +174,13 @@ pub(crate) fn struct_value_name(p: &Pat) -> Option<Name> {
         .iter()
         .map(|p| value_name(&pattern::concrete(p, &Default::default())?).ok())
         .collect::<Option<Vec<_>>>()?;
+    // A prelude wrapper of one array is named with Julia's parameters, as `typeof` names it
+    // (`LinearAlgebra.Diagonal{Float64, Vector{Float64}}`).
+    if let (Some(_), [p]) = (pattern::wrapped_kind(name), ps.as_slice()) {
+        if let Some(Type::Array(e, _)) = pattern::concrete(p, &Default::default()) {
+            return Some(format!("{name}{{{}, {}}}", value_name(&e).ok()?, params[0]).into());
+        }
+    }
     Some(format!("{name}{{{}}}", params.join(", ")).into())
 }
 
@@ -242,14 +249,25 @@ pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
     Ok(match t {
         Type::Tuple(ts) if ts.is_empty() => EMPTY_TUPLE.into(),
         Type::Function(n) => format!("typeof({n})").into(),
+        // Named as the type's text reads back (the module kept) with Julia's parameters.
+        Type::Struct(s) if pattern::wrapped_kind(&s.name).is_some() => match s.params.as_slice() {
+            [m @ Type::Array(e, _)] => format!("{}{{{e}, {m}}}", s.name).into(),
+            _ => t.to_string().into(),
+        },
         _ => t.to_string().into(),
     })
 }
 
-/// The element type of the array type a type value names (`eltype(Vector{Float64})`).
+/// The element type of the array (or array wrapper) type a type value names
+/// (`eltype(Vector{Float64})`).
 pub(crate) fn elem_of(name: &str, program: &Program) -> Option<Type> {
     match concrete_of(name, program)? {
         Type::Array(e, _) | Type::Adjoint(e) => Some(Arc::unwrap_or_clone(e)),
+        // A prelude wrapper of one array: its array's (`eltype(Diagonal{Float64, ...})`).
+        Type::Struct(s) if pattern::wrapped_kind(&s.name).is_some() => match s.params.first() {
+            Some(Type::Array(e, _)) => Some((**e).clone()),
+            _ => None,
+        },
         _ => None,
     }
 }
