@@ -436,3 +436,21 @@ fn a_helper_returning_a_fresh_array_leaves_constants_inactive() {
     assert_eq!(in_pullbacks(&prog, Prim::MatMul), 2);
     common::run::check_fd(src, "a", vec![x]);
 }
+
+/// A call given only constants calls the primal: the program holds no adjoint of the callee,
+/// where a call with a varying argument does.
+#[test]
+fn a_call_given_only_constants_has_no_adjoint() {
+    use zy_interp::Value;
+    let src = "mk(n) = fill(2.0, n, n)\n\
+               asum(A) = sum(A)\n\
+               k(x) = asum(mk(2)) * x[1] + sum(mk(2) * x)\n\
+               j(x) = asum(x * x')";
+    let x = Value::vector_f64(vec![0.5, -1.5]);
+    let (names, _) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺"]);
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    let (names, _) = forward_functions(src, "j", &[x.clone()]).unwrap();
+    assert_eq!(names, ["asum⁺", "j⁺"]);
+    common::run::check_fd(src, "j", vec![x]);
+}
