@@ -153,7 +153,7 @@ pub fn analyse_masked(
         }
     }
     let seeds = seeds(func, mask);
-    let tracked = Tracked::find(func, &values, &|_| false);
+    let tracked = Tracked::find(func, &values, &|_| false, &|_| false);
     let varied = varied_from(func, &seeds, &incoming, reads_globals, &[], &tracked);
     let useful = useful_values(func, &incoming, reads_globals);
     let carries = carried(
@@ -325,13 +325,21 @@ fn stored(ty: &zy_ir::Type, field: Option<usize>, v: Vary) -> Vary {
     }
 }
 
-/// The mutable structs and `Ref`s that `func` makes and whose every alias it sees: each used
-/// only to read a field or the content from, to store a field or the content into, to return,
-/// or as an argument of a callee that `calls_ok` takes (one that writes no object it did not
-/// make) returning no object (which could share it). Stored into an array or another object,
-/// passed through a jump, or given to any other operation, an object may gain aliases this
-/// function does not see, and stays varied whole.
+/// The mutable structs and `Ref`s that `func` makes (or gets from a callee that `makes` its
+/// result: writes nothing, reads no global and returns an object it allocated) and whose every
+/// alias it sees: each used only to read a field or the content from, to store a field or the
+/// content into, to return, or as an argument of a callee that `calls_ok` takes (one that
+/// writes no object it did not make) returning no object (which could share it). Stored into
+/// an array or another object, passed through a jump, or given to any other operation, an
+/// object may gain aliases this function does not see, and stays varied whole.
 pub(crate) struct Tracked(Vec<Option<Vec<(Option<usize>, Operand)>>>);
+
+/// Is a value of type `t` an object [`Tracked`] may follow: a mutable struct whose shape does
+/// not depend on the data, or a `Ref`?
+fn trackable(t: &zy_ir::Type) -> bool {
+    matches!(t, zy_ir::Type::Struct(s) if s.mutable && !t.holds_recursion())
+        || matches!(t, zy_ir::Type::Ref(_))
+}
 
 impl Tracked {
     /// The tracked objects of `func` (uses from `values`).
@@ -339,13 +347,17 @@ impl Tracked {
         func: &Function,
         values: &[ValueActivity],
         calls_ok: &dyn Fn(&Instance) -> bool,
+        makes: &dyn Fn(&Instance) -> bool,
     ) -> Tracked {
         let made = |d: &zy_ir::ValueData| match &d.kind {
-            ValueKind::Stmt(s) => match &s.op {
-                Op::New(st) => st.mutable && !d.ty.holds_recursion(),
-                Op::Prim(Prim::RefNew) => true,
-                _ => false,
-            },
+            ValueKind::Stmt(s) => {
+                trackable(&d.ty)
+                    && match &s.op {
+                        Op::New(_) | Op::Prim(Prim::RefNew) => true,
+                        Op::Invoke(c) => makes(c),
+                        _ => false,
+                    }
+            }
             ValueKind::Param { .. } => false,
         };
         let objects = func.values.iter().enumerate().map(|(i, d)| {
@@ -391,11 +403,12 @@ impl Tracked {
         Tracked(Vec::new())
     }
 
-    /// Does `func` make an object that may be tracked?
+    /// Does `func` make, or get from a call, an object that may be tracked?
     fn made_in(func: &Function) -> bool {
         func.values.iter().any(|d| match &d.kind {
             ValueKind::Stmt(s) => {
-                matches!(&s.op, Op::New(st) if st.mutable) || s.op == Op::Prim(Prim::RefNew)
+                trackable(&d.ty)
+                    && matches!(s.op, Op::New(_) | Op::Invoke(_) | Op::Prim(Prim::RefNew))
             }
             ValueKind::Param { .. } => false,
         })
@@ -539,7 +552,7 @@ fn constant_fixpoint(
     let makes = |c: &Instance| summary(c).1;
     let incoming = incoming_args(func);
     let seeds = seeds(func, mask);
-    let tracked = Tracked::find(func, &act.values, &calls_ok);
+    let tracked = Tracked::find(func, &act.values, &calls_ok, &makes);
     let mut carries: Vec<bool> = act.values.iter().map(|a| a.varied).collect();
     loop {
         let constant = match arrays {

@@ -456,7 +456,8 @@ fn a_mutable_struct_varies_as_its_fields_are_written() {
     let cell = "mutable struct Cell\n    a::Float64\n    b::Float64\nend\n\
                 mutable struct Holder\n    c::Cell\nend\n\
                 seta!(c, v) = (c.a = v; nothing)\n\
-                wrapped(c) = (c, 1.0)\n";
+                wrapped(c) = (c, 1.0)\n\
+                same(c) = c\n";
     let reads = |body: &str| {
         let src = format!(
             "{cell}function k(x)\n    p = Cell(1.0, 2.0)\n{body}\n    return p.a * p.b\nend"
@@ -482,6 +483,7 @@ fn a_mutable_struct_varies_as_its_fields_are_written() {
         reads("    t = wrapped(p)\n    t[1].a = x"),
         [true, true, true]
     );
+    assert_eq!(reads("    q = same(p)\n    q.a = x"), [true, true]);
     let refs = |body: &str| {
         let src = format!("function k(x)\n    r = Ref(1.0)\n{body}\n    return r[] * x\nend");
         active_of(&src, Prim::RefGet)
@@ -490,8 +492,9 @@ fn a_mutable_struct_varies_as_its_fields_are_written() {
     assert_eq!(refs("    r[] = x^2"), [true]);
 }
 
-/// A Bessel order in a mutable struct or a `Ref` holding a constant is a constant of the
-/// helper's adjoint (`jm⟨1.scale,2⟩`, `jr⟨2⟩`); written a varying value, it is refused by name.
+/// A Bessel order in a mutable struct (made here or by a callee returning a fresh one) or a
+/// `Ref` holding a constant is a constant of the helper's adjoint (`jm⟨1.scale,2⟩`, `jr⟨2⟩`);
+/// written a varying value, it is refused by name.
 #[test]
 fn a_constant_field_of_a_mutable_struct_is_not_differentiated() {
     use zy_interp::Value::F64;
@@ -500,13 +503,19 @@ fn a_constant_field_of_a_mutable_struct_is_not_differentiated() {
                jr(r, x) = x * besselj(r[], x)\n\
                k(x) = (p = S(1.0, 0.0); p.scale = x; jm(p, x))\n\
                j(x) = jr(Ref(2.0), x)\n\
-               v(x) = (p = S(1.0, 0.0); p.nu = x; jm(p, 2.0))";
+               v(x) = (p = S(1.0, 0.0); p.nu = x; jm(p, 2.0))\n\
+               S(nu) = S(nu, 0.0)\n\
+               c(x) = (p = S(1.0); p.scale = x; jm(p, x))";
     let (names, _) = forward_functions(src, "k", &[F64(1.5)]).unwrap();
     assert_eq!(names, ["jm⟨1.scale,2⟩⁺", "k⁺"]);
     common::run::check_fd(src, "k", vec![F64(1.5)]);
     let (names, _) = forward_functions(src, "j", &[F64(1.5)]).unwrap();
     assert_eq!(names, ["jr⟨2⟩⁺", "j⁺"]);
     common::run::check_fd(src, "j", vec![F64(1.5)]);
+    // Made by a callee returning a fresh object: the same.
+    let (names, _) = forward_functions(src, "c", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["c⁺", "jm⟨1.scale,2⟩⁺"]);
+    common::run::check_fd(src, "c", vec![F64(1.5)]);
     let e = forward_functions(src, "v", &[F64(1.5)]).unwrap_err();
     assert!(
         e.message.contains("with respect to its order"),
