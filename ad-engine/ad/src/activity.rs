@@ -332,7 +332,11 @@ fn stored(ty: &zy_ir::Type, field: Option<usize>, v: Vary) -> Vary {
 /// writes no object it did not make) returning no object (which could share it). Stored into
 /// an array or another object, passed through a jump, or given to any other operation, an
 /// object may gain aliases this function does not see, and stays varied whole.
-pub(crate) struct Tracked(Vec<Option<Vec<(Option<usize>, Operand)>>>);
+struct Tracked(Vec<Option<Vec<Write>>>);
+
+/// A write into a tracked object: the field written (from 0; `None` for a `Ref`'s content) and
+/// the value stored.
+type Write = (Option<usize>, Operand);
 
 /// Is a value of type `t` an object [`Tracked`] may follow: a mutable struct whose shape does
 /// not depend on the data, or a `Ref`?
@@ -415,7 +419,7 @@ impl Tracked {
     }
 
     /// The writes into value `i`, if it is a tracked object.
-    fn writes(&self, i: usize) -> Option<&[(Option<usize>, Operand)]> {
+    fn writes(&self, i: usize) -> Option<&[Write]> {
         self.0.get(i).and_then(|w| w.as_deref())
     }
 }
