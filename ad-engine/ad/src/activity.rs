@@ -4,7 +4,9 @@
 //! when it flows into the returned value or into a mutation; a value is *active* (gets a
 //! gradient) when it is both. Objects with identity (arrays, `Ref`s, mutable structs) are taken
 //! as varied and useful whenever their type is differentiable, since a write through an alias
-//! can make them so. The result also explains, per argument, why a gradient is absent.
+//! can make them so; but a mutable struct or `Ref` made here whose every alias the function
+//! sees ([`Tracked`]) varies field by field as what is stored into it. The result also
+//! explains, per argument, why a gradient is absent.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -151,9 +153,18 @@ pub fn analyse_masked(
         }
     }
     let seeds = seeds(func, mask);
-    let varied = varied_from(func, &seeds, &incoming, reads_globals, &[]);
+    let tracked = Tracked::find(func, &values, &|_| false, &|_| false);
+    let varied = varied_from(func, &seeds, &incoming, reads_globals, &[], &tracked);
     let useful = useful_values(func, &incoming, reads_globals);
-    let carries = carried(func, &values, &varied, &incoming, &seeds, reads_globals);
+    let carries = carried(
+        func,
+        &values,
+        &varied,
+        &incoming,
+        &seeds,
+        reads_globals,
+        &tracked,
+    );
     for (i, a) in values.iter_mut().enumerate() {
         a.varied = varied[i].any();
         a.useful = useful[i];
@@ -214,14 +225,16 @@ fn passes_gradient(op: &Op) -> bool {
 }
 
 /// What `seeds` vary in each value, field by field (forward fixpoint); objects with identity
-/// (but those `constant` marks) and the results of calls that read globals (see
-/// [`analyse_in`]) are varied whatever their operands.
+/// (but those `constant` marks, and the `tracked` ones, which vary as what is stored into
+/// them) and the results of calls that read globals (see [`analyse_in`]) are varied whatever
+/// their operands.
 fn varied_from(
     func: &Function,
     seeds: &[(Value, Vary)],
     incoming: &[Vec<Operand>],
     reads_globals: &dyn Fn(&Instance) -> bool,
     constant: &[bool],
+    tracked: &Tracked,
 ) -> Vec<Vary> {
     let n = func.values.len();
     let mut varied = vec![Vary::No; n];
@@ -245,11 +258,19 @@ fn varied_from(
                 ValueKind::Param { block, .. } if *block == Block::ENTRY => continue,
                 ValueKind::Param { .. } => joined(&incoming[i]),
                 ValueKind::Stmt(s) => {
-                    let whole = (d.ty.is_mutable() && !constant.get(i).copied().unwrap_or(false))
+                    let writes = tracked.writes(i);
+                    let whole = (d.ty.is_mutable()
+                        && !constant.get(i).copied().unwrap_or(false)
+                        && writes.is_none())
                         || matches!(&s.op, Op::Invoke(c) if reads_globals(c));
                     let own = match whole {
                         true => Vary::Yes,
-                        false => stmt_varies(&s.op, &s.args, &d.ty, &of),
+                        false => writes
+                            .unwrap_or_default()
+                            .iter()
+                            .fold(stmt_varies(&s.op, &s.args, &d.ty, &of), |m, (field, x)| {
+                                m.join(&stored(&d.ty, *field, of(x)))
+                            }),
                     };
                     own.join(&joined(&incoming[i]))
                 }
@@ -290,6 +311,119 @@ fn stmt_varies(op: &Op, args: &[Operand], ty: &zy_ir::Type, of: &dyn Fn(&Operand
     }
 }
 
+/// How an object of type `ty` varies for holding a value varying as `v` in `field` (from 0), or
+/// as its content (`None`: a `Ref`'s).
+fn stored(ty: &zy_ir::Type, field: Option<usize>, v: Vary) -> Vary {
+    match (field, crate::mask::part_count(ty)) {
+        (Some(k), Some(n)) if k < n => Vary::fields(
+            (0..n)
+                .map(|j| if j == k { v.clone() } else { Vary::No })
+                .collect(),
+        ),
+        (None, None) => v,
+        _ => Vary::of(v.any()),
+    }
+}
+
+/// The mutable structs and `Ref`s that `func` makes (or gets from a callee that `makes` its
+/// result: writes nothing, reads no global and returns an object it allocated) and whose every
+/// alias it sees: each used only to read a field or the content from, to store a field or the
+/// content into, to return, or as an argument of a callee that `calls_ok` takes (one that
+/// writes no object it did not make) returning no object (which could share it). Stored into
+/// an array or another object, passed through a jump, or given to any other operation, an
+/// object may gain aliases this function does not see, and stays varied whole.
+struct Tracked(Vec<Option<Vec<Write>>>);
+
+/// A write into a tracked object: the field written (from 0; `None` for a `Ref`'s content) and
+/// the value stored.
+type Write = (Option<usize>, Operand);
+
+/// Is a value of type `t` an object [`Tracked`] may follow: a mutable struct whose shape does
+/// not depend on the data, or a `Ref`?
+fn trackable(t: &zy_ir::Type) -> bool {
+    matches!(t, zy_ir::Type::Struct(s) if s.mutable && !t.holds_recursion())
+        || matches!(t, zy_ir::Type::Ref(_))
+}
+
+impl Tracked {
+    /// The tracked objects of `func` (uses from `values`).
+    fn find(
+        func: &Function,
+        values: &[ValueActivity],
+        calls_ok: &dyn Fn(&Instance) -> bool,
+        makes: &dyn Fn(&Instance) -> bool,
+    ) -> Tracked {
+        let made = |d: &zy_ir::ValueData| match &d.kind {
+            ValueKind::Stmt(s) => {
+                trackable(&d.ty)
+                    && match &s.op {
+                        Op::New(_) | Op::Prim(Prim::RefNew) => true,
+                        Op::Invoke(c) => makes(c),
+                        _ => false,
+                    }
+            }
+            ValueKind::Param { .. } => false,
+        };
+        let objects = func.values.iter().enumerate().map(|(i, d)| {
+            if !made(d) {
+                return None;
+            }
+            let me = |a: &Operand| a.as_value().is_some_and(|v| v.index() == i);
+            let mut writes = Vec::new();
+            for (site, _) in &values[i].uses {
+                let UseSite::Stmt(u) = site else {
+                    match site {
+                        UseSite::Term(b)
+                            if matches!(func.block(*b).term, Terminator::Return(_)) =>
+                        {
+                            continue
+                        }
+                        _ => return None,
+                    }
+                };
+                let us = func.stmt(*u)?;
+                match (&us.op, us.args.as_slice()) {
+                    (Op::Prim(Prim::GetField), [x, k]) if me(x) && !me(k) => {}
+                    (Op::Prim(Prim::RefGet), [x]) if me(x) => {}
+                    (Op::Prim(Prim::SetField), [x, Operand::Const(zy_ir::Const::Int(k)), v])
+                        if me(x) && !me(v) && *k >= 1 =>
+                    {
+                        writes.push((Some(*k as usize - 1), v.clone()));
+                    }
+                    (Op::Prim(Prim::RefSet), [x, v]) if me(x) && !me(v) => {
+                        writes.push((None, v.clone()));
+                    }
+                    (Op::Invoke(c), _) if calls_ok(c) && !func.ty(*u).reaches_mutable() => {}
+                    _ => return None,
+                }
+            }
+            Some(writes)
+        });
+        Tracked(objects.collect())
+    }
+
+    /// None tracked.
+    fn none() -> Tracked {
+        Tracked(Vec::new())
+    }
+
+    /// Does `func` make, or get from a call, an object that may be tracked?
+    fn made_in(func: &Function) -> bool {
+        func.values.iter().any(|d| match &d.kind {
+            ValueKind::Stmt(s) => {
+                trackable(&d.ty)
+                    && matches!(s.op, Op::New(_) | Op::Invoke(_) | Op::Prim(Prim::RefNew))
+            }
+            ValueKind::Param { .. } => false,
+        })
+    }
+
+    /// The writes into value `i`, if it is a tracked object.
+    fn writes(&self, i: usize) -> Option<&[Write]> {
+        self.0.get(i).and_then(|w| w.as_deref())
+    }
+}
+
 /// `varied`, less what a derivative without a rule need not ask about: where `func` applies
 /// such a primitive, the arrays [`constant_objects`] finds, and what is computed from them and
 /// constants alone, count as constants (to a fixpoint: an array built from such an array is
@@ -301,6 +435,7 @@ fn carried(
     incoming: &[Vec<Operand>],
     seeds: &[(Value, Vary)],
     reads_globals: &dyn Fn(&Instance) -> bool,
+    tracked: &Tracked,
 ) -> Vec<Vary> {
     if !applies_underived(func) {
         return varied.to_vec();
@@ -308,7 +443,7 @@ fn carried(
     let mut now = varied.to_vec();
     loop {
         let constant = constant_objects(func, values, &any(&now), &|_| false, &|_| false);
-        let next = varied_from(func, seeds, incoming, reads_globals, &constant);
+        let next = varied_from(func, seeds, incoming, reads_globals, &constant, tracked);
         if next == now {
             return now;
         }
@@ -388,7 +523,8 @@ pub fn carried_across_calls(
 
 /// The constant arrays and what carries a gradient (see [`carried_across_calls`]), where `func`
 /// applies a primitive with an operand it has no derivative in or makes an array from
-/// constants alone; `None` elsewhere.
+/// constants alone (the arrays), or makes a mutable struct or `Ref` (tracked objects passed to
+/// callees that write none); `None` elsewhere.
 fn constant_fixpoint(
     func: &Function,
     act: &Activity,
@@ -397,7 +533,8 @@ fn constant_fixpoint(
     writes: &mut dyn FnMut(&Arc<Instance>) -> bool,
     fresh: &mut dyn FnMut(&Arc<Instance>) -> bool,
 ) -> Option<(Vec<bool>, Vec<Vary>)> {
-    if !applies_underived(func) && !makes_constant_array(func) {
+    let arrays = applies_underived(func) || makes_constant_array(func);
+    if !arrays && !Tracked::made_in(func) {
         return None;
     }
     // What a callee does, asked only of the callees an array that may be constant meets
@@ -419,10 +556,14 @@ fn constant_fixpoint(
     let makes = |c: &Instance| summary(c).1;
     let incoming = incoming_args(func);
     let seeds = seeds(func, mask);
+    let tracked = Tracked::find(func, &act.values, &calls_ok, &makes);
     let mut carries: Vec<bool> = act.values.iter().map(|a| a.varied).collect();
     loop {
-        let constant = constant_objects(func, &act.values, &carries, &calls_ok, &makes);
-        let next = varied_from(func, &seeds, &incoming, reads_globals, &constant);
+        let constant = match arrays {
+            true => constant_objects(func, &act.values, &carries, &calls_ok, &makes),
+            false => vec![false; func.values.len()],
+        };
+        let next = varied_from(func, &seeds, &incoming, reads_globals, &constant, &tracked);
         let next_any = any(&next);
         if next_any == carries {
             return Some((constant, next));
@@ -595,6 +736,7 @@ fn first_cut(func: &Function, a: Value, incoming: &[Vec<Operand>]) -> Option<Arg
         incoming,
         &|_| false,
         &[],
+        &Tracked::none(),
     ));
     for b in func.reverse_postorder() {
         for &v in &func.block(b).stmts {

@@ -2,9 +2,9 @@
 //! the key of an adjoint built for the parts of its arguments that vary at a call
 //! ([`ArgMask`]).
 //!
-//! The parts are the fields of tuples, named tuples and immutable structs, nested: a Bessel
-//! order held in a field (`besselj(p.ν, p.x)` of `p = (ν = 2.0, x = x)`) is a constant of the
-//! callee though `p` varies. Any other value (a number, an array, a mutable struct) is one leaf.
+//! The parts are the fields of tuples, named tuples and structs (mutable ones too), nested: a
+//! Bessel order held in a field (`besselj(p.ν, p.x)` of `p = (ν = 2.0, x = x)`) is a constant of
+//! the callee though `p` varies. Any other value (a number, an array, a `Ref`) is one leaf.
 
 use std::sync::Arc;
 
@@ -71,7 +71,7 @@ impl Vary {
 }
 
 /// The parts of a value of type `t` that activity tells apart: the field types of a tuple, named
-/// tuple or immutable struct that is not recursive; `None` for a leaf.
+/// tuple or struct that is not recursive; `None` for a leaf.
 pub fn parts(t: &Type) -> Option<Vec<Type>> {
     (0..part_count(t)?).map(|i| t.field(i)).collect()
 }
@@ -79,7 +79,7 @@ pub fn parts(t: &Type) -> Option<Vec<Type>> {
 /// How many [`parts`] a value of type `t` has; `None` for a leaf.
 pub fn part_count(t: &Type) -> Option<usize> {
     match t {
-        Type::Struct(s) if s.mutable || s.is_recursive() => None,
+        Type::Struct(s) if s.is_recursive() => None,
         Type::Tuple(_) | Type::NamedTuple(_) | Type::Struct(_) => t.field_count(),
         _ => None,
     }

@@ -289,10 +289,16 @@ impl<'f> Cx<'f> {
             }
             _ => false,
         };
+        // A write into an array, a mutable struct or a `Ref` is recorded and undone even of
+        // values that do not vary: an earlier statement's pullback may read the object.
         (self.act.is_active(v) && !constant)
             || (effect && feeds)
             || globals
-            || (effect && matches!(s.op, Op::Prim(Prim::SetIndex | Prim::SetLength)))
+            || (effect
+                && matches!(
+                    s.op,
+                    Op::Prim(Prim::SetIndex | Prim::SetLength | Prim::SetField | Prim::RefSet)
+                ))
     }
 
     /// Does `a` depend differentiably on a differentiated argument, an array built from

@@ -436,3 +436,108 @@ fn a_helper_returning_a_fresh_array_leaves_constants_inactive() {
     assert_eq!(in_pullbacks(&prog, Prim::MatMul), 2);
     common::run::check_fd(src, "a", vec![x]);
 }
+
+/// Whether each statement of `p` in `k(0.5)`'s body (`src`) is active, in block order.
+fn active_of(src: &str, p: Prim) -> Vec<bool> {
+    use zy_interp::Value::F64;
+    let (a, f) = analysed(src, "k", &[F64(0.5)]);
+    f.block_ids()
+        .flat_map(|b| f.block(b).stmts.clone())
+        .filter(|&v| f.stmt(v).is_some_and(|s| s.op == Op::Prim(p)))
+        .map(|v| a.is_active(v))
+        .collect()
+}
+
+/// A mutable struct or `Ref` made in the function varies field by field as what is stored into
+/// it, while the function sees every alias of it; written through another name (a φ, an array
+/// or a struct holding it, a callee writing it, a tuple a callee returns), it varies whole.
+#[test]
+fn a_mutable_struct_varies_as_its_fields_are_written() {
+    let cell = "mutable struct Cell\n    a::Float64\n    b::Float64\nend\n\
+                mutable struct Holder\n    c::Cell\nend\n\
+                seta!(c, v) = (c.a = v; nothing)\n\
+                wrapped(c) = (c, 1.0)\n\
+                same(c) = c\n";
+    let reads = |body: &str| {
+        let src = format!(
+            "{cell}function k(x)\n    p = Cell(1.0, 2.0)\n{body}\n    return p.a * p.b\nend"
+        );
+        active_of(&src, Prim::GetField)
+    };
+    assert_eq!(reads("    p.b = x"), [false, true]);
+    assert_eq!(
+        reads("    p.a = 3.0\n    p.b = x * p.a"),
+        [false, false, true]
+    );
+    assert_eq!(
+        reads("    q = x > 0 ? p : Cell(0.0, 0.0)\n    q.a = x"),
+        [true, true]
+    );
+    assert_eq!(reads("    cs = [p]\n    cs[1].a = x"), [true, true]);
+    assert_eq!(
+        reads("    h = Holder(p)\n    h.c.a = x"),
+        [true, true, true]
+    );
+    assert_eq!(reads("    seta!(p, x)"), [true, true]);
+    assert_eq!(
+        reads("    t = wrapped(p)\n    t[1].a = x"),
+        [true, true, true]
+    );
+    assert_eq!(reads("    q = same(p)\n    q.a = x"), [true, true]);
+    let refs = |body: &str| {
+        let src = format!("function k(x)\n    r = Ref(1.0)\n{body}\n    return r[] * x\nend");
+        active_of(&src, Prim::RefGet)
+    };
+    assert_eq!(refs("    r[] = 2.0"), [false]);
+    assert_eq!(refs("    r[] = x^2"), [true]);
+}
+
+/// A Bessel order in a mutable struct (made here or by a callee returning a fresh one) or a
+/// `Ref` holding a constant is a constant of the helper's adjoint (`jm⟨1.scale,2⟩`, `jr⟨2⟩`);
+/// written a varying value, it is refused by name.
+#[test]
+fn a_constant_field_of_a_mutable_struct_is_not_differentiated() {
+    use zy_interp::Value::F64;
+    let src = "mutable struct S\n    nu::Float64\n    scale::Float64\nend\n\
+               jm(p, x) = p.scale * besselj(p.nu, x)\n\
+               jr(r, x) = x * besselj(r[], x)\n\
+               k(x) = (p = S(1.0, 0.0); p.scale = x; jm(p, x))\n\
+               j(x) = jr(Ref(2.0), x)\n\
+               v(x) = (p = S(1.0, 0.0); p.nu = x; jm(p, 2.0))\n\
+               S(nu) = S(nu, 0.0)\n\
+               c(x) = (p = S(1.0); p.scale = x; jm(p, x))";
+    let (names, _) = forward_functions(src, "k", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["jm⟨1.scale,2⟩⁺", "k⁺"]);
+    common::run::check_fd(src, "k", vec![F64(1.5)]);
+    let (names, _) = forward_functions(src, "j", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["jr⟨2⟩⁺", "j⁺"]);
+    common::run::check_fd(src, "j", vec![F64(1.5)]);
+    // Made by a callee returning a fresh object: the same.
+    let (names, _) = forward_functions(src, "c", &[F64(1.5)]).unwrap();
+    assert_eq!(names, ["c⁺", "jm⟨1.scale,2⟩⁺"]);
+    common::run::check_fd(src, "c", vec![F64(1.5)]);
+    let e = forward_functions(src, "v", &[F64(1.5)]).unwrap_err();
+    assert!(
+        e.message.contains("with respect to its order"),
+        "{}",
+        e.message
+    );
+}
+
+/// A call given only constants calls the primal: the program holds no adjoint of the callee,
+/// where a call with a varying argument does.
+#[test]
+fn a_call_given_only_constants_has_no_adjoint() {
+    use zy_interp::Value;
+    let src = "mk(n) = fill(2.0, n, n)\n\
+               asum(A) = sum(A)\n\
+               k(x) = asum(mk(2)) * x[1] + sum(mk(2) * x)\n\
+               j(x) = asum(x * x')";
+    let x = Value::vector_f64(vec![0.5, -1.5]);
+    let (names, _) = forward_functions(src, "k", &[x.clone()]).unwrap();
+    assert_eq!(names, ["k⁺"]);
+    common::run::check_fd(src, "k", vec![x.clone()]);
+    let (names, _) = forward_functions(src, "j", &[x.clone()]).unwrap();
+    assert_eq!(names, ["asum⁺", "j⁺"]);
+    common::run::check_fd(src, "j", vec![x]);
+}

@@ -1,7 +1,7 @@
 //! Calls of user functions: the forward calls the forward function of the callee's adjoint for
 //! the arguments active at the call (`f⁺`, or `f⟨i,j⟩⁺` where some are constants) and keeps its
 //! `back` closure as the residual; the reverse calls `back` and hands out the returned rdata,
-//! `nothing` for an inactive argument.
+//! `nothing` for an inactive argument. A call given only constants calls the primal.
 
 use std::sync::Arc;
 
@@ -19,16 +19,18 @@ pub fn forward(
     callees: &mut Callees,
 ) -> Result<FwdOut, AdError> {
     let reached = callees.globals.reached(inst);
-    if !s.active
-        && !has_fdata(&s.ty)
-        && s.arg_tys.iter().all(|t| !has_fdata(t))
-        && reached.is_empty()
-    {
-        // Nothing differentiable flows through: call the primal.
+    let inert = !s.active && !has_fdata(&s.ty) && s.arg_tys.iter().all(|t| !has_fdata(t));
+    // Given only constants (no argument carries a gradient), the callee's result is a constant
+    // too: its adjoint would compute gradients nobody reads.
+    let constant = s.varied.iter().all(|v| !v);
+    if (inert || constant) && reached.is_empty() {
+        // Nothing differentiable flows through: call the primal; a result with identity gets a
+        // zero shadow of its own.
         let value = e.op(Op::Invoke(inst.clone()), s.args.clone(), s.ty.clone());
+        let shadow = e.zero_fdata(value.clone(), &s.ty);
         return Ok(FwdOut {
             value,
-            shadow: None,
+            shadow,
             residuals: vec![],
         });
     }
