@@ -1232,9 +1232,8 @@ end
     _real_eigvals(A)
 
 The eigenvalues of a real square matrix that is not symmetric (faer's Hessenberg QR), in
-Julia's order: ascending. Julia's result is a `Vector{ComplexF64}` when one of them is complex
-and a `Vector{Float64}` otherwise, a type decided by the values, which zy's is not: a complex
-eigenvalue is refused by name at run time. Its rrule is ChainRules' for distinct eigenvalues,
+Julia's order: ascending, when all are real (`eigvals` takes `_complex_eigvals` otherwise, so
+a complex one here is refused by name). Its rrule is ChainRules' for distinct eigenvalues,
 `Ā = V⁻ᵀ Diagonal(λ̄) Vᵀ`, summed as `Σₖ λ̄ₖ wₖ vₖᵀ / (wₖᵀ vₖ)` with `vₖ` (`wₖ`) the right (left)
 eigenvector of `λₖ`.
 """
