@@ -2264,7 +2264,15 @@ export ldiv!
 
 # ---- Hessenberg, LDLt of a SymTridiagonal, factorize ------------------------------------------
 
-export hessenberg, Hessenberg, ldlt, LDLt, factorize
+export hessenberg, Hessenberg, ldlt, LDLt, factorize, schur
+
+"""
+    schur(A)
+
+Not in zy yet (faer's real Schur form is not public): refused by name when called, pointing to
+what gives its parts.
+"""
+schur(A::AbstractMatrix) = error("unsupported: `schur` (the real Schur form) is not in zy yet; `eigvals(A)` gives its values, `hessenberg(A)` the Hessenberg form it starts from")
 
 """
     Hessenberg{M}
