@@ -1139,14 +1139,15 @@ _complex_eigvals(A::Matrix{Float64}) = _general_parts(A)[1]
 # i ∂/∂Im λₖ) is `real(V⁻ᴴ Diagonal(λ̄) Vᴴ)`, as ChainRules' `eigvals` rule.
 function rrule(::typeof(_complex_eigvals), A::Matrix{Float64})
     λ, V = _general_parts(A)
-    function complex_eigvals_pullback(ȳ)
-        λ̄ = _cotangent(ȳ, λ)
-        n = length(λ)
-        W = inv(V)
-        g = [complex(λ̄[k].re, λ̄[k].im) for k in 1:n]
-        return (NoTangent(), [real(sum(conj(W[k, i]) * g[k] * conj(V[j, k]) for k in 1:n)) for i in 1:n, j in 1:n])
-    end
+    complex_eigvals_pullback(ȳ) = (NoTangent(), _complex_eigvals_cotangent(V, _cotangent(ȳ, λ)))
     return λ, complex_eigvals_pullback
+end
+
+function _complex_eigvals_cotangent(V, λ̄)
+    n = size(V, 1)
+    W = inv(V)
+    g = [complex(λ̄[k].re, λ̄[k].im) for k in 1:n]
+    return [real(sum(conj(W[k, i]) * g[k] * conj(V[j, k]) for k in 1:n)) for i in 1:n, j in 1:n]
 end
 
 # λ̇ₖ = (V⁻¹ Ȧ V)ₖₖ.
@@ -1170,13 +1171,19 @@ function _general_eigen(A::Matrix{Float64})
 end
 _general_eigen_parts(A::Matrix{Float64}) = _general_parts(A)
 
-# No gradient through the eigenvectors of a matrix that is not symmetric (ChainRules' rule for
-# them is not here): refused by name, in both modes.
-const _GENERAL_EIGEN = "`eigen` of a matrix that is not symmetric (`eigvals(A)` has one)"
+# The eigenvalues' gradient as `eigvals`'s; none through the eigenvectors of a matrix that is
+# not symmetric (ChainRules' rule for them is not here): refused by name, in both modes.
+const _GENERAL_EIGEN = "the eigenvectors of `eigen` of a matrix that is not symmetric (its values have one)"
 function rrule(::typeof(_general_eigen_parts), A::Matrix{Float64})
-    general_eigen_pullback(ȳ) = (NoTangent(), _refused_gradient(_GENERAL_EIGEN, A))
-    return _general_parts(A), general_eigen_pullback
+    λ, V = _general_parts(A)
+    function general_eigen_pullback(ȳ)
+        _zero_cotangent(ȳ[2]) || return (NoTangent(), _refused_gradient(_GENERAL_EIGEN, A))
+        return (NoTangent(), _complex_eigvals_cotangent(V, _cotangent(ȳ[1], λ)))
+    end
+    return (λ, V), general_eigen_pullback
 end
+_zero_cotangent(::Nothing) = true
+_zero_cotangent(X::AbstractArray) = all(z -> z.re == 0.0 && z.im == 0.0, X)
 function frule(Δ, ::typeof(_general_eigen_parts), A::Matrix{Float64})
     λ, V = _general_parts(A)
     return (λ, V), (_refused_gradient(_GENERAL_EIGEN, λ), _refused_gradient(_GENERAL_EIGEN, V))
