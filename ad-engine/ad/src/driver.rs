@@ -556,13 +556,11 @@ pub fn is_constant(t: &Type) -> bool {
 /// Can a result of type `t` be differentiated, seeded with `1.0`: a `Float64` (a `Float32`,
 /// seeded with `1f0`), or a union of
 /// numbers that may hold one (`s = 0; for v in x; s += v; end; s`, Julia's
-/// `Union{Float64, Int64}`)?
+/// `Union{Float64, Int64}`; `eigvals(A)[k]`, a `Float64` or a `ComplexF64`)?
 pub fn is_scalar(t: &Type) -> bool {
     match t {
         Type::Float64 | Type::Float32 => true,
-        Type::Union(u) => {
-            u.members.contains(&Type::Float64) && u.members.iter().all(Type::is_number)
-        }
+        Type::Union(_) => t.is_real_or_complex(),
         _ => false,
     }
 }

@@ -423,7 +423,7 @@ fn differentiate(
         .cloned()
         .ok_or_else(|| AdError::new(span, format!("no typed body for {inst}")))?;
     let dinst = names::driver_instance(&inst);
-    if !(func.ret.is_real() || func.ret == Type::Float32) {
+    if !(func.ret.is_real_or_complex() || func.ret == Type::Float32) {
         return Err(AdError::new(
             span,
             format!(

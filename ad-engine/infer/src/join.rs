@@ -37,6 +37,7 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
         }
         _ => unions(&[a.clone(), b.clone()], siblings)
             .or_else(|| numbers_or_arrays(a, b))
+            .or_else(|| factorizations(a, b))
             .or_else(|| missing_or(&[a.clone(), b.clone()])),
     }
 }
@@ -77,7 +78,10 @@ pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
 
 /// Julia's union of a number and an array of numbers (`rho = n > 2 ? sum(x) : x`, a
 /// `Union{Float64, Vector{Float64}}`), with `nothing` too (an `if` without `else`), or of two
-/// such unions: each use splits on the member held, as for `Union{Float64, Int64}`.
+/// such unions: each use splits on the member held, as for `Union{Float64, Int64}`. A
+/// `ComplexF64` is such a number, an array of them such an array: `eigvals` of a real matrix
+/// is a `Vector{Float64}` or a `Vector{ComplexF64}` by its values, and an element of it a
+/// `Float64` or a `ComplexF64`.
 fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
     let mut members = Vec::new();
     for t in [a, b] {
@@ -86,9 +90,13 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
             t => members.push(t.clone()),
         }
     }
-    let array = |t: &Type| matches!(t, Type::Array(e, _) if e.is_number());
-    let plain = |t: &Type| matches!(t, Type::Float64 | Type::Int64 | Type::Nothing);
-    if !members.iter().all(|t| plain(t) || array(t)) || !members.iter().any(array) {
+    let complex_f64 = |t: &Type| matches!(t, Type::Struct(s) if &*s.name == "Base.Complex" && s.params[..] == [Type::Float64]);
+    let array = |t: &Type| matches!(t, Type::Array(e, _) if e.is_number() || complex_f64(e));
+    let plain =
+        |t: &Type| matches!(t, Type::Float64 | Type::Int64 | Type::Nothing) || complex_f64(t);
+    if !members.iter().all(|t| plain(t) || array(t))
+        || !members.iter().any(|t| array(t) || complex_f64(t))
+    {
         return None;
     }
     members.sort();
@@ -98,6 +106,42 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
     let mut shown = members.clone();
     shown.sort_by_key(rank);
     let names: Vec<String> = shown.iter().map(ToString::to_string).collect();
+    let name = format!("Union{{{}}}", names.join(", "));
+    Some(Type::union(name.as_str().into(), members))
+}
+
+/// Julia's union of the factorizations a function of a matrix's values may return: `eigen` of
+/// a real matrix (`Eigen` of real or of complex values, decided by them), `factorize` (a
+/// `Diagonal`, `Bidiagonal`, triangular wrapper, `Cholesky` or `LU` by the matrix's structure,
+/// the entry of a 1×1 matrix), or two such unions. `None` unless every member is one of these
+/// LinearAlgebra structs or a `Float64`, and one is a struct.
+fn factorizations(a: &Type, b: &Type) -> Option<Type> {
+    const NAMES: &[&str] = &[
+        "LinearAlgebra.Eigen",
+        "LinearAlgebra.Diagonal",
+        "LinearAlgebra.Bidiagonal",
+        "LinearAlgebra.LowerTriangular",
+        "LinearAlgebra.UpperTriangular",
+        "LinearAlgebra.Cholesky",
+        "LinearAlgebra.LU",
+    ];
+    let factor = |t: &Type| matches!(t, Type::Struct(s) if NAMES.contains(&&*s.name));
+    let mut members = Vec::new();
+    for t in [a, b] {
+        match t {
+            Type::Union(u) if u.members.iter().any(factor) => {
+                members.extend(u.members.iter().cloned())
+            }
+            t => members.push(t.clone()),
+        }
+    }
+    if !members.iter().any(factor) || !members.iter().all(|t| factor(t) || *t == Type::Float64) {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
+    names.sort();
     let name = format!("Union{{{}}}", names.join(", "));
     Some(Type::union(name.as_str().into(), members))
 }
@@ -362,6 +406,23 @@ mod tests {
             Some("Union{Int64, Vector{Float64}}".to_string())
         );
         assert_eq!(join(&Type::String, &Type::vector_f64()), None);
+        // Real or complex eigenvalues: a union of the two vectors, and of their elements.
+        let c = Type::Struct(std::sync::Arc::new(zy_ir::StructType {
+            name: "Base.Complex".into(),
+            params: vec![Type::Float64],
+            fields: vec![("re".into(), Type::Float64), ("im".into(), Type::Float64)],
+            mutable: false,
+            kind: StructKind::User,
+        }));
+        let vc = Type::Array(std::sync::Arc::new(c.clone()), 1);
+        assert_eq!(
+            join(&Type::vector_f64(), &vc).map(|t| t.to_string()),
+            Some("Union{Vector{Base.Complex{Float64}}, Vector{Float64}}".to_string())
+        );
+        assert_eq!(
+            join(&c, &Type::Float64).map(|t| t.to_string()),
+            Some("Union{Base.Complex{Float64}, Float64}".to_string())
+        );
         let t = Type::tuple([Type::tuple([Type::Float64])]);
         assert_eq!(depth(&t), 3);
     }

@@ -770,6 +770,23 @@ prims! {
         effects: Effects::allocates("a matrix that is not square or holds a NaN or an Inf"),
         jit: Jit::Interpreted,
     }
+    /// `_eigen_general(A)`: the eigenvalues and right eigenvectors of a square matrix as the
+    /// n×(2n+2) matrix `[re(λ) im(λ) re(V) im(V)]`, sorted as Julia's `eigen` (by real part,
+    /// then imaginary), each vector of unit norm with its largest entry real and positive; the
+    /// prelude's `eigen` of a matrix that is not symmetric takes it apart.
+    EigenGeneral => "_eigen_general" {
+        diff: Diff::No,
+        effects: Effects::allocates("a matrix that is not square or holds a NaN or an Inf"),
+        jit: Jit::Interpreted,
+    }
+    /// `_hessenberg(A)`: the Hessenberg decomposition `A = Q H Qᵀ` of a square matrix as the
+    /// n×2n matrix `[H Q]` (Householder reflections with LAPACK's signs); the prelude's
+    /// `hessenberg` takes it apart.
+    Hessenberg => "_hessenberg" {
+        diff: Diff::No,
+        effects: Effects::allocates("a matrix that is not square or holds a NaN or an Inf"),
+        jit: Jit::Interpreted,
+    }
     /// `tril(A, k)`: `A` with the entries above its `k`th superdiagonal zeroed (`k = 0`: the
     /// lower triangle).
     Tril => "tril" {

@@ -343,6 +343,20 @@ impl Type {
         }
     }
 
+    /// Is this a real number type, or Julia's union of `Float64` and `ComplexF64` (an
+    /// eigenvalue of a real matrix), real when the data make it so? A gradient of a function
+    /// returning one seeds its `Float64`.
+    pub fn is_real_or_complex(&self) -> bool {
+        let complex = |t: &Type| matches!(t, Type::Struct(s) if &*s.name == "Base.Complex");
+        match self {
+            Type::Union(u) => {
+                u.members.contains(&Type::Float64)
+                    && u.members.iter().all(|m| m.is_number() || complex(m))
+            }
+            t => t.is_number(),
+        }
+    }
+
     /// Does this type have identity (mutation through one reference is seen through another)?
     pub fn is_mutable(&self) -> bool {
         match self {

@@ -1096,8 +1096,10 @@ export eigen, eigvals, eigvecs, Eigen, svd, svdvals, SVD
 """
     Eigen{V, M}
 
-The eigendecomposition of a symmetric matrix, `A = F.vectors * Diagonal(F.values) *
-F.vectors'`: the eigenvalues ascending and orthonormal eigenvectors as columns. `λ, U = F`
+The eigendecomposition `A * F.vectors = F.vectors * Diagonal(F.values)`: of a symmetric matrix
+the eigenvalues ascending and orthonormal eigenvectors as columns; of another real matrix
+Julia's `Vector{Float64}` and `Matrix{Float64}` when every eigenvalue is real, else
+`Vector{ComplexF64}` and `Matrix{ComplexF64}` (decided by the values, at run time). `λ, U = F`
 destructures it, as in Julia.
 """
 struct Eigen{V, M}
@@ -1112,15 +1114,109 @@ end
 The eigenvalues (ascending) and eigenvectors of a real symmetric matrix (or `Symmetric(A)`), by
 cyclic Jacobi rotations to full precision (Julia calls LAPACK, so the last bits can differ).
 Each eigenvector's sign is chosen so that its entry of largest magnitude is positive (LAPACK
-makes no such choice: a vector may be the negative of Julia's). The eigenvalues of a real
-matrix that is not symmetric are `_real_eigvals`'s; its eigenvectors are refused by name (they
-may be complex). Gradients are ChainRules' formulas for
+makes no such choice: a vector may be the negative of Julia's). A real matrix that is not
+symmetric is decomposed by faer's Hessenberg QR: the eigenvalues sorted as Julia's `eigsortby`
+(by real part, then imaginary), a `Vector{ComplexF64}` when one of them is complex; each
+eigenvector of unit 2-norm with its entry of largest modulus real (LAPACK's normalisation) and
+here positive (LAPACK's sign may be the other). Gradients are ChainRules' formulas for
 distinct eigenvalues: `Ā = U (Diagonal(λ̄) + F ∘ (Uᵀ Ū)) Uᵀ`, `Fᵢⱼ = 1 / (λⱼ - λᵢ)`, made
-symmetric.
+symmetric; of a matrix that is not symmetric `Ā = real(V⁻ᴴ Diagonal(λ̄) Vᴴ)` for the
+eigenvalues, none for its eigenvectors (refused by name).
 """
-eigen(A::AbstractMatrix) = Eigen(_symeigen(_symmetric_float(A))...)
-eigvals(A::AbstractMatrix) = _eigvals(_square_float(A))
-eigvecs(A::AbstractMatrix) = _symeigen(_symmetric_float(A))[2]
+eigen(A::AbstractMatrix) = _eigen(_square_float(A))
+eigvals(A::AbstractMatrix) = _eigvals_any(_square_float(A))
+eigvecs(A::AbstractMatrix) = eigen(A).vectors
+# A `Symmetric` (real `Hermitian`) matrix's are real, of Julia's real types.
+eigen(A::Union{Symmetric, Hermitian}) = Eigen(_symeigen(_symmetric_float(A))...)
+eigvals(A::Union{Symmetric, Hermitian}) = _eigvals(_square_float(A))
+
+_eigen(A::Matrix{Float64}) = issymmetric(A) ? Eigen(_symeigen(A)...) : _general_eigen(A)
+_eigen(A) = Eigen(_symeigen(_symmetric_float(A))...)
+
+# Julia's `eigvals` of a real matrix is a `Vector{ComplexF64}` when an eigenvalue is complex
+# (a type decided by the values): a union here, whose real member is `_eigvals`'s.
+_eigvals_any(A::Matrix{Float64}) = _has_complex_eigvals(A) ? _complex_eigvals(A) : _eigvals(A)
+_eigvals_any(A) = _eigvals(A)
+
+function _has_complex_eigvals(A::Matrix{Float64})
+    issymmetric(A) && return false
+    E = _eigvals_general(A)
+    return any(k -> E[k, 2] != 0.0, 1:size(A, 1))
+end
+
+# The eigenvalues `λ` and right eigenvectors `V` (columns) of `_eigen_general`'s rows.
+function _general_parts(A::Matrix{Float64})
+    n = size(A, 1)
+    E = _eigen_general(A)
+    λ = [complex(E[k, 1], E[k, 2]) for k in 1:n]
+    V = [complex(E[i, 2 + j], E[i, 2 + n + j]) for i in 1:n, j in 1:n]
+    return λ, V
+end
+
+_complex_eigvals(A::Matrix{Float64}) = _general_parts(A)[1]
+
+# dλₖ = (V⁻¹ dA V)ₖₖ, so the gradient of a real function of the eigenvalues (λ̄ₖ = ∂/∂Re λₖ +
+# i ∂/∂Im λₖ) is `real(V⁻ᴴ Diagonal(λ̄) Vᴴ)`, as ChainRules' `eigvals` rule.
+function rrule(::typeof(_complex_eigvals), A::Matrix{Float64})
+    λ, V = _general_parts(A)
+    complex_eigvals_pullback(ȳ) = (NoTangent(), _complex_eigvals_cotangent(V, _cotangent(ȳ, λ)))
+    return λ, complex_eigvals_pullback
+end
+
+function _complex_eigvals_cotangent(V, λ̄)
+    n = size(V, 1)
+    W = inv(V)
+    g = [complex(λ̄[k].re, λ̄[k].im) for k in 1:n]
+    return [real(sum(conj(W[k, i]) * g[k] * conj(V[j, k]) for k in 1:n)) for i in 1:n, j in 1:n]
+end
+
+# λ̇ₖ = (V⁻¹ Ȧ V)ₖₖ.
+function frule(Δ, ::typeof(_complex_eigvals), A::Matrix{Float64})
+    λ, V = _general_parts(A)
+    Ȧ = Δ[2]
+    n = length(λ)
+    W = inv(V)
+    λ̇ = [sum(W[k, i] * Ȧ[i, j] * V[j, k] for i in 1:n, j in 1:n) for k in 1:n]
+    return λ, [(re = real(z), im = imag(z)) for z in λ̇]
+end
+
+# The eigendecomposition of a real matrix that is not symmetric: real values and vectors when
+# every eigenvalue is real, complex ones otherwise.
+function _general_eigen(A::Matrix{Float64})
+    λ, V = _general_eigen_parts(A)
+    if all(z -> imag(z) == 0.0, λ)
+        return Eigen(real.(λ), real.(V))
+    end
+    return Eigen(λ, V)
+end
+_general_eigen_parts(A::Matrix{Float64}) = _general_parts(A)
+
+# The eigenvalues' gradient as `eigvals`'s; none through the eigenvectors of a matrix that is
+# not symmetric (ChainRules' rule for them is not here): refused by name, in both modes.
+const _GENERAL_EIGEN = "the eigenvectors of `eigen` of a matrix that is not symmetric (its values have one)"
+function rrule(::typeof(_general_eigen_parts), A::Matrix{Float64})
+    λ, V = _general_parts(A)
+    function general_eigen_pullback(ȳ)
+        _zero_cotangent(ȳ[2]) || return (NoTangent(), _refused_gradient(_GENERAL_EIGEN, A))
+        return (NoTangent(), _complex_eigvals_cotangent(V, _cotangent(ȳ[1], λ)))
+    end
+    return (λ, V), general_eigen_pullback
+end
+_zero_cotangent(::Nothing) = true
+_zero_cotangent(X::AbstractArray) = all(z -> z.re == 0.0 && z.im == 0.0, X)
+function frule(Δ, ::typeof(_general_eigen_parts), A::Matrix{Float64})
+    λ, V = _general_parts(A)
+    return (λ, V), (_refused_gradient(_GENERAL_EIGEN, λ), _refused_gradient(_GENERAL_EIGEN, V))
+end
+
+# Refuses a gradient the library has no rule for (none through an empty array, whose zero
+# gradient is exact): the tangent's type is the zero's, `(re, im)` pairs of a complex array.
+function _refused_gradient(what::String, A::AbstractArray)
+    isempty(A) || error("unsupported: no gradient rule for $what")
+    return _zero_tangent_like(A)
+end
+_zero_tangent_like(A::AbstractArray{Float64}) = zero(A)
+_zero_tangent_like(A::AbstractArray{<:Complex}) = map(z -> (re = 0.0, im = 0.0), A)
 
 # Julia's `eigvals` of a real matrix tests it for symmetry at run time: the symmetric
 # algorithm, else the general one (`_real_eigvals`). One rule for both, whose pullback makes
@@ -1163,9 +1259,8 @@ end
     _real_eigvals(A)
 
 The eigenvalues of a real square matrix that is not symmetric (faer's Hessenberg QR), in
-Julia's order: ascending. Julia's result is a `Vector{ComplexF64}` when one of them is complex
-and a `Vector{Float64}` otherwise, a type decided by the values, which zy's is not: a complex
-eigenvalue is refused by name at run time. Its rrule is ChainRules' for distinct eigenvalues,
+Julia's order: ascending, when all are real (`eigvals` takes `_complex_eigvals` otherwise, so
+a complex one here is refused by name). Its rrule is ChainRules' for distinct eigenvalues,
 `Ā = V⁻ᵀ Diagonal(λ̄) Vᵀ`, summed as `Σₖ λ̄ₖ wₖ vₖᵀ / (wₖᵀ vₖ)` with `vₖ` (`wₖ`) the right (left)
 eigenvector of `λₖ`.
 """
@@ -1187,9 +1282,22 @@ function _real_eigvals(A::Matrix{Float64})
     return λ
 end
 
-# A unit null vector of `A - λI`, `λ` an eigenvalue of `A`: inverse iteration from a shift
-# just off `λ` (so that the solve is not exactly singular), which converges in a few steps.
+# A unit null vector of `A - λI`, `λ` a simple eigenvalue of `A`: the solution of the bordered
+# system `[A - λI  u; uᵀ  0] [v; μ] = [0; 1]` (nonsingular there, so its derivative is well
+# conditioned), `u` a guess by inverse iteration taken as a constant. Differentiating the
+# iteration itself multiplies any rounding in `λ̇` by the inverse of its shift.
 function _eigvector(A::Matrix{Float64}, λ::Float64)
+    n = size(A, 1)
+    u = _eigvector_guess(A, λ)
+    B = [i <= n && j <= n ? A[i, j] - (i == j ? λ : 0.0) : (i <= n ? u[i] : (j <= n ? u[j] : 0.0)) for i in 1:(n + 1), j in 1:(n + 1)]
+    x = B \ [k == n + 1 ? 1.0 : 0.0 for k in 1:(n + 1)]
+    v = x[1:n]
+    return v / norm(v)
+end
+
+# Inverse iteration from a shift just off `λ` (so that the solve is not exactly singular),
+# which converges in a few steps; no derivative (the bordered solve above has it).
+function _eigvector_guess(A::Matrix{Float64}, λ::Float64)
     n = size(A, 1)
     M = A - (λ + 1.0e-10 * max(1.0, abs(λ))) * one(A)
     v = [1.0 + k / n for k in 1:n]
@@ -1199,6 +1307,8 @@ function _eigvector(A::Matrix{Float64}, λ::Float64)
     end
     return v
 end
+rrule(::typeof(_eigvector_guess), A::Matrix{Float64}, λ::Float64) = (_eigvector_guess(A, λ), _ -> (NoTangent(), NoTangent(), NoTangent()))
+frule(Δ, ::typeof(_eigvector_guess), A::Matrix{Float64}, λ::Float64) = (v = _eigvector_guess(A, λ); (v, zero(v)))
 
 # Each eigenvalue's cotangent `λ̄ₖ` carried to `A`: `Σₖ λ̄ₖ wₖ vₖᵀ / (wₖᵀ vₖ)`, `vₖ` (`wₖ`) the
 # right (left) eigenvector.
@@ -2178,3 +2288,169 @@ written into `B` (or `Y`), which it returns.
 ldiv!(F::Union{LU, QR, Cholesky, Diagonal, UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, B::AbstractVecOrMat) = copyto!(B, F \ B)
 ldiv!(Y::AbstractVecOrMat, F::Union{LU, QR, Cholesky, Diagonal, UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular}, B::AbstractVecOrMat) = copyto!(Y, F \ B)
 export ldiv!
+
+# ---- Hessenberg, LDLt of a SymTridiagonal, factorize ------------------------------------------
+
+export hessenberg, Hessenberg, ldlt, LDLt, factorize, schur
+
+"""
+    schur(A)
+
+Not in zy yet (faer's real Schur form is not public): refused by name when called, pointing to
+what gives its parts.
+"""
+schur(A::AbstractMatrix) = error("unsupported: `schur` (the real Schur form) is not in zy yet; `eigvals(A)` gives its values, `hessenberg(A)` the Hessenberg form it starts from")
+
+"""
+    Hessenberg{M}
+
+The Hessenberg decomposition `A = F.Q * F.H * F.Q'`: `F.H` upper Hessenberg (zero below its
+subdiagonal) and `F.Q` orthogonal. Julia's `F.H` is an `UpperHessenberg` and its `F.Q` a
+`HessenbergQ`, lazy wrappers of the same entries; here they are dense matrices.
+"""
+struct Hessenberg{M}
+    H::M
+    Q::M
+end
+
+"""
+    hessenberg(A)
+
+The Hessenberg decomposition of a square real matrix by faer's Householder reflections, with
+LAPACK's signs (each reflection maps its column onto `-sign(x₁) ‖x‖ e₁`, as Julia's `gehrd!`).
+ChainRules has no rule for it: a gradient through it is refused by name.
+"""
+hessenberg(A::AbstractMatrix) = Hessenberg(_hessenberg_parts(_square_float(A))...)
+
+function _hessenberg_parts(A::Matrix{Float64})
+    n = size(A, 1)
+    HQ = _hessenberg(A)
+    return HQ[:, 1:n], HQ[:, (n + 1):(2n)]
+end
+
+const _HESSENBERG = "`hessenberg` (ChainRules has none)"
+function rrule(::typeof(_hessenberg_parts), A::Matrix{Float64})
+    hessenberg_pullback(ȳ) = (NoTangent(), _refused_gradient(_HESSENBERG, A))
+    return _hessenberg_parts(A), hessenberg_pullback
+end
+function frule(Δ, ::typeof(_hessenberg_parts), A::Matrix{Float64})
+    H, Q = _hessenberg_parts(A)
+    return (H, Q), (_refused_gradient(_HESSENBERG, H), _refused_gradient(_HESSENBERG, Q))
+end
+
+"""
+    LDLt{S, V, D, B}
+
+`S = L D Lᵀ` of a `SymTridiagonal` `S`: `F.L` unit lower bidiagonal, `F.D` diagonal with `F.d`
+on it, `F.Lt` the transpose of `F.L`, `F.data` the factored `SymTridiagonal` (Julia keeps only
+`F.data` and makes the others when read; here they are fields). `F \\ b` solves by them.
+"""
+struct LDLt{S, V, D, B}
+    data::S
+    d::V
+    D::D
+    L::B
+    Lt::B
+end
+
+"""
+    ldlt(S::SymTridiagonal)
+
+The `L D Lᵀ` factorization of a symmetric tridiagonal matrix without pivoting, as Julia's
+`ldlt!`: `lᵢ = eᵢ / dᵢ`, `dᵢ₊₁ -= lᵢ² dᵢ`, a `ZeroPivotException` at a zero pivot. Julia has
+`ldlt` only for `SymTridiagonal` (and sparse) matrices: a dense matrix is a `MethodError`.
+Differentiated through its arithmetic.
+"""
+function ldlt(S::SymTridiagonal)
+    n = length(S.dv)
+    d = [Float64(x) for x in S.dv]
+    e = [Float64(S.ev[i]) for i in 1:(n - 1)]
+    for i in 1:(n - 1)
+        iszero(d[i]) && throw(ZeroPivotException(i))
+        e[i] /= d[i]
+        d[i + 1] -= e[i]^2 * d[i]
+    end
+    return LDLt(SymTridiagonal(d, e), d, Diagonal(d), Bidiagonal(ones(n), e, :L), Bidiagonal(ones(n), e, :U))
+end
+
+# `F \ b`: forward substitution by `L`, division by `D`, back substitution by `Lᵀ`, one
+# right-hand side column at a time (Julia's `ldiv!` of an `LDLt{<:Any, <:SymTridiagonal}`).
+(\)(F::LDLt, b::AbstractVector) = _ldlt_solve(F.d, F.L.ev, b)
+(\)(F::LDLt, B::AbstractMatrix) = reduce(hcat, [_ldlt_solve(F.d, F.L.ev, B[:, j]) for j in 1:size(B, 2)])
+function _ldlt_solve(d, l, b)
+    n = length(d)
+    length(b) == n || throw(DimensionMismatch("right hand side has $(length(b)) rows, but the matrix has $n"))
+    x = [Float64(v) for v in b]
+    for j in 2:n
+        x[j] -= l[j - 1] * x[j - 1]
+    end
+    x[n] /= d[n]
+    for j in (n - 1):-1:1
+        x[j] = x[j] / d[j] - l[j] * x[j + 1]
+    end
+    return x
+end
+det(F::LDLt) = prod(F.d)
+
+# A bidiagonal matrix is triangular: its solve is the dense triangular substitution, the
+# same arithmetic as Julia's bidiagonal one.
+(\)(B::Bidiagonal, b::AbstractVecOrMat) = Matrix(B) \ b
+
+"""
+    factorize(A)
+
+Julia's choice of factorization by the structure of the square matrix `A`: a 1×1 matrix its
+entry, a diagonal one `Diagonal`, a bidiagonal one `Bidiagonal`, a triangular one its
+`LowerTriangular` or `UpperTriangular` wrapper, a symmetric positive definite one its
+`cholesky`, any other `lu` (of a tridiagonal matrix Julia's `lu` of a `Tridiagonal`, here of
+the dense matrix: the same solve). So `factorize(A) \\ b == A \\ b`, and the gradient flows
+through the factorization chosen. Julia's Bunch–Kaufman factorization of a symmetric matrix
+that is not positive definite, and its pivoted QR of a matrix that is not square, are refused
+by name.
+"""
+function factorize(A::AbstractMatrix)
+    m, n = size(A)
+    m == n || error("unsupported: `factorize` of a matrix that is not square (Julia's pivoted QR, `qr(A, ColumnNorm())`); `qr(A) \\ b` solves the least-squares problem")
+    m == 1 && return A[1]
+    utri = true
+    utri1 = true
+    sym = true
+    for j in 1:(n - 1), i in (j + 1):m
+        if utri1 && A[i, j] != 0
+            utri1 = i == j + 1
+            utri = false
+        end
+        sym = sym && A[i, j] == A[j, i]
+    end
+    ltri = true
+    ltri1 = true
+    for j in 3:n, i in 1:(j - 2)
+        ltri1 = ltri1 && A[i, j] == 0
+    end
+    if ltri1
+        for i in 1:(n - 1)
+            ltri = ltri && A[i, i + 1] == 0
+        end
+    end
+    return _factorize(A, utri, utri1, ltri, ltri1, sym)
+end
+
+function _factorize(A, utri, utri1, ltri, ltri1, sym)
+    if ltri1 && ltri && utri
+        return Diagonal(A)
+    elseif ltri1 && ltri && utri1
+        return Bidiagonal(diag(A), diag(A, -1), :L)
+    elseif ltri1 && ltri
+        return LowerTriangular(A)
+    elseif ltri1 && utri
+        return Bidiagonal(diag(A), diag(A, 1), :U)
+    elseif ltri1 && utri1
+        return lu(A)
+    elseif utri
+        return UpperTriangular(A)
+    elseif sym
+        isposdef(A) || error("unsupported: `factorize` of a symmetric matrix that is not positive definite (Julia's Bunch-Kaufman factorization, `bunchkaufman`)")
+        return cholesky(A)
+    end
+    return lu(A)
+end

@@ -821,7 +821,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
                 let parts = message_parts(message)?;
                 Some(self.exception(ty, &[], parts, arg.range))
             }
-            ("SingularException" | "KeyError", [index]) => {
+            ("SingularException" | "ZeroPivotException" | "KeyError", [index]) => {
                 Some(self.exception(ty, std::slice::from_ref(index), &[], arg.range))
             }
             // Julia's text names the array's summary and the index: the prelude writes it.
@@ -924,9 +924,8 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ("DivideError", []) => (args, fixed("integer division error")),
             ("EOFError", []) => (args, fixed("read end of file")),
             ("UndefRefError", []) => (args, fixed("access to undefined reference")),
-            ("KeyError" | "SingularException" | "DomainError", [_]) | ("DomainError", [_, _]) => {
-                (args, None)
-            }
+            ("KeyError" | "SingularException" | "ZeroPivotException" | "DomainError", [_])
+            | ("DomainError", [_, _]) => (args, None),
             (ty, _) if NOT_VALUES.contains(&ty) => {
                 let message = format!(
                     "unsupported: `{ty}(...)` as a value (zy makes `ArgumentError(msg)`, \
@@ -1122,6 +1121,7 @@ const NOT_VALUES: &[&str] = &[
     "InterruptException",
     "SystemError",
     "SingularException",
+    "ZeroPivotException",
     "StringIndexError",
 ];
 

@@ -46,6 +46,7 @@ const HANDLED: &[Prim] = &[
     Prim::RefNew,
     Prim::RefGet,
     Prim::RefSet,
+    Prim::UnionConvert,
 ];
 
 /// Refuse, by name, an active statement on a vector of arrays or structs that no rule handles:

@@ -481,8 +481,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
 }
 
 /// The factorization builtins of square matrices: `det`, `logdet`, `inv`, `A \ B` (also
-/// named `_solve_square`, which the library's `\` of a matrix calls), `cholesky_lower` and
-/// `_eigvals_general`, on Float64 (an Int matrix or right-hand side is converted first).
+/// named `_solve_square`, which the library's `\` of a matrix calls), `cholesky_lower`,
+/// `_eigvals_general`, `_eigen_general` and `_hessenberg`, on Float64 (an Int matrix or
+/// right-hand side is converted first).
 pub(crate) fn factor(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let fail = || Err(no_method(name, &types(args)));
     let numeric = |v: &Val, dims: &[u8]| matches!(&v.ty, Type::Array(e, n) if matches!(**e, Type::Float64 | Type::Int64) && dims.contains(n));
@@ -506,6 +507,8 @@ pub(crate) fn factor(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Va
                 "inv" => (Prim::Inv, Type::matrix_f64()),
                 "cholesky_lower" => (Prim::CholeskyLower, Type::matrix_f64()),
                 "_eigvals_general" => (Prim::EigvalsGeneral, Type::matrix_f64()),
+                "_eigen_general" => (Prim::EigenGeneral, Type::matrix_f64()),
+                "_hessenberg" => (Prim::Hessenberg, Type::matrix_f64()),
                 _ => return fail(),
             };
             Ok(apply(b, p, &[&a], ty))

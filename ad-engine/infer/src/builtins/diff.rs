@@ -227,7 +227,7 @@ fn differentiate(
         return cx.call_named(b, &"Base._view_derivative".into(), args);
     }
     let scalar_out = matches!(p, Prim::Gradient | Prim::Hessian);
-    if scalar_out && !(r.is_real() || r == Type::Float32) {
+    if scalar_out && !(r.is_real_or_complex() || r == Type::Float32) {
         return Err(Fail::not_differentiable(format!(
             "`{name}` needs a function returning a real number; this call returns {r}"
         )));

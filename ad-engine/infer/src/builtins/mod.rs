@@ -137,6 +137,8 @@ pub const BUILTINS: &[&str] = &[
     "_solve_square",
     "cholesky_lower",
     "_eigvals_general",
+    "_eigen_general",
+    "_hessenberg",
     "tril",
     "triu",
     "transpose",
@@ -917,7 +919,9 @@ pub(crate) fn call(
         ) => array::call(b, name, args),
         (
             "det" | "logdet" | "inv" | "\\" | "_solve_square" | "cholesky_lower"
-            | "_eigvals_general",
+            | "_eigvals_general"
+            | "_eigen_general"
+            | "_hessenberg",
             _,
         ) => {
             array::factor(b, name, args)

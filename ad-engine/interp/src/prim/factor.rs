@@ -184,7 +184,7 @@ pub fn cholesky_lower_into(n: usize, a: &[f64], out: &mut [f64]) -> Result<(), F
 }
 
 /// A square Float64 matrix operand: its order and column-major entries.
-fn square(name: &str, a: &Value) -> Result<(usize, Vec<f64>), String> {
+pub(super) fn square(name: &str, a: &Value) -> Result<(usize, Vec<f64>), String> {
     match (a, view(a)) {
         (Value::Array(_), Some((Shape::Matrix(m, n), data)))
             if !matches!(data, ArrayData::Bool(_)) =>

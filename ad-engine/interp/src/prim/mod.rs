@@ -14,6 +14,7 @@ mod reduce;
 mod scalar;
 mod single;
 mod sized;
+mod spectral;
 pub mod strings;
 mod tangent;
 pub use tangent::is_tangent_of;
@@ -214,13 +215,15 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a] = operands(p, args)?;
             linalg::transpose(p, a)
         }
-        Det | LogDet | Inv | CholeskyLower | EigvalsGeneral => {
+        Det | LogDet | Inv | CholeskyLower | EigvalsGeneral | EigenGeneral | Hessenberg => {
             let [a] = operands(p, args)?;
             match p {
                 Det => factor::det(a),
                 LogDet => factor::logdet(a),
                 Inv => factor::inv(a),
                 EigvalsGeneral => factor::eigvals_general(a),
+                EigenGeneral => spectral::eigen_general(a),
+                Hessenberg => spectral::hessenberg(a),
                 _ => factor::cholesky_lower(a),
             }
         }
@@ -428,6 +431,10 @@ fn exception_message(exception: &str, parts: &[Value]) -> String {
         // `throw(SingularException(k))`: Julia shows the exception as constructed.
         ("SingularException", [index]) => format!("SingularException({})", show(index)),
         ("KeyError", [key]) => format!("KeyError: key {} not found", show(key)),
+        // `throw(ZeroPivotException(k))`: Julia's `showerror` names no index.
+        ("ZeroPivotException", [_]) => "ZeroPivotException: factorization encountered one or \
+            more zero pivots. Consider switching to a pivoted LU factorization."
+            .into(),
         _ => format!("{exception}: {}", text(parts)),
     }
 }
