@@ -15,12 +15,13 @@ use crate::error::visible;
 use crate::{InferredFunction, TypeError};
 
 /// The largest argument types a call may have: integer parameters (`Val{N}`) at most this
-/// large in magnitude, symbols at most this long, at most [`MAX_ARGUMENT_PARTS`] parts. A
-/// countdown on `Val` or a recursion on tuples stays below it; one growing a type at every
-/// call reaches it within a second (typing a level takes about 3 ms in a debug build).
+/// large in magnitude, symbols at most this long, tuples of at most [`MAX_ARGUMENT_PARTS`]
+/// elements. A countdown on `Val` or a recursion on tuples stays below it; one growing a type
+/// at every call reaches it within a second (typing a level takes about 3 ms in a debug
+/// build).
 pub const MAX_ARGUMENT_SIZE: usize = 256;
 
-/// The most parts (a tuple of two numbers has three) argument types may hold: fewer than
+/// The most elements the tuples of a call's argument types may hold together: fewer than
 /// [`MAX_ARGUMENT_SIZE`], since typing a call on a tuple costs more the longer it is.
 pub const MAX_ARGUMENT_PARTS: usize = 128;
 
@@ -39,10 +40,10 @@ pub fn oversized_call(caller: &Instance, callee: &Instance) -> Option<String> {
     }
     let name = callee.name.strip_prefix("Base.").unwrap_or(&callee.name);
     let why = format!(
-        "zy types every call for its argument types and stops where they hold more than \
-         {MAX_ARGUMENT_PARTS} parts, or a type parameter or symbol past {MAX_ARGUMENT_SIZE} \
-         (Julia dispatches such calls at run time; one that never stops ends in \
-         StackOverflowError)"
+        "zy types every call for its argument types and stops where their tuples hold \
+         more than {MAX_ARGUMENT_PARTS} elements, or a type parameter or symbol passes \
+         {MAX_ARGUMENT_SIZE} (Julia dispatches such calls at run time; one that never stops \
+         ends in StackOverflowError)"
     );
     Some(
         if caller.name == callee.name && caller.method == callee.method {
@@ -62,26 +63,32 @@ pub fn oversized_call(caller: &Instance, callee: &Instance) -> Option<String> {
     )
 }
 
-/// Does `t` fit in what is `left` of [`MAX_ARGUMENT_PARTS`], which it uses up, its
-/// parameters and symbols each within [`MAX_ARGUMENT_SIZE`]? Stops counting there, so it costs no more on a type
-/// that doubles at every call.
+/// Does `t` fit in what is `left` of [`MAX_ARGUMENT_PARTS`], which its tuples' elements use
+/// up, its parameters and symbols each within [`MAX_ARGUMENT_SIZE`]? The fields of a struct
+/// do not count: its definition fixes them, a recursion cannot grow them. Stops counting at
+/// the bound, so it costs no more on a tuple that doubles at every call.
 fn within_size(t: &Type, left: &mut usize) -> bool {
     let own = match t {
         Type::Param(ParamValue::Int(n)) => usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX),
         Type::Param(ParamValue::Symbol(s)) | Type::Symbol(s) => s.chars().count(),
         _ => 0,
     };
-    let Some(l) = left.checked_sub(1).filter(|_| own <= MAX_ARGUMENT_SIZE) else {
+    if own > MAX_ARGUMENT_SIZE {
         return false;
-    };
-    *left = l;
-    match t {
-        Type::Tuple(ts) | Type::Pullback(ts) => ts.iter().all(|t| within_size(t, left)),
-        Type::NamedTuple(fs) => fs.iter().all(|(_, t)| within_size(t, left)),
-        Type::Struct(s) => {
-            s.fields.iter().all(|(_, t)| within_size(t, left))
-                && s.params.iter().all(|t| within_size(t, left))
+    }
+    let mut take = |n: usize| match left.checked_sub(n) {
+        Some(l) => {
+            *left = l;
+            true
         }
+        None => false,
+    };
+    match t {
+        Type::Tuple(ts) | Type::Pullback(ts) => {
+            take(ts.len()) && ts.iter().all(|t| within_size(t, left))
+        }
+        Type::NamedTuple(fs) => take(fs.len()) && fs.iter().all(|(_, t)| within_size(t, left)),
+        Type::Struct(s) => s.params.iter().all(|t| within_size(t, left)),
         Type::Union(u) => u.members.iter().all(|t| within_size(t, left)),
         Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => {
             within_size(t, left)
