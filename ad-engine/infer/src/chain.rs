@@ -223,6 +223,57 @@ mod tests {
         );
     }
 
+    /// `h` called on one argument of type `t`.
+    fn called_on(t: Type) -> Instance {
+        Instance {
+            name: "h".into(),
+            method: 0,
+            args: Arc::from([t]),
+        }
+    }
+
+    #[test]
+    fn a_call_is_refused_past_the_argument_size_whoever_calls() {
+        let param = |n: i64| called_on(Type::Param(ParamValue::Int(n)));
+        let bound = MAX_ARGUMENT_SIZE as i64;
+        let other = Instance {
+            name: "g".into(),
+            ..param(0)
+        };
+        for caller in [&other, &param(bound)] {
+            assert_eq!(oversized_call(caller, &param(bound)), None);
+            assert_eq!(oversized_call(caller, &param(-bound)), None);
+        }
+        let own = oversized_call(&param(bound), &param(bound + 1)).unwrap_or_default();
+        assert!(
+            own.starts_with(
+                "unsupported: recursion through `h` with a new argument type at every call \
+                 (..., `256`, `257`)"
+            ),
+            "{own}"
+        );
+        let from_other = oversized_call(&other, &param(-bound - 1)).unwrap_or_default();
+        assert!(
+            from_other.starts_with("unsupported: a call of `h` with argument types `-257`"),
+            "{from_other}"
+        );
+    }
+
+    #[test]
+    fn tuples_count_their_elements_wherever_they_are() {
+        let caller = tuple_of(1);
+        assert_eq!(oversized_call(&caller, &tuple_of(MAX_ARGUMENT_PARTS)), None);
+        assert!(oversized_call(&caller, &tuple_of(MAX_ARGUMENT_PARTS + 1)).is_some());
+        // Two tuples of half the bound each, nested in a third: their elements add up.
+        let half = Type::tuple(vec![Type::Float64; MAX_ARGUMENT_PARTS / 2]);
+        let both = called_on(Type::tuple(vec![half.clone(), half]));
+        assert!(oversized_call(&caller, &both).is_some());
+        let elements = |n| Arc::new(Type::tuple(vec![Type::Int64; n]));
+        let array = |n| called_on(Type::Array(elements(n), 1));
+        assert_eq!(oversized_call(&caller, &array(MAX_ARGUMENT_PARTS)), None);
+        assert!(oversized_call(&caller, &array(MAX_ARGUMENT_PARTS + 1)).is_some());
+    }
+
     #[test]
     fn a_callee_already_in_the_chain_is_a_fixpoint_not_a_refusal() {
         let chain: Vec<Instance> = (1..=100).map(tuple_of).collect();
