@@ -2,12 +2,15 @@
 //! parses `a + b + c + ...` and `a * b * c * ...` as one call `+(a, b, c, ...)` evaluated as a
 //! left fold, so a chain of thousands of terms is no deeper than a chain of three. Each must
 //! parse, lower, infer, differentiate and run on both engines with the value of that left fold.
-//! Deep nesting, the other shape of generated code, is in [`deep_nesting`].
+//! Deep nesting, the other shape of generated code, is in [`deep_nesting`]; long chains of
+//! calls in [`call_chains`].
 
 use std::path::Path;
 
 use zy_ide::{AnalysisHost, Engine, EvalLimits};
 
+#[path = "long_chains/call_chains.rs"]
+mod call_chains;
 #[path = "long_chains/deep_nesting.rs"]
 mod deep_nesting;
 

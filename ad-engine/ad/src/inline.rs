@@ -9,6 +9,7 @@ use zy_ir::{
 };
 
 use crate::names;
+use crate::recursion::Recursive;
 
 /// Upper bound on the size of a function grown by inlining.
 const MAX_VALUES: usize = 20_000;
@@ -27,8 +28,11 @@ pub fn inline_for_reverse(func: &Function, prog: &TypedProgram) -> Function {
 fn inline_in(func: &Function, prog: &TypedProgram, defunc: bool) -> Function {
     let mut f = func.clone();
     let generated = |inst: &Instance, _: &Function| names::is_generated(&inst.name);
+    // Found once a generated callee is met, and then once for the whole function.
+    let recursive = std::cell::OnceCell::new();
+    let recursive = |inst: &Instance| recursive.get_or_init(|| Recursive::of(prog)).contains(inst);
     loop {
-        match next_site(&f, prog, &generated) {
+        match next_site(&f, prog, &generated, &recursive) {
             Some((block, at, callee, args)) => {
                 if f.values.len() + callee.values.len() > MAX_VALUES {
                     break;
@@ -52,11 +56,16 @@ const SMALL_VALUES: usize = 64;
 /// call leads to a slice. For the JIT: its fusion
 /// reads a slice as an offset into its parent when it sees the slice beside the broadcasts
 /// that read it. The operations and their order are unchanged, so are the results.
-pub fn inline_slices(func: &Function, prog: &TypedProgram) -> Option<Function> {
+/// `recursive` holds `prog`'s recursive instances, which stay calls.
+pub fn inline_slices(
+    func: &Function,
+    prog: &TypedProgram,
+    recursive: &Recursive,
+) -> Option<Function> {
     let small = |inst: &Instance, body: &Function| {
         body.values.len() <= SMALL_VALUES
             && straight(body)
-            && !calls_itself(prog, inst)
+            && !recursive.contains(inst)
             && !body
                 .blocks
                 .iter()
@@ -77,7 +86,8 @@ pub fn inline_slices(func: &Function, prog: &TypedProgram) -> Option<Function> {
         small(inst, body) && (names::is_generated(&inst.name) || reaches_slice(prog, inst, &small))
     };
     let mut f = func.clone();
-    while let Some((block, at, callee, args)) = next_site(&f, prog, &accept) {
+    let recursive = |inst: &Instance| recursive.contains(inst);
+    while let Some((block, at, callee, args)) = next_site(&f, prog, &accept, &recursive) {
         if f.values.len() + callee.values.len() > MAX_VALUES {
             break;
         }
@@ -168,19 +178,21 @@ fn merge_straight_blocks(f: &mut Function) {
     }
 }
 
-/// The next call to inline that `accept`s its callee: `(block, call value, callee body,
-/// callee arguments)`.
+/// The next call to inline that `accept`s its callee, a call of a `recursive` instance
+/// never: `(block, call value, callee body, callee arguments)`.
 fn next_site(
     f: &Function,
     prog: &TypedProgram,
     accept: &dyn Fn(&Instance, &Function) -> bool,
+    recursive: &dyn Fn(&Instance) -> bool,
 ) -> Option<(Block, Value, Function, Vec<Operand>)> {
     for b in f.block_ids() {
         for &v in &f.block(b).stmts {
             let Some(s) = f.stmt(v) else { continue };
             match &s.op {
-                Op::Invoke(inst) if !calls_itself(prog, inst) => {
-                    if let Some(body) = prog.functions.get(inst).filter(|b| accept(inst, b)) {
+                Op::Invoke(inst) => {
+                    let body = prog.functions.get(inst);
+                    if let Some(body) = body.filter(|b| accept(inst, b) && !recursive(inst)) {
                         return Some((b, v, (**body).clone(), s.args.clone()));
                     }
                 }
@@ -243,31 +255,6 @@ fn resolve(f: &Function, op: &Operand) -> Operand {
         }
     }
     op
-}
-
-/// Does `inst` call itself (directly or not) through generated functions? Such calls stay.
-fn calls_itself(prog: &TypedProgram, inst: &Instance) -> bool {
-    let mut seen: FxHashSet<&Instance> = FxHashSet::default();
-    let mut stack = vec![inst.clone()];
-    while let Some(i) = stack.pop() {
-        let Some(f) = prog.functions.get(&i) else {
-            continue;
-        };
-        for d in &f.values {
-            if let ValueKind::Stmt(Stmt {
-                op: Op::Invoke(c), ..
-            }) = &d.kind
-            {
-                if **c == *inst {
-                    return true;
-                }
-                if seen.insert(c) {
-                    stack.push((**c).clone());
-                }
-            }
-        }
-    }
-    false
 }
 
 /// Replace the call `at` in `block` by `callee`'s body: the block is split after the call,

@@ -44,6 +44,7 @@ pub mod mask;
 mod mutates;
 pub mod names;
 mod payload;
+mod recursion;
 mod remat;
 pub mod revolve;
 pub mod rrule;
@@ -67,6 +68,7 @@ pub use forward_driver::forward_gradient_program;
 pub use globals::GlobalShadows;
 pub use inline::inline_slices;
 pub use mask::{ArgMask, Vary};
+pub use recursion::Recursive;
 pub use tangent::{fdata_type, has_fdata, rdata_type};
 
 /// Why a function cannot be differentiated, with the source location.

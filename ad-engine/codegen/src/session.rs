@@ -259,13 +259,16 @@ impl JitSession {
             done?;
             bodies.insert(id.as_u32(), body);
         }
-        // Inline into every body first, then compile only the functions that compiled code
-        // still calls or takes the address of: a small function inlined at every call site
-        // needs no code of its own (Cranelift's time grows with the code it is given).
+        // Inline into the bodies that compiled code still calls or takes the address of,
+        // from the roots on, and compile only these: a small function inlined at every call
+        // site needs no code of its own (Cranelift's time grows with the code it is given),
+        // and a long chain of calls is inlined into once per inlining budget, not at every
+        // function of it.
+        let roots = std::iter::once(ids[&reach[0].0]).chain(adapters.keys().map(|p| ids[p]));
         let mut inlined: FxHashMap<u32, cranelift_codegen::ir::Function> = FxHashMap::default();
-        for (i, _) in &reach {
-            let id = ids[i].as_u32();
-            let Some(body) = bodies.get(&id) else {
+        let mut work: Vec<u32> = roots.map(|id| id.as_u32()).collect();
+        while let Some(id) = work.pop() {
+            let Some(body) = bodies.get(&id).filter(|_| !inlined.contains_key(&id)) else {
                 continue;
             };
             self.ctx.func = body.clone();
@@ -286,15 +289,11 @@ impl JitSession {
                 std::mem::replace(&mut self.ctx.func, cranelift_codegen::ir::Function::new());
             module.clear_context(&mut self.ctx);
             done?;
+            work.extend(called(&func));
             inlined.insert(id, func);
         }
-        let roots = std::iter::once(ids[&reach[0].0]).chain(adapters.keys().map(|p| ids[p]));
-        let live = called(roots.map(|id| id.as_u32()), &inlined);
         for (i, func) in &reach {
             let id = ids[i];
-            if !live.contains(&id.as_u32()) {
-                continue;
-            }
             let Some(body) = inlined.remove(&id.as_u32()) else {
                 continue;
             };
@@ -385,36 +384,24 @@ impl JitSession {
     }
 }
 
-/// The functions of `bodies` that code reached from `roots` calls or takes the address of.
-fn called(
-    roots: impl Iterator<Item = u32>,
-    bodies: &FxHashMap<u32, cranelift_codegen::ir::Function>,
-) -> FxHashSet<u32> {
+/// The functions that `f` calls or takes the address of.
+fn called(f: &cranelift_codegen::ir::Function) -> Vec<u32> {
     use cranelift_codegen::ir::InstructionData as I;
-    let mut live = FxHashSet::default();
-    let mut work: Vec<u32> = roots.collect();
-    while let Some(id) = work.pop() {
-        if !live.insert(id) {
-            continue;
-        }
-        let Some(f) = bodies.get(&id) else {
-            continue;
-        };
-        for block in f.layout.blocks() {
-            for inst in f.layout.block_insts(block) {
-                let (I::Call { func_ref, .. }
-                | I::TryCall { func_ref, .. }
-                | I::FuncAddr { func_ref, .. }) = f.dfg.insts[inst]
-                else {
-                    continue;
-                };
-                if let ExternalName::User(r) = &f.dfg.ext_funcs[func_ref].name {
-                    work.push(f.params.user_named_funcs()[*r].index);
-                }
+    let mut found = Vec::new();
+    for block in f.layout.blocks() {
+        for inst in f.layout.block_insts(block) {
+            let (I::Call { func_ref, .. }
+            | I::TryCall { func_ref, .. }
+            | I::FuncAddr { func_ref, .. }) = f.dfg.insts[inst]
+            else {
+                continue;
+            };
+            if let ExternalName::User(r) = &f.dfg.ext_funcs[func_ref].name {
+                found.push(f.params.user_named_funcs()[*r].index);
             }
         }
     }
-    live
+    found
 }
 
 /// Instructions a callee may have to be inlined.
@@ -584,8 +571,10 @@ fn reachable(prog: &TypedProgram, inst: &Instance) -> Result<Reach, JitError> {
         .get_key_value(inst)
         .ok_or_else(|| JitError::invalid(format!("no typed body for {inst}")))?;
     // Small generated callees that make or accumulate slices are inlined, for fusion.
-    let prepare =
-        |f: &Arc<Function>| zy_ad::inline_slices(f, prog).map_or_else(|| f.clone(), Arc::new);
+    let recursive = zy_ad::Recursive::of(prog);
+    let prepare = |f: &Arc<Function>| {
+        zy_ad::inline_slices(f, prog, &recursive).map_or_else(|| f.clone(), Arc::new)
+    };
     let mut funcs = vec![(top.clone(), prepare(f))];
     let mut seen: FxHashSet<Arc<Instance>> = FxHashSet::from_iter([top.clone()]);
     let mut sigs: FxHashSet<Arc<[Type]>> = FxHashSet::default();

@@ -1,20 +1,101 @@
 //! Recursions whose argument types change at every call (`h(::Val{N}) where N = h(Val(N + 1))`,
 //! `p` and `q` calling each other on ever larger tuples): every call is a new specialisation,
-//! so typing one inside its caller would never end. A chain of calls may hold a bounded number
-//! of specialisations of one method; the call past the bound is refused by name, where Julia
-//! would dispatch at run time (and recurse until `StackOverflowError` if nothing stops it).
+//! so typing one inside its caller would never end. Such types grow (a longer tuple, a larger
+//! `Val`), and a call whose argument types pass [`MAX_ARGUMENT_SIZE`] is refused by name, where
+//! Julia would dispatch at run time (and recurse until `StackOverflowError` if nothing stops
+//! it): a bound on the call alone, so whether a specialisation is refused does not depend on
+//! which caller typed it first. A recursion whose types change without growing is refused
+//! after [`MAX_CHAIN_SPECIALISATIONS`] specialisations of one method in one chain of calls.
 
 use std::sync::Arc;
 
-use zy_ir::{Instance, Op, ValueKind};
+use zy_ir::{Instance, Op, ParamValue, Type, ValueKind};
 
 use crate::error::visible;
 use crate::{InferredFunction, TypeError};
 
+/// The largest argument types a call may have: integer parameters (`Val{N}`) at most this
+/// large in magnitude, symbols at most this long, tuples of at most [`MAX_ARGUMENT_PARTS`]
+/// elements. A countdown on `Val` or a recursion on tuples stays below it; one growing a type
+/// at every call reaches it within a second (typing a level takes about 3 ms in a debug
+/// build).
+pub const MAX_ARGUMENT_SIZE: usize = 256;
+
+/// The most elements the tuples of a call's argument types may hold together: fewer than
+/// [`MAX_ARGUMENT_SIZE`], since typing a call on a tuple costs more the longer it is.
+pub const MAX_ARGUMENT_PARTS: usize = 128;
+
 /// Specialisations of one method with different argument types that one chain of calls (each
-/// typed inside its caller) may hold: a recursion on tuples or `Val`s that stops stays far
-/// below it, one that never stops reaches it in well under a second.
-pub const MAX_CHAIN_SPECIALISATIONS: usize = 64;
+/// typed inside its caller) may hold: the bound for a recursion whose types change without
+/// growing past [`MAX_ARGUMENT_SIZE`].
+pub const MAX_CHAIN_SPECIALISATIONS: usize = 2 * MAX_ARGUMENT_SIZE;
+
+/// Why `caller` may not call `callee`: its argument types are larger than
+/// [`MAX_ARGUMENT_SIZE`]. Named as a recursion when `caller` is another specialisation of
+/// `callee`'s method.
+pub fn oversized_call(caller: &Instance, callee: &Instance) -> Option<String> {
+    let mut left = MAX_ARGUMENT_PARTS;
+    if callee.args.iter().all(|t| within_size(t, &mut left)) {
+        return None;
+    }
+    let name = callee.name.strip_prefix("Base.").unwrap_or(&callee.name);
+    let why = format!(
+        "zy types every call for its argument types and stops where their tuples hold \
+         more than {MAX_ARGUMENT_PARTS} elements, or a type parameter or symbol passes \
+         {MAX_ARGUMENT_SIZE} (Julia dispatches such calls at run time; one that never stops \
+         ends in StackOverflowError)"
+    );
+    Some(
+        if caller.name == callee.name && caller.method == callee.method {
+            format!(
+                "unsupported: recursion through `{name}` with a new argument type at every call \
+                 (..., {}, {}): {why}",
+                arg_types(caller),
+                arg_types(callee)
+            )
+        } else {
+            format!(
+                "unsupported: a call of `{name}` with argument types {} larger than zy types, \
+                 as a recursion making a new argument type at every call builds: {why}",
+                arg_types(callee)
+            )
+        },
+    )
+}
+
+/// Does `t` fit in what is `left` of [`MAX_ARGUMENT_PARTS`], which its tuples' elements use
+/// up, its parameters and symbols each within [`MAX_ARGUMENT_SIZE`]? The fields of a struct
+/// do not count: its definition fixes them, a recursion cannot grow them. Stops counting at
+/// the bound, so it costs no more on a tuple that doubles at every call.
+fn within_size(t: &Type, left: &mut usize) -> bool {
+    let own = match t {
+        Type::Param(ParamValue::Int(n)) => usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX),
+        Type::Param(ParamValue::Symbol(s)) | Type::Symbol(s) => s.chars().count(),
+        _ => 0,
+    };
+    if own > MAX_ARGUMENT_SIZE {
+        return false;
+    }
+    let mut take = |n: usize| match left.checked_sub(n) {
+        Some(l) => {
+            *left = l;
+            true
+        }
+        None => false,
+    };
+    match t {
+        Type::Tuple(ts) | Type::Pullback(ts) => {
+            take(ts.len()) && ts.iter().all(|t| within_size(t, left))
+        }
+        Type::NamedTuple(fs) => take(fs.len()) && fs.iter().all(|(_, t)| within_size(t, left)),
+        Type::Struct(s) => s.params.iter().all(|t| within_size(t, left)),
+        Type::Union(u) => u.members.iter().all(|t| within_size(t, left)),
+        Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => {
+            within_size(t, left)
+        }
+        _ => true,
+    }
+}
 
 /// Why `callee` may not be typed at the end of `chain` (the specialisations being typed, the
 /// outermost first): the chain already holds [`MAX_CHAIN_SPECIALISATIONS`] specialisations of
@@ -49,16 +130,23 @@ pub fn growing_recursion<'a>(
 }
 
 /// The argument types of `inst` as written in a message: `` `Val{1}` `` for one argument,
-/// `` `(Float64, Int64)` `` for several.
+/// `` `(Float64, Int64)` `` for several, cut short after [`MESSAGE_TYPE_CHARS`] characters.
 fn arg_types(inst: &Instance) -> String {
-    match &inst.args[..] {
-        [t] => format!("`{}`", visible(&t.to_string())),
+    let text = match &inst.args[..] {
+        [t] => visible(&t.to_string()),
         ts => {
             let ts: Vec<String> = ts.iter().map(|t| visible(&t.to_string())).collect();
-            format!("`({})`", ts.join(", "))
+            format!("({})", ts.join(", "))
         }
+    };
+    match text.char_indices().nth(MESSAGE_TYPE_CHARS) {
+        Some((at, _)) => format!("`{}...`", &text[..at]),
+        None => format!("`{text}`"),
     }
 }
+
+/// The longest argument types a message writes out.
+const MESSAGE_TYPE_CHARS: usize = 60;
 
 impl InferredFunction {
     /// Refuse the body's call of `callee` with `message`: an `unsupported` error at the call
@@ -133,6 +221,57 @@ mod tests {
             ),
             "{message}"
         );
+    }
+
+    /// `h` called on one argument of type `t`.
+    fn called_on(t: Type) -> Instance {
+        Instance {
+            name: "h".into(),
+            method: 0,
+            args: Arc::from([t]),
+        }
+    }
+
+    #[test]
+    fn a_call_is_refused_past_the_argument_size_whoever_calls() {
+        let param = |n: i64| called_on(Type::Param(ParamValue::Int(n)));
+        let bound = MAX_ARGUMENT_SIZE as i64;
+        let other = Instance {
+            name: "g".into(),
+            ..param(0)
+        };
+        for caller in [&other, &param(bound)] {
+            assert_eq!(oversized_call(caller, &param(bound)), None);
+            assert_eq!(oversized_call(caller, &param(-bound)), None);
+        }
+        let own = oversized_call(&param(bound), &param(bound + 1)).unwrap_or_default();
+        assert!(
+            own.starts_with(
+                "unsupported: recursion through `h` with a new argument type at every call \
+                 (..., `256`, `257`)"
+            ),
+            "{own}"
+        );
+        let from_other = oversized_call(&other, &param(-bound - 1)).unwrap_or_default();
+        assert!(
+            from_other.starts_with("unsupported: a call of `h` with argument types `-257`"),
+            "{from_other}"
+        );
+    }
+
+    #[test]
+    fn tuples_count_their_elements_wherever_they_are() {
+        let caller = tuple_of(1);
+        assert_eq!(oversized_call(&caller, &tuple_of(MAX_ARGUMENT_PARTS)), None);
+        assert!(oversized_call(&caller, &tuple_of(MAX_ARGUMENT_PARTS + 1)).is_some());
+        // Two tuples of half the bound each, nested in a third: their elements add up.
+        let half = Type::tuple(vec![Type::Float64; MAX_ARGUMENT_PARTS / 2]);
+        let both = called_on(Type::tuple(vec![half.clone(), half]));
+        assert!(oversized_call(&caller, &both).is_some());
+        let elements = |n| Arc::new(Type::tuple(vec![Type::Int64; n]));
+        let array = |n| called_on(Type::Array(elements(n), 1));
+        assert_eq!(oversized_call(&caller, &array(MAX_ARGUMENT_PARTS)), None);
+        assert!(oversized_call(&caller, &array(MAX_ARGUMENT_PARTS + 1)).is_some());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use zy_ir::{callable_name, Instance, Program, Span, Type, TypedProgram};
 
-use crate::chain::{chain_to, growing_recursion};
+use crate::chain::{chain_to, growing_recursion, oversized_call};
 use crate::error::{no_method, Fail, TypeError};
 use crate::{dispatch, infer_instance, InferredFunction, GLOBAL_METHOD, MAX_INSTANCES};
 
@@ -129,7 +129,9 @@ fn solve(
         });
         for c in r.callees.clone() {
             if !rets.contains_key(&c) && !parent.contains_key(&c) && c != root {
-                if let Some(why) = growing_recursion(chain_to(&parent, &inst), &c) {
+                let why = oversized_call(&inst, &c)
+                    .or_else(|| growing_recursion(chain_to(&parent, &inst), &c));
+                if let Some(why) = why {
                     r.refuse_call(&c, why);
                     continue;
                 }

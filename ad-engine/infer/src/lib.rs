@@ -54,7 +54,10 @@ use std::sync::Arc;
 use zy_ir::{Block, Function, Instance, Name, Op, Program, Span, Stmt, Terminator, Type};
 
 pub use builtins::{julia_array_type, BUILTINS};
-pub use chain::{growing_recursion, MAX_CHAIN_SPECIALISATIONS};
+pub use chain::{
+    growing_recursion, oversized_call, MAX_ARGUMENT_PARTS, MAX_ARGUMENT_SIZE,
+    MAX_CHAIN_SPECIALISATIONS,
+};
 pub use driver::{infer_call, infer_entry};
 pub use synth::APPLY;
 

@@ -31,7 +31,7 @@ pub use error_kind::ErrorKind;
 pub use exception::Caught;
 pub use json::to_json;
 pub use machine::{
-    bytes_text, run, run_function, tape_limit_message, Limits, RuntimeError, MAX_MEMORY,
+    bytes_text, run, run_function, tape_limit_message, Limits, RuntimeError, MAX_DEPTH, MAX_MEMORY,
 };
 pub use prim::factor;
 pub use prim::{

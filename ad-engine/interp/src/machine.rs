@@ -26,7 +26,7 @@ use crate::watch::{Step, Watch};
 /// Resource limits of one run.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// The deepest call stack allowed, in frames (Julia's own limit is of the same order).
+    /// The deepest call stack allowed, in frames: [`MAX_DEPTH`] by default.
     pub max_depth: usize,
     /// When the run must stop.
     pub deadline: Option<Instant>,
@@ -37,6 +37,11 @@ pub struct Limits {
     /// call allocates. Past it the run ends with an `OutOfMemoryError` that says where.
     pub max_memory: usize,
 }
+
+/// The default of [`Limits::max_depth`]: Julia's default stack runs a simple recursion about
+/// 100,000 calls deep. The interpreter's frames are on the heap, compiled code checks its
+/// stack pointer, so either ends deeper recursion in `StackOverflowError`.
+pub const MAX_DEPTH: usize = 100_000;
 
 /// The default of [`Limits::max_memory`]: 4 GiB.
 pub const MAX_MEMORY: usize = 4 << 30;
@@ -62,7 +67,7 @@ impl Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            max_depth: 10_000,
+            max_depth: MAX_DEPTH,
             deadline: None,
             cancel: None,
             max_memory: MAX_MEMORY,

@@ -70,7 +70,8 @@ pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> 
     let chain = InChain::enter(inst);
     let mut refused: Vec<(Instance, String)> = Vec::new();
     let mut oracle = |callee: &Instance| {
-        if let Some(why) = chain.refusal(callee) {
+        let why = zy_infer::oversized_call(inst, callee).or_else(|| chain.refusal(callee));
+        if let Some(why) = why {
             if !refused.iter().any(|(c, _)| c == callee) {
                 refused.push((callee.clone(), why));
             }

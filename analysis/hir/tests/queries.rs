@@ -116,8 +116,22 @@ fn unbounded_specialisation_is_an_error_not_a_hang() {
     assert_eq!(codes, ["unsupported"]);
 }
 
+/// Run `f` on a thread with the stack the language server and the CLI give analysis: typing
+/// follows chains of calls hundreds deep.
+fn on_big_stack(f: impl FnOnce() + Send + 'static) {
+    let thread = std::thread::Builder::new().stack_size(1 << 30).spawn(f);
+    thread
+        .expect("spawning the test's thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
 #[test]
 fn a_new_argument_type_at_every_call_is_typed_up_to_the_bound_then_refused() {
+    on_big_stack(a_new_argument_type_at_every_call_is_refused_past_the_bound);
+}
+
+fn a_new_argument_type_at_every_call_is_refused_past_the_bound() {
     let text = "up(::Val{N}) where N = up(Val(N + 1))\n# zy: at f(1.0)\nf(x) = up(Val(1)) + x\n";
     let (db, file) = db_with(text);
     let inst = std::sync::Arc::new(Instance {
@@ -131,7 +145,7 @@ fn a_new_argument_type_at_every_call_is_typed_up_to_the_bound_then_refused() {
         .keys()
         .filter(|i| &*i.name == "up")
         .count();
-    assert_eq!(ups, zy_infer::MAX_CHAIN_SPECIALISATIONS);
+    assert_eq!(ups, zy_infer::MAX_ARGUMENT_SIZE);
     // One error, at the call that would make the next specialisation.
     let found: Vec<(String, &str)> = diagnostics(&db, file)
         .iter()
@@ -142,10 +156,57 @@ fn a_new_argument_type_at_every_call_is_typed_up_to_the_bound_then_refused() {
     assert!(
         found[0].1.starts_with(
             "unsupported: recursion through `up` with a new argument type at every call \
-             (`Val{1}`, `Val{2}`, ...)"
+             (..., `Val{256}`, `Val{257}`)"
         ),
         "{found:?}"
     );
+}
+
+/// The errors of typing `name(1.0)` in `db`'s program.
+fn errors_of(db: &RootDatabase, file: SourceFile, name: &str) -> Vec<String> {
+    let inst = std::sync::Arc::new(Instance {
+        name: name.into(),
+        method: 0,
+        args: [Type::Float64].into(),
+    });
+    let (_, errors) = zy_hir::typed_program(db, zy_hir::ProgramKey::of(db, file), &[inst]);
+    errors.into_iter().map(|e| e.message).collect()
+}
+
+#[test]
+fn a_refusal_does_not_depend_on_which_call_was_typed_first() {
+    on_big_stack(refusals_in_every_order);
+}
+
+fn refusals_in_every_order() {
+    // `long` counts down through every `Val` from 250, passing `short`'s; `past` starts past
+    // the bound and `up` never stops, reaching the countdowns' types on its way.
+    let text = "down(::Val{0}) = 0.0\ndown(::Val{N}) where N = N + down(Val(N - 1))\n\
+                up(::Val{N}) where N = up(Val(N + 1)) + down(Val(N))\n\
+                short(x) = x * down(Val(10))\nlong(x) = x * down(Val(250))\n\
+                past(x) = x * down(Val(257))\nforever(x) = x * up(Val(1))\n";
+    let names = ["short", "long", "past", "forever"];
+    let alone: Vec<Vec<String>> = names
+        .iter()
+        .map(|n| {
+            let (db, file) = db_with(text);
+            errors_of(&db, file, n)
+        })
+        .collect();
+    assert!(alone[0].is_empty() && alone[1].is_empty(), "{alone:?}");
+    assert!(alone[2][0].contains("`Val{257}`"), "{alone:?}");
+    assert!(alone[3][0].contains("recursion through `up`"), "{alone:?}");
+    for order in [[3, 2, 1, 0], [2, 1, 3, 0], [0, 1, 2, 3]] {
+        let (db, file) = db_with(text);
+        for i in order {
+            assert_eq!(
+                errors_of(&db, file, names[i]),
+                alone[i],
+                "{order:?}: {}",
+                names[i]
+            );
+        }
+    }
 }
 
 #[test]

@@ -28,7 +28,7 @@ pub struct EvalLimits {
 impl Default for EvalLimits {
     fn default() -> EvalLimits {
         EvalLimits {
-            max_depth: 10_000,
+            max_depth: zy_interp::MAX_DEPTH,
             timeout: Some(Duration::from_secs(10)),
             cancel: None,
             max_memory: zy_interp::MAX_MEMORY,
