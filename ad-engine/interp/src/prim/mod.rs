@@ -349,6 +349,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [Value::Str(_), _, _] => Ok(Value::Nothing),
             _ => Err(internal(p, "expects a message and two objects")),
         },
+        SameObject => match args {
+            [a, b] => Ok(Value::Bool(a.egal(b))),
+            _ => Err(internal(p, "expects two objects")),
+        },
         StackNew => Ok(tangent::stack_new()),
         // The interpreter's stacks are freed once unreachable: nothing to mark or release.
         StackMark => Ok(Value::Int(0)),
