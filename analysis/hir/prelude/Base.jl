@@ -1958,8 +1958,9 @@ compared as Julia's union (`nothing` or the index: `i === nothing`, `i == 3`, `i
 `i isa Int` at run time, `something(i, d)`). Where a branch runs only when it is not
 `nothing` (`if i !== nothing`, the other way of `i === nothing ? a : b`, the statements after
 `i === nothing && return`), the syntax rebinds `i` there to `Base._notnothing(i)`, the index,
-as Julia's inference narrows the union; any other use of it is a `MethodError` naming
-`Union{Nothing, Int64}` (and `typeof(i)` is refused: it depends on the run).
+as Julia's inference narrows the union; a call no method of which takes it (`i + 1`) is the
+call on the index, checked at run time by `_found_index` (and `typeof(i)` is refused: it
+depends on the run).
 """
 struct NothingOrInt
     found::Bool
@@ -1990,6 +1991,12 @@ isequal(i::NothingOrInt, y) = i == y
 isequal(y, i::NothingOrInt) = i == y
 isequal(i::NothingOrInt, j::NothingOrInt) = i == j
 isnothing(i::NothingOrInt) = !i.found
+# The index of `findfirst`'s result passed where no method takes the union (`i + 1`): Julia's
+# `MethodError` (`message`, inference's) on a run where it is `nothing`.
+function _found_index(i::NothingOrInt, message::String)
+    i.found || error(:MethodError, message)
+    return i.index
+end
 # `A[i]` of `findfirst`'s result in a branch Julia's inference does not narrow (`if any(m)`
 # before `A[findfirst(m)]`): the element, or Julia's `MethodError` on a run where it is `nothing`.
 function getindex(A::AbstractArray, i::NothingOrInt)
@@ -2028,6 +2035,7 @@ something(x::Some, y) = x.value
 something(x::Some) = x.value
 something(x) = x
 something(::Nothing) = throw(ArgumentError("No value arguments present"))
+something(i::NothingOrInt) = i.found ? i.index : throw(ArgumentError("No value arguments present"))
 
 """
     missing, Missing

@@ -591,11 +591,12 @@ pub const HOOKS: &[Hooks] = &[
             "Base._sized_minimum",
         ],
     },
-    // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude, and
-    // tests `isnothing(i)` at run time for `i isa Int`.
+    // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude,
+    // tests `isnothing(i)` at run time for `i isa Int`, and checks the index where a call
+    // takes an Int only (`Base._found_index`).
     Hooks {
         triggers: &["Base.NothingOrInt"],
-        hooks: &["Base._union_equal", "Base.isnothing"],
+        hooks: &["Base._union_equal", "Base.isnothing", "Base._found_index"],
     },
     // `==`, `!=` and `===` of two structs: Julia's fallback compares the fields with `===`
     // (inference's `struct_egal`), and `!=` is `!(a == b)` with the program's `==`.
