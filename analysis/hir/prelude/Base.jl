@@ -5635,11 +5635,12 @@ end
 """
     RegexMatch
 
-A match of a `Regex`: `m.match`, `m.captures` (`m[i]`), `m.offset`, `m.offsets`, `m.regex`.
+A match of a `Regex`: `m.match`, `m.captures` (`m[i]`; `nothing` for a group that took no
+part in the match, `(a)?` of `"b"`, whose offset is 0), `m.offset`, `m.offsets`, `m.regex`.
 """
 struct RegexMatch
     match::SubString{String}
-    captures::Vector{SubString{String}}
+    captures::Vector{Union{Nothing, SubString{String}}}
     offset::Int
     offsets::Vector{Int}
     regex::Regex
@@ -5657,9 +5658,18 @@ getindex(m::RegexMatch, name::Symbol) = m[string(name)]
 haskey(m::RegexMatch, name::Symbol) = string(name) in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, name::AbstractString) = name in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, i::Int) = 1 <= i <= length(m.captures)
+# The groups' numbers, where none is named; Julia's names where some are make a vector whose
+# type depends on the pattern (`Vector{String}`, `Vector{Union{Int64, String}}`): refused.
+function keys(m::RegexMatch)
+    all(isempty, _regex_names(m.regex.pattern, m.regex.flags)) ||
+        error("unsupported: `keys` of a match of a regex with named groups (Julia's vector of the names and numbers); use `haskey(m, :name)` or `m[:name]`")
+    return collect(1:length(m.captures))
+end
 # A match iterates its groups' texts (`a, b = match(r"(.)(.)", s)`).
 length(m::RegexMatch) = length(m.captures)
 iterate(m::RegexMatch, i::Int = 1) = i > length(m.captures) ? nothing : (m.captures[i], i + 1)
+# A generator over a match is one over its groups (Julia's `iterate` of a match is theirs).
+Generator(f, m::RegexMatch) = Generator(f, m.captures)
 
 # The first match of `r` in `s` from byte `i`: anywhere (`mode` 0), at `i` (1), at `i` and not
 # empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`); `nothing` if
@@ -5667,10 +5677,7 @@ iterate(m::RegexMatch, i::Int = 1) = i > length(m.captures) ? nothing : (m.captu
 function _regex_match(r::Regex, s::AbstractString, i::Int, mode::Int)
     a, b, starts, ends = _regex_find(r.pattern, r.flags, s, i, mode, true)
     a == 0 && return nothing
-    caps = SubString{String}[]
-    for k in 1:length(starts)
-        push!(caps, SubString(s, starts[k], ends[k]))
-    end
+    caps = [starts[k] == 0 ? nothing : SubString(s, starts[k], ends[k]) for k in 1:length(starts)]
     return RegexMatch(SubString(s, a, b), caps, a, starts, r)
 end
 # The match known to start at byte `a`.
@@ -5689,16 +5696,19 @@ endswith(s::String, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 3, false)[
 endswith(s::SubString, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 3, false)[1] > 0
 
 """
-    eachmatch(r, s)
+    eachmatch(r, s; overlap = false)
 
 The matches of `r` in `s`, each after the last, as Julia's iterator finds them (after an
-empty match, a non-empty one at the same place, else the search moves one character on).
+empty match, a non-empty one at the same place, else the search moves one character on);
+with `overlap`, each from the character after the last one's start.
 """
 struct RegexMatchIterator
     regex::Regex
     string::String
+    overlap::Bool
 end
-eachmatch(r::Regex, s::AbstractString) = RegexMatchIterator(r, string(s))
+eachmatch(r::Regex, s::AbstractString; overlap::Bool = false) =
+    RegexMatchIterator(r, string(s), overlap)
 IteratorSize(::Type{RegexMatchIterator}) = SizeUnknown()
 eltype(::Type{RegexMatchIterator}) = RegexMatch
 # The state: where the next search starts, and whether the last match was empty.
@@ -5713,7 +5723,8 @@ function iterate(it::RegexMatchIterator, state = (1, false))
             after_empty = false
         else
             empty = b < a
-            return (_regex_found(r, s, a), (empty ? a : nextind(s, b), empty))
+            next = empty ? a : nextind(s, it.overlap ? a : b)
+            return (_regex_found(r, s, a), (next, empty))
         end
     end
 end

@@ -543,6 +543,8 @@ fn of_type(v: &Value, t: &Type) -> bool {
         }
         (Value::Ref(r), Type::Ref(inner)) if t.holds_recursion() => of_type(&r.borrow(), inner),
         (Value::Symbol(_), Type::Symbol(_)) => t.is_any_symbol(),
+        // A `SubString` is held as its text, as a `String` is.
+        (Value::Str(_), Type::SubString) => true,
         _ => match (v.julia_type(), t) {
             // A struct of one name and parameters is one Julia type whatever its fields hold.
             (Type::Struct(a), Type::Struct(b)) => b.is(&a.name, &a.params),
