@@ -391,7 +391,35 @@ end
 The elements of a range or of a non-empty tuple (or a copy of an array) as a new `Vector`.
 """
 collect(x::Array) = copy(x)
-collect(t::Tuple) = [t...]
+# A tuple's elements are collected under Julia's `promote_typejoin` of their types, not promoted:
+# `collect((1, 2.0))` is a `Vector{Real}` (where `[1, 2.0]` is a `Vector{Float64}`).
+collect(t::Tuple) = _collect_tuple(_one_type(t), _all_real(t), t)
+_collect_tuple(::Val{true}, real, t::Tuple) = [t...]
+_collect_tuple(::Val{false}, ::Val{false}, t::Tuple) = [t...]
+_collect_tuple(::Val{false}, ::Val{true}, t::Tuple) = _collect_reals(_all_integer(t), _all_float(t), t)
+_collect_reals(::Val{false}, ::Val{false}, t::Tuple) = getindex(Real, t...)
+_collect_reals(::Val{true}, float, t::Tuple) = error("unsupported: `collect` of a tuple of different integer types (Julia's `Vector{Integer}`); convert its elements to one type first")
+_collect_reals(::Val{false}, ::Val{true}, t::Tuple) = error("unsupported: `collect` of a tuple of different float types (Julia's `Vector{AbstractFloat}`); convert its elements to one type first")
+# Whether the elements of a tuple are of one type (of `Real`, `Integer`, `AbstractFloat`
+# types), as `Val{true}()` or `Val{false}()`: decided by dispatch on the elements' types.
+_one_type(::Tuple{}) = Val{true}()
+_one_type(t::Tuple) = _same_rest(t[1], tail(t))
+_same_rest(x, ::Tuple{}) = Val{true}()
+_same_rest(x, t::Tuple) = _same_pair(x, t[1], t)
+_same_pair(x::T, y::T, t::Tuple) where {T} = _same_rest(y, tail(t))
+_same_pair(x, y, t::Tuple) = Val{false}()
+_all_real(::Tuple{}) = Val{true}()
+_all_real(t::Tuple) = _real_first(t[1], t)
+_real_first(x::Real, t::Tuple) = _all_real(tail(t))
+_real_first(x, t::Tuple) = Val{false}()
+_all_integer(::Tuple{}) = Val{true}()
+_all_integer(t::Tuple) = _integer_first(t[1], t)
+_integer_first(x::Integer, t::Tuple) = _all_integer(tail(t))
+_integer_first(x, t::Tuple) = Val{false}()
+_all_float(::Tuple{}) = Val{true}()
+_all_float(t::Tuple) = _float_first(t[1], t)
+_float_first(x::AbstractFloat, t::Tuple) = _all_float(tail(t))
+_float_first(x, t::Tuple) = Val{false}()
 collect(r::UnitRange{Int}) = _collect(fill(0, length(r)), r)
 collect(r::StepRange{Int, Int}) = _collect(fill(0, length(r)), r)
 collect(r::LinRange) = _collect(zeros(length(r)), r)
