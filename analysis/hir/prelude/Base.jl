@@ -42,6 +42,9 @@ rand(::Type{Float64}, n::Int) = rand(Random.default_rng(), n)
 rand(x::UnitRange{Int}, n::Int) = rand(Random.default_rng(), x, n)
 rand(x::AbstractVector, n::Int) = rand(Random.default_rng(), x, n)
 rand(::Type{Float64}, m::Int, n::Int) = rand(Random.default_rng(), m, n)
+rand(x::Type{Float32}) = rand(Random.default_rng(), x)
+rand(x::Type{Float32}, n::Int) = rand(Random.default_rng(), x, n)
+rand(x::Type{Float32}, m::Int, n::Int) = rand(Random.default_rng(), x, m, n)
 rand(m::Int, n::Int) = rand(Random.default_rng(), m, n)
 randn() = randn(Random.default_rng())
 randn(x::Type{Float64}) = randn(Random.default_rng())
@@ -1431,6 +1434,17 @@ _reduce_dims(op, A::Matrix{Float32}, d::Int) = Float32.(_reduce_dims(op, Float64
 *(r::Adjoint{Float32, Vector{Float32}}, A::Matrix{Float32}) = (_transpose_copy(A) * r')'
 *(r::Adjoint{Float32, Vector{Float32}}, A::Matrix{Float64}) = Float64.(r')' * A
 *(x::Vector{Float32}, r::Adjoint{Float32, Vector{Float32}}) = Float32.(Float64.(x) * Float64.(r')')
+# The row of a vector of fixed-width integers times such a vector: their `dot`, in their own
+# type (wrapping as Julia's `Int8` arithmetic does).
+*(r::Adjoint{T, Vector{T}}, y::Vector{T}) where {T<:Integer} = _int_dot(r', y)
+function _int_dot(x, y)
+    length(x) == length(y) || throw(DimensionMismatch("first array has length $(length(x)) which does not match the length of the second, $(length(y))."))
+    s = zero(eltype(x)) * zero(eltype(y))
+    for i in 1:length(x)
+        s += x[i] * y[i]
+    end
+    return s
+end
 
 # `sum`, `prod`, `maximum` and `minimum` of an array of Float32s or fixed-width integers, `z`
 # the zero or one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64; a
@@ -5574,6 +5588,16 @@ Julia's one-line description of `x`: an array's size and type (`3-element Vector
 """
 summary(x) = "$(typeof(x))"
 summary(x::AbstractArray) = _array_summary(x)
+# A lazy adjoint or transpose names the call that made it (`1×2 adjoint(::Vector{Float64})
+# with eltype Float64`).
+# Of a wrapper of a view (Julia's `adjoint(view(::Matrix{Float64}, ...))`), its copy's.
+summary(x::Adjoint) = _wrapper_summary("adjoint", x, parent(x))
+summary(x::AdjointMatrix) = _wrapper_summary("adjoint", x, parent(x))
+summary(x::Transpose) = _wrapper_summary("transpose", x, parent(x))
+summary(x::TransposeMatrix) = _wrapper_summary("transpose", x, parent(x))
+_wrapper_summary(f, x, p::Union{Vector, Matrix}) =
+    "$(_size_text(size(x))) $f(::$(typeof(p))) with eltype $(eltype(p))"
+_wrapper_summary(f, x, p) = summary(collect(x))
 summary(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRange{Char, Int}, LinRange}) = _array_summary(r)
 summary(r::StepRangeLen{T}) where {T} =
     "$(length(r))-element StepRangeLen{$T, Base.TwicePrecision{$T}, Base.TwicePrecision{$T}, Int64}"
