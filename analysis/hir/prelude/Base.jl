@@ -11928,6 +11928,57 @@ function repr(mime::String, p::Pairs{<:NamedTuple})
     return _plain_entries("pairs(::NamedTuple)", _named_pairs(p.data))
 end
 _no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
+
+# `repr("text/plain", A)` of a vector or matrix of Float64s, Ints or Bools, or of a lazy
+# adjoint or transpose of one (inference calls these for exactly those types): Julia's
+# `show(io, MIME"text/plain", A)` without `:limit` (an `IOBuffer`): the summary and a colon,
+# then each row on a line of its own after a space, the columns two spaces apart, each
+# aligned at its decimal point (an integer at its end); a matrix of several columns shows its
+# numbers in the compact form (six significant digits), a Bool as `1` or `0`. Empty, a vector
+# is its one-line `show`, a matrix its summary.
+_plain_array(A::Vector) = isempty(A) ? repr(A) : _plain_grid(summary(A), A)
+_plain_array(A::Matrix) = _plain_grid(summary(A), A)
+_plain_wrapper(A) = _plain_grid(summary(A), collect(A))
+function _plain_grid(head::String, A::Union{Vector{Float64}, Vector{Int}, Vector{Bool}, Matrix{Float64}, Matrix{Int}, Matrix{Bool}})
+    isempty(A) && return head
+    m = size(A, 1)
+    n = length(A) ÷ m
+    compact = n > 1
+    texts = [_grid_text(A[k], compact) for k in 1:length(A)]
+    lefts, rights = fill(0, n), fill(0, n)
+    for k in 1:length(A)
+        j = (k - 1) ÷ m + 1
+        l, r = _grid_align(A[k], texts[k])
+        lefts[j] = max(lefts[j], l)
+        rights[j] = max(rights[j], r)
+    end
+    parts = [head, ":"]
+    for i in 1:m
+        push!(parts, "\n ")
+        for j in 1:n
+            k = (j - 1) * m + i
+            l, r = _grid_align(A[k], texts[k])
+            push!(parts, " "^(lefts[j] - l))
+            push!(parts, texts[k])
+            j < n && push!(parts, string(" "^(rights[j] - r), "  "))
+        end
+    end
+    return join(parts)
+end
+_plain_grid(head::String, A) = error("unsupported: the `text/plain` display of a $(typeof(A)) (of Float64s, Ints and Bools only); write `show(io, x)` for its one-line form instead")
+_grid_text(x::Float64, compact::Bool) = compact ? _compact_text(x) : repr(x)
+_grid_text(x::Int, compact::Bool) = repr(x)
+_grid_text(x::Bool, compact::Bool) = x ? "1" : "0"
+# The widths left and right of the alignment point (Julia's `alignment`): an integer's at its
+# end, a float's at its first `.`, `e` or `f` (`Inf`).
+_grid_align(x::Union{Int, Bool}, t::String) = (length(t), 0)
+function _grid_align(x::Float64, t::String)
+    for k in 1:length(t)
+        c = t[k]
+        (c == '.' || c == 'e' || c == 'f') && return (k - 1, length(t) - k + 1)
+    end
+    return (length(t), 0)
+end
 function _plain_entries(summary::String, entries)
     n = length(entries)
     s = string(summary, " with ", n, n == 1 ? " entry:" : " entries:")
