@@ -1178,8 +1178,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 84511..84515: abs2
-            <zy>/prelude/Base.jl (prelude) 401775..401779: abs2
+            <zy>/prelude/Base.jl (prelude) 87563..87567: abs2
+            <zy>/prelude/Base.jl (prelude) 406370..406374: abs2
         "#]],
     );
 }
