@@ -33,9 +33,12 @@ impl Cx<'_> {
         // for argument `k` names the indices before it as Int64s.
         let runtime: Vec<Type> = args
             .iter()
-            .map(|a| match is_found_union(a) {
-                true => Type::Int64,
-                false => a.ty.clone(),
+            .map(|a| {
+                if is_found_union(a) {
+                    Type::Int64
+                } else {
+                    a.ty.clone()
+                }
             })
             .collect();
         let mut unwrapped = Vec::with_capacity(args.len());
