@@ -320,8 +320,19 @@ impl<'a> Cx<'a> {
     }
 
     /// `name(args...)`: a user function, a struct constructor, a global holding a callable, or
-    /// a builtin.
+    /// a builtin; on `findfirst`'s union where no method takes it, the call on its index.
     pub fn call_named(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+    ) -> Result<Val, Fail> {
+        self.call_named_once(b, name, args)
+            .or_else(|fail| self.call_on_found(b, name, args, fail))
+    }
+
+    /// [`Cx::call_named`] of the arguments as they are.
+    fn call_named_once(
         &mut self,
         b: &mut PlanBuilder,
         name: &Name,

@@ -141,10 +141,41 @@ pub(crate) fn signature(name: &str, args: &[zy_ir::Type]) -> String {
     let name = name.strip_prefix("Base.").unwrap_or(name);
     let args: Vec<String> = args
         .iter()
-        .map(|t| zy_ir::julia_cartesian_names(format!("::{}", visible(&t.to_string()))))
+        .map(|t| zy_ir::julia_cartesian_names(format!("::{}", visible(&argument_type(t)))))
         .collect();
     format!("{name}({})", args.join(", "))
 }
+
+/// How Julia names the type of an argument: a number, string or character type passed as a
+/// value is `Type{Int64}` (`parse(Int, s)`), any other value its type.
+fn argument_type(t: &zy_ir::Type) -> String {
+    let zy_ir::Type::Function(f) = t else {
+        return t.to_string();
+    };
+    let bare = f.strip_prefix("Base.").unwrap_or(f);
+    match TYPE_VALUES.iter().find(|(n, _)| *n == bare) {
+        Some((_, julia)) => format!("Type{{{julia}}}"),
+        None => t.to_string(),
+    }
+}
+
+/// The types whose values [`argument_type`] names, with Julia's names for them.
+const TYPE_VALUES: &[(&str, &str)] = &[
+    ("Int", "Int64"),
+    ("Int64", "Int64"),
+    ("Int32", "Int32"),
+    ("Int16", "Int16"),
+    ("Int8", "Int8"),
+    ("UInt64", "UInt64"),
+    ("UInt32", "UInt32"),
+    ("UInt16", "UInt16"),
+    ("UInt8", "UInt8"),
+    ("Float64", "Float64"),
+    ("Float32", "Float32"),
+    ("Bool", "Bool"),
+    ("String", "String"),
+    ("Char", "Char"),
+];
 
 /// The prelude's types that Base, LinearAlgebra and Random export: Julia names them without
 /// their module where a program sees them.

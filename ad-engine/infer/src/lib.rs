@@ -31,6 +31,7 @@ mod chain;
 mod dispatch;
 mod driver;
 mod error;
+mod found;
 mod iterate;
 mod join;
 mod keywords;

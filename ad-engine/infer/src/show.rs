@@ -34,8 +34,9 @@ impl crate::calls::Cx<'_> {
             )));
         }
         // `repr("text/plain", x)`: the program's `show(io, ::MIME"text/plain", x)` method,
-        // else (as Julia falls back) `repr(x)` where that is Julia's display; an array's
-        // multi-line display is refused by name, a dictionary's is the prelude's.
+        // else (as Julia falls back) `repr(x)` where that is Julia's display; a dictionary's
+        // and a numeric vector's, matrix's or row's are the prelude's, other arrays' refused
+        // by name.
         if let ("repr", [mime, x]) = (base, args) {
             if !matches!(&mime.konst, Some(Const::Str(m)) if &**m == "text/plain") {
                 return None;
@@ -59,11 +60,30 @@ impl crate::calls::Cx<'_> {
                 | Type::String => {
                     Some(self.call_named(b, &"Base.repr".into(), std::slice::from_ref(x)))
                 }
-                Type::Array(..) | Type::Adjoint(_) => Some(Err(Fail::unsupported(
-                    "the `text/plain` display of an array (`show(io, MIME\"text/plain\"(), x)`, \
-                     `repr(\"text/plain\", x)`: Julia's summary line, then the elements \
-                     aligned in columns); write `show(io, x)` for its one-line form instead",
-                ))),
+                // A vector or matrix of numbers, or a lazy adjoint or transpose: the
+                // prelude's display, by exactly these types (the library's other arrays,
+                // `Diagonal`, views, ranges, would be read as the `Matrix` they equal).
+                Type::Array(e, 1 | 2)
+                    if matches!(**e, Type::Float64 | Type::Int64 | Type::Bool) =>
+                {
+                    Some(self.call_named(b, &PLAIN_ARRAY.into(), std::slice::from_ref(x)))
+                }
+                Type::Adjoint(_) => {
+                    Some(self.call_named(b, &PLAIN_WRAPPER.into(), std::slice::from_ref(x)))
+                }
+                Type::Struct(s) if LAZY_WRAPPERS.contains(&&*s.name) => {
+                    Some(self.call_named(b, &PLAIN_WRAPPER.into(), std::slice::from_ref(x)))
+                }
+                // A view, `Diagonal`, `Symmetric`, range, ...: not the `Matrix` the library
+                // reads it as (Julia's display names the wrapper and marks structural zeros).
+                t if matches!(t, Type::Array(..)) || crate::calls::reads_as_copy(t) => {
+                    Some(Err(Fail::unsupported(
+                        "the `text/plain` display of an array (`show(io, MIME\"text/plain\"(), \
+                         x)`, `repr(\"text/plain\", x)`: Julia's summary line, then the \
+                         elements aligned in columns); write `show(io, x)` for its one-line \
+                         form instead",
+                    )))
+                }
                 _ => None,
             };
         }
@@ -98,6 +118,20 @@ impl crate::calls::Cx<'_> {
         }
     }
 }
+
+/// The prelude's `text/plain` display of a vector or matrix of numbers.
+const PLAIN_ARRAY: &str = "Base._plain_array";
+
+/// The prelude's `text/plain` display of a lazy adjoint or transpose.
+const PLAIN_WRAPPER: &str = "Base._plain_wrapper";
+
+/// The prelude's lazy adjoints and transposes of a matrix or a vector (beside `x'`, which is
+/// [`Type::Adjoint`]).
+const LAZY_WRAPPERS: &[&str] = &[
+    "Base.AdjointMatrix",
+    "Base.TransposeMatrix",
+    "Base.Transpose",
+];
 
 /// Is `t` a struct with a `Base.show(io::IO, x::T)` method of `program`, or a Vector or tuple
 /// holding one? (`string`, `repr` and the result display then call the program's method.)

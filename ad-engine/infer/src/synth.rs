@@ -93,6 +93,17 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
     }
 }
 
+/// A union's members in the order a split tests them, the last one untested: a
+/// `SubString` (held as its text, which a test at run time takes for a `String`) last where
+/// the union has no `String`.
+fn tested_last(members: &[Type]) -> Vec<Type> {
+    let mut order = members.to_vec();
+    if !order.contains(&Type::String) {
+        order.sort_by_key(|t| *t == Type::SubString);
+    }
+    order
+}
+
 /// The types of the elements of a tuple whose elements differ in type, where `callee(args...)`
 /// is `getindex(t, i)` at an index known at run time only ([`Synth::tuple_by_index`]).
 fn tuple_elements(callee: &Val, args: &[Type]) -> Option<Vec<Type>> {
@@ -559,8 +570,9 @@ impl Synth {
         let mut b = Block::ENTRY;
         let mut results: Vec<(Block, Operand, Type)> = Vec::new();
         let mut failed: Option<Fail> = None;
-        for (k, member) in u.members.iter().enumerate() {
-            let here = if k + 1 == u.members.len() {
+        let members = tested_last(&u.members);
+        for (k, member) in members.iter().enumerate() {
+            let here = if k + 1 == members.len() {
                 b
             } else {
                 let name = Operand::Const(Const::Symbol(member.to_string().as_str().into()));

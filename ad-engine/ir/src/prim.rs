@@ -1021,6 +1021,9 @@ prims! {
         arity: Exactly(3), diff: Diff::No,
         effects: Effects { throws: Throws::Checks("its operands are one object"), ..Effects::PURE },
     }
+    /// `same_object(a, b)`: are the objects `a` and `b` (two arrays of one type) one object?
+    /// Julia's `===` of mutable values, which two equal arrays are not.
+    SameObject => "same_object" { arity: Exactly(2), diff: Diff::No }
     // AD tape (forward and pullback IR).
     /// A new empty stack: the result type says what it holds.
     StackNew => "stack" { arity: Exactly(0), diff: Diff::No, effects: Effects::allocates("") }

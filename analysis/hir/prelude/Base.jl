@@ -42,6 +42,9 @@ rand(::Type{Float64}, n::Int) = rand(Random.default_rng(), n)
 rand(x::UnitRange{Int}, n::Int) = rand(Random.default_rng(), x, n)
 rand(x::AbstractVector, n::Int) = rand(Random.default_rng(), x, n)
 rand(::Type{Float64}, m::Int, n::Int) = rand(Random.default_rng(), m, n)
+rand(x::Type{Float32}) = rand(Random.default_rng(), x)
+rand(x::Type{Float32}, n::Int) = rand(Random.default_rng(), x, n)
+rand(x::Type{Float32}, m::Int, n::Int) = rand(Random.default_rng(), x, m, n)
 rand(m::Int, n::Int) = rand(Random.default_rng(), m, n)
 randn() = randn(Random.default_rng())
 randn(x::Type{Float64}) = randn(Random.default_rng())
@@ -391,7 +394,35 @@ end
 The elements of a range or of a non-empty tuple (or a copy of an array) as a new `Vector`.
 """
 collect(x::Array) = copy(x)
-collect(t::Tuple) = [t...]
+# A tuple's elements are collected under Julia's `promote_typejoin` of their types, not promoted:
+# `collect((1, 2.0))` is a `Vector{Real}` (where `[1, 2.0]` is a `Vector{Float64}`).
+collect(t::Tuple) = _collect_tuple(_one_type(t), _all_real(t), t)
+_collect_tuple(::Val{true}, real, t::Tuple) = [t...]
+_collect_tuple(::Val{false}, ::Val{false}, t::Tuple) = [t...]
+_collect_tuple(::Val{false}, ::Val{true}, t::Tuple) = _collect_reals(_all_integer(t), _all_float(t), t)
+_collect_reals(::Val{false}, ::Val{false}, t::Tuple) = getindex(Real, t...)
+_collect_reals(::Val{true}, float, t::Tuple) = error("unsupported: `collect` of a tuple of different integer types (Julia's `Vector{Integer}`); convert its elements to one type first")
+_collect_reals(::Val{false}, ::Val{true}, t::Tuple) = error("unsupported: `collect` of a tuple of different float types (Julia's `Vector{AbstractFloat}`); convert its elements to one type first")
+# Whether the elements of a tuple are of one type (of `Real`, `Integer`, `AbstractFloat`
+# types), as `Val{true}()` or `Val{false}()`: decided by dispatch on the elements' types.
+_one_type(::Tuple{}) = Val{true}()
+_one_type(t::Tuple) = _same_rest(t[1], tail(t))
+_same_rest(x, ::Tuple{}) = Val{true}()
+_same_rest(x, t::Tuple) = _same_pair(x, t[1], t)
+_same_pair(x::T, y::T, t::Tuple) where {T} = _same_rest(y, tail(t))
+_same_pair(x, y, t::Tuple) = Val{false}()
+_all_real(::Tuple{}) = Val{true}()
+_all_real(t::Tuple) = _real_first(t[1], t)
+_real_first(x::Real, t::Tuple) = _all_real(tail(t))
+_real_first(x, t::Tuple) = Val{false}()
+_all_integer(::Tuple{}) = Val{true}()
+_all_integer(t::Tuple) = _integer_first(t[1], t)
+_integer_first(x::Integer, t::Tuple) = _all_integer(tail(t))
+_integer_first(x, t::Tuple) = Val{false}()
+_all_float(::Tuple{}) = Val{true}()
+_all_float(t::Tuple) = _float_first(t[1], t)
+_float_first(x::AbstractFloat, t::Tuple) = _all_float(tail(t))
+_float_first(x, t::Tuple) = Val{false}()
 collect(r::UnitRange{Int}) = _collect(fill(0, length(r)), r)
 collect(r::StepRange{Int, Int}) = _collect(fill(0, length(r)), r)
 collect(r::LinRange) = _collect(zeros(length(r)), r)
@@ -1408,6 +1439,17 @@ _reduce_dims(op, A::Matrix{Float32}, d::Int) = Float32.(_reduce_dims(op, Float64
 *(r::Adjoint{Float32, Vector{Float32}}, A::Matrix{Float32}) = (_transpose_copy(A) * r')'
 *(r::Adjoint{Float32, Vector{Float32}}, A::Matrix{Float64}) = Float64.(r')' * A
 *(x::Vector{Float32}, r::Adjoint{Float32, Vector{Float32}}) = Float32.(Float64.(x) * Float64.(r')')
+# The row of a vector of fixed-width integers times such a vector: their `dot`, in their own
+# type (wrapping as Julia's `Int8` arithmetic does).
+*(r::Adjoint{T, Vector{T}}, y::Vector{T}) where {T<:Integer} = _int_dot(r', y)
+function _int_dot(x, y)
+    length(x) == length(y) || throw(DimensionMismatch("first array has length $(length(x)) which does not match the length of the second, $(length(y))."))
+    s = zero(eltype(x)) * zero(eltype(y))
+    for i in 1:length(x)
+        s += x[i] * y[i]
+    end
+    return s
+end
 
 # `sum`, `prod`, `maximum` and `minimum` of an array of Float32s or fixed-width integers, `z`
 # the zero or one of Julia's `add_sum`/`mul_prod` type (a small integer's Int64 or UInt64; a
@@ -1963,8 +2005,9 @@ compared as Julia's union (`nothing` or the index: `i === nothing`, `i == 3`, `i
 `i isa Int` at run time, `something(i, d)`). Where a branch runs only when it is not
 `nothing` (`if i !== nothing`, the other way of `i === nothing ? a : b`, the statements after
 `i === nothing && return`), the syntax rebinds `i` there to `Base._notnothing(i)`, the index,
-as Julia's inference narrows the union; any other use of it is a `MethodError` naming
-`Union{Nothing, Int64}` (and `typeof(i)` is refused: it depends on the run).
+as Julia's inference narrows the union; a call no method of which takes it (`i + 1`) is the
+call on the index, checked at run time by `_found_index` (and `typeof(i)` is refused: it
+depends on the run).
 """
 struct NothingOrInt
     found::Bool
@@ -1995,6 +2038,12 @@ isequal(i::NothingOrInt, y) = i == y
 isequal(y, i::NothingOrInt) = i == y
 isequal(i::NothingOrInt, j::NothingOrInt) = i == j
 isnothing(i::NothingOrInt) = !i.found
+# The index of `findfirst`'s result passed where no method takes the union (`i + 1`): Julia's
+# `MethodError` (`message`, inference's) on a run where it is `nothing`.
+function _found_index(i::NothingOrInt, message::String)
+    i.found || error(:MethodError, message)
+    return i.index
+end
 # `A[i]` of `findfirst`'s result in a branch Julia's inference does not narrow (`if any(m)`
 # before `A[findfirst(m)]`): the element, or Julia's `MethodError` on a run where it is `nothing`.
 function getindex(A::AbstractArray, i::NothingOrInt)
@@ -2033,6 +2082,7 @@ something(x::Some, y) = x.value
 something(x::Some) = x.value
 something(x) = x
 something(::Nothing) = throw(ArgumentError("No value arguments present"))
+something(i::NothingOrInt) = i.found ? i.index : throw(ArgumentError("No value arguments present"))
 
 """
     missing, Missing
@@ -5543,6 +5593,16 @@ Julia's one-line description of `x`: an array's size and type (`3-element Vector
 """
 summary(x) = "$(typeof(x))"
 summary(x::AbstractArray) = _array_summary(x)
+# A lazy adjoint or transpose names the call that made it (`1×2 adjoint(::Vector{Float64})
+# with eltype Float64`).
+# Of a wrapper of a view (Julia's `adjoint(view(::Matrix{Float64}, ...))`), its copy's.
+summary(x::Adjoint) = _wrapper_summary("adjoint", x, parent(x))
+summary(x::AdjointMatrix) = _wrapper_summary("adjoint", x, parent(x))
+summary(x::Transpose) = _wrapper_summary("transpose", x, parent(x))
+summary(x::TransposeMatrix) = _wrapper_summary("transpose", x, parent(x))
+_wrapper_summary(f, x, p::Union{Vector, Matrix}) =
+    "$(_size_text(size(x))) $f(::$(typeof(p))) with eltype $(eltype(p))"
+_wrapper_summary(f, x, p) = summary(collect(x))
 summary(r::Union{UnitRange{Int}, StepRange{Int, Int}, StepRange{Char, Int}, LinRange}) = _array_summary(r)
 summary(r::StepRangeLen{T}) where {T} =
     "$(length(r))-element StepRangeLen{$T, Base.TwicePrecision{$T}, Base.TwicePrecision{$T}, Int64}"
@@ -5632,11 +5692,12 @@ end
 """
     RegexMatch
 
-A match of a `Regex`: `m.match`, `m.captures` (`m[i]`), `m.offset`, `m.offsets`, `m.regex`.
+A match of a `Regex`: `m.match`, `m.captures` (`m[i]`; `nothing` for a group that took no
+part in the match, `(a)?` of `"b"`, whose offset is 0), `m.offset`, `m.offsets`, `m.regex`.
 """
 struct RegexMatch
     match::SubString{String}
-    captures::Vector{SubString{String}}
+    captures::Vector{Union{Nothing, SubString{String}}}
     offset::Int
     offsets::Vector{Int}
     regex::Regex
@@ -5654,9 +5715,18 @@ getindex(m::RegexMatch, name::Symbol) = m[string(name)]
 haskey(m::RegexMatch, name::Symbol) = string(name) in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, name::AbstractString) = name in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, i::Int) = 1 <= i <= length(m.captures)
+# The groups' numbers, where none is named; Julia's names where some are make a vector whose
+# type depends on the pattern (`Vector{String}`, `Vector{Union{Int64, String}}`): refused.
+function keys(m::RegexMatch)
+    all(isempty, _regex_names(m.regex.pattern, m.regex.flags)) ||
+        error("unsupported: `keys` of a match of a regex with named groups (Julia's vector of the names and numbers); use `haskey(m, :name)` or `m[:name]`")
+    return collect(1:length(m.captures))
+end
 # A match iterates its groups' texts (`a, b = match(r"(.)(.)", s)`).
 length(m::RegexMatch) = length(m.captures)
 iterate(m::RegexMatch, i::Int = 1) = i > length(m.captures) ? nothing : (m.captures[i], i + 1)
+# A generator over a match is one over its groups (Julia's `iterate` of a match is theirs).
+Generator(f, m::RegexMatch) = Generator(f, m.captures)
 
 # The first match of `r` in `s` from byte `i`: anywhere (`mode` 0), at `i` (1), at `i` and not
 # empty (2, `eachmatch` after an empty match), ending at the end (3, `endswith`); `nothing` if
@@ -5664,10 +5734,7 @@ iterate(m::RegexMatch, i::Int = 1) = i > length(m.captures) ? nothing : (m.captu
 function _regex_match(r::Regex, s::AbstractString, i::Int, mode::Int)
     a, b, starts, ends = _regex_find(r.pattern, r.flags, s, i, mode, true)
     a == 0 && return nothing
-    caps = SubString{String}[]
-    for k in 1:length(starts)
-        push!(caps, SubString(s, starts[k], ends[k]))
-    end
+    caps = [starts[k] == 0 ? nothing : SubString(s, starts[k], ends[k]) for k in 1:length(starts)]
     return RegexMatch(SubString(s, a, b), caps, a, starts, r)
 end
 # The match known to start at byte `a`.
@@ -5686,16 +5753,19 @@ endswith(s::String, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 3, false)[
 endswith(s::SubString, r::Regex) = _regex_find(r.pattern, r.flags, s, 1, 3, false)[1] > 0
 
 """
-    eachmatch(r, s)
+    eachmatch(r, s; overlap = false)
 
 The matches of `r` in `s`, each after the last, as Julia's iterator finds them (after an
-empty match, a non-empty one at the same place, else the search moves one character on).
+empty match, a non-empty one at the same place, else the search moves one character on);
+with `overlap`, each from the character after the last one's start.
 """
 struct RegexMatchIterator
     regex::Regex
     string::String
+    overlap::Bool
 end
-eachmatch(r::Regex, s::AbstractString) = RegexMatchIterator(r, string(s))
+eachmatch(r::Regex, s::AbstractString; overlap::Bool = false) =
+    RegexMatchIterator(r, string(s), overlap)
 IteratorSize(::Type{RegexMatchIterator}) = SizeUnknown()
 eltype(::Type{RegexMatchIterator}) = RegexMatch
 # The state: where the next search starts, and whether the last match was empty.
@@ -5710,7 +5780,8 @@ function iterate(it::RegexMatchIterator, state = (1, false))
             after_empty = false
         else
             empty = b < a
-            return (_regex_found(r, s, a), (empty ? a : nextind(s, b), empty))
+            next = empty ? a : nextind(s, it.overlap ? a : b)
+            return (_regex_found(r, s, a), (next, empty))
         end
     end
 end
@@ -11862,6 +11933,57 @@ function repr(mime::String, p::Pairs{<:NamedTuple})
     return _plain_entries("pairs(::NamedTuple)", _named_pairs(p.data))
 end
 _no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
+
+# `repr("text/plain", A)` of a vector or matrix of Float64s, Ints or Bools, or of a lazy
+# adjoint or transpose of one (inference calls these for exactly those types): Julia's
+# `show(io, MIME"text/plain", A)` without `:limit` (an `IOBuffer`): the summary and a colon,
+# then each row on a line of its own after a space, the columns two spaces apart, each
+# aligned at its decimal point (an integer at its end); a matrix of several columns shows its
+# numbers in the compact form (six significant digits), a Bool as `1` or `0`. Empty, a vector
+# is its one-line `show`, a matrix its summary.
+_plain_array(A::Vector) = isempty(A) ? repr(A) : _plain_grid(summary(A), A)
+_plain_array(A::Matrix) = _plain_grid(summary(A), A)
+_plain_wrapper(A) = _plain_grid(summary(A), collect(A))
+function _plain_grid(head::String, A::Union{Vector{Float64}, Vector{Int}, Vector{Bool}, Matrix{Float64}, Matrix{Int}, Matrix{Bool}})
+    isempty(A) && return head
+    m = size(A, 1)
+    n = length(A) ÷ m
+    compact = n > 1
+    texts = [_grid_text(A[k], compact) for k in 1:length(A)]
+    lefts, rights = fill(0, n), fill(0, n)
+    for k in 1:length(A)
+        j = (k - 1) ÷ m + 1
+        l, r = _grid_align(A[k], texts[k])
+        lefts[j] = max(lefts[j], l)
+        rights[j] = max(rights[j], r)
+    end
+    parts = [head, ":"]
+    for i in 1:m
+        push!(parts, "\n ")
+        for j in 1:n
+            k = (j - 1) * m + i
+            l, r = _grid_align(A[k], texts[k])
+            push!(parts, " "^(lefts[j] - l))
+            push!(parts, texts[k])
+            j < n && push!(parts, string(" "^(rights[j] - r), "  "))
+        end
+    end
+    return join(parts)
+end
+_plain_grid(head::String, A) = error("unsupported: the `text/plain` display of a $(typeof(A)) (of Float64s, Ints and Bools only); write `show(io, x)` for its one-line form instead")
+_grid_text(x::Float64, compact::Bool) = compact ? _compact_text(x) : repr(x)
+_grid_text(x::Int, compact::Bool) = repr(x)
+_grid_text(x::Bool, compact::Bool) = x ? "1" : "0"
+# The widths left and right of the alignment point (Julia's `alignment`): an integer's at its
+# end, a float's at its first `.`, `e` or `f` (`Inf`).
+_grid_align(x::Union{Int, Bool}, t::String) = (length(t), 0)
+function _grid_align(x::Float64, t::String)
+    for k in 1:length(t)
+        c = t[k]
+        (c == '.' || c == 'e' || c == 'f') && return (k - 1, length(t) - k + 1)
+    end
+    return (length(t), 0)
+end
 function _plain_entries(summary::String, entries)
     n = length(entries)
     s = string(summary, " with ", n, n == 1 ? " entry:" : " entries:")

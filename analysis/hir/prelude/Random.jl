@@ -118,6 +118,11 @@ uniformly from a range, or elements of a collection. With `rng` first, drawn fro
 """
 rand(rng::AbstractRNG) = Float64(_next!(rng) >>> 11) * 1.1102230246251565e-16
 rand(rng::AbstractRNG, ::Type{Float64}) = rand(rng)
+# A Float32 from the top 24 bits of a draw times 2⁻²⁴ (Julia's Xoshiro: the upper 32 bits
+# shifted by 8).
+rand(rng::AbstractRNG, ::Type{Float32}) = Float32(_next!(rng) >>> 40) * Float32(5.960464477539063e-8)
+rand(rng::AbstractRNG, ::Type{Float32}, n::Int) = _fill_rand!(rng, Vector{Float32}(undef, n))
+rand(rng::AbstractRNG, ::Type{Float32}, m::Int, n::Int) = _fill_rand!(rng, Matrix{Float32}(undef, m, n))
 function rand(rng::AbstractRNG, r::UnitRange{Int})
     n = length(r)
     n > 0 || throw(ArgumentError("collection must be non-empty"))
@@ -130,7 +135,8 @@ function rand(rng::AbstractRNG, r::UnitRange{Int})
     return first(r) + rem(u, n)
 end
 rand(rng::AbstractRNG, xs::AbstractVector) = xs[rand(rng, 1:length(xs))]
-rand(rng::AbstractRNG, xs::Tuple) = xs[rand(rng, 1:length(xs))]
+# An element of a tuple, whose elements may differ in type (symbols, numbers of two types).
+rand(rng::AbstractRNG, xs::Tuple) = collect(xs)[rand(rng, 1:length(xs))]
 rand(rng::AbstractRNG, n::Int) = _fill_rand!(rng, Vector{Float64}(undef, n))
 rand(rng::AbstractRNG, m::Int, n::Int) = _fill_rand!(rng, Matrix{Float64}(undef, m, n))
 rand(rng::AbstractRNG, ::Type{Float64}, dims::Int...) = rand(rng, dims...)
@@ -195,7 +201,7 @@ randexp(n::Int) = randexp(default_rng(), n)
 
 function _fill_rand!(rng::AbstractRNG, A)
     for i in eachindex(A)
-        A[i] = rand(rng)
+        A[i] = rand(rng, eltype(A))
     end
     return A
 end

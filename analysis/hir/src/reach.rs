@@ -591,11 +591,18 @@ pub const HOOKS: &[Hooks] = &[
             "Base._sized_minimum",
         ],
     },
-    // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude, and
-    // tests `isnothing(i)` at run time for `i isa Int`.
+    // `repr("text/plain", A)` (and `show(io, MIME"text/plain"(), A)`) of an array or a lazy
+    // adjoint or transpose: inference calls the prelude's display.
+    Hooks {
+        triggers: &["repr", "Base.repr"],
+        hooks: &["Base._plain_array", "Base._plain_wrapper"],
+    },
+    // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude,
+    // tests `isnothing(i)` at run time for `i isa Int`, and checks the index where a call
+    // takes an Int only (`Base._found_index`).
     Hooks {
         triggers: &["Base.NothingOrInt"],
-        hooks: &["Base._union_equal", "Base.isnothing"],
+        hooks: &["Base._union_equal", "Base.isnothing", "Base._found_index"],
     },
     // `==`, `!=` and `===` of two structs: Julia's fallback compares the fields with `===`
     // (inference's `struct_egal`), and `!=` is `!(a == b)` with the program's `==`.

@@ -36,6 +36,10 @@ impl Translator<'_, '_, '_> {
                 });
                 vec![]
             }
+            (Prim::SameObject, [a, b]) if a == b && a.is_mutable() => {
+                let (x, y) = (self.pointer(&args[0])?, self.pointer(&args[1])?);
+                vec![self.b.ins().icmp(IntCC::Equal, x, y)]
+            }
             (Prim::Tuple, _) => self.concat(args)?,
             (Prim::NamedTuple, [_, ..]) => self.concat(&args[1..])?,
             (Prim::GetField, [obj, _]) => {

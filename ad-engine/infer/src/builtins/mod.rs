@@ -834,6 +834,9 @@ pub(crate) fn call(
         ("hash_int" | "hash_float", _) => scalar::hash(b, name, args),
         ("===", [x, y]) if is_immutable_struct(x) && x.ty == y.ty => struct_egal(cx, b, x, y),
         ("===", [x, y]) if has_identity(x) && x.ty == y.ty => Ok(identical(b, x, y)),
+        ("===", [x, y]) if matches!(x.ty, Type::Array(..)) && x.ty == y.ty => {
+            Ok(same_object(b, x, y))
+        }
         ("===", [x, y]) => scalar::egal(x, y),
         ("isnothing", [x]) => Ok(Val::lit(zy_ir::Const::Bool(x.ty == Type::Nothing))),
         ("===" | "isnothing", _) => Err(no_method(
@@ -1275,6 +1278,18 @@ fn has_identity(v: &Val) -> bool {
 fn identical(b: &mut PlanBuilder, x: &Val, y: &Val) -> Val {
     Val::of(
         b.prim(Prim::Eq, vec![x.arg.clone(), y.arg.clone()], Type::Bool),
+        Type::Bool,
+    )
+}
+
+/// `x === y` of two arrays: are they one array (two equal arrays are not)?
+fn same_object(b: &mut PlanBuilder, x: &Val, y: &Val) -> Val {
+    Val::of(
+        b.prim(
+            Prim::SameObject,
+            vec![x.arg.clone(), y.arg.clone()],
+            Type::Bool,
+        ),
         Type::Bool,
     )
 }

@@ -169,6 +169,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("String", [v]) if v.ty == Type::Array(Arc::new(Type::Int(IntKind::UInt8)), 1) => {
             string_fn(b, "bytes_str", args, Type::String)
         }
+        // Julia has no `String` of `nothing` (a regex group absent from a match) or a number.
+        ("String", [x]) if x.ty == Type::Nothing || x.ty.is_number() => {
+            return Some(Err(no_method("String", &crate::value::types(args))))
+        }
         ("String", _) => {
             return Some(Err(Fail::unsupported(
                 "`String(...)` of anything but a string or a `Vector{UInt8}`; write `string(x)` \

@@ -352,6 +352,10 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [Value::Str(_), _, _] => Ok(Value::Nothing),
             _ => Err(internal(p, "expects a message and two objects")),
         },
+        SameObject => match args {
+            [a, b] => Ok(Value::Bool(a.egal(b))),
+            _ => Err(internal(p, "expects two objects")),
+        },
         StackNew => Ok(tangent::stack_new()),
         // The interpreter's stacks are freed once unreachable: nothing to mark or release.
         StackMark => Ok(Value::Int(0)),
@@ -546,6 +550,8 @@ fn of_type(v: &Value, t: &Type) -> bool {
         }
         (Value::Ref(r), Type::Ref(inner)) if t.holds_recursion() => of_type(&r.borrow(), inner),
         (Value::Symbol(_), Type::Symbol(_)) => t.is_any_symbol(),
+        // A `SubString` is held as its text, as a `String` is.
+        (Value::Str(_), Type::SubString) => true,
         _ => match (v.julia_type(), t) {
             // A struct of one name and parameters is one Julia type whatever its fields hold.
             (Type::Struct(a), Type::Struct(b)) => b.is(&a.name, &a.params),

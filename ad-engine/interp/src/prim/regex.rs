@@ -205,7 +205,7 @@ fn ints(v: Vec<i64>) -> Value {
 
 /// `regex_find(pattern, flags, s, i, mode, captures)`: the first match at or after byte `i`
 /// (1-based) as `(i, j, group_starts, group_ends)`, `i` 0 if none; with `captures`, a group
-/// that took part in no match is refused.
+/// that took part in no match starts at 0 (Julia's offset of a `nothing` capture).
 pub fn regex_find(
     pattern: &str,
     flags: &str,
@@ -232,17 +232,17 @@ pub fn regex_find(
         None => (0, 0),
         Some(f) => {
             if captures {
-                for (k, g) in f.groups.iter().enumerate() {
-                    let Some(g) = g else {
-                        return Err(format!(
-                            "unsupported: group {} of the regex {} takes no part in this match \
-                             (Julia's `nothing` capture)",
-                            k + 1,
-                            shown(pattern)
-                        ));
-                    };
-                    starts.push(g.start as i64 + 1);
-                    ends.push(last_index(s, g));
+                for g in &f.groups {
+                    match g {
+                        Some(g) => {
+                            starts.push(g.start as i64 + 1);
+                            ends.push(last_index(s, g));
+                        }
+                        None => {
+                            starts.push(0);
+                            ends.push(-1);
+                        }
+                    }
                 }
             }
             (f.range.start as i64 + 1, last_index(s, &f.range))
@@ -284,7 +284,7 @@ pub fn regex_replace(
         if kept == 0 || r.end > kept {
             out.push_str(&s[kept..r.start]);
             if substitute {
-                substitution(&mut out, rep, s, &f, pattern)?;
+                substitution(&mut out, rep, s, &f, pattern, flags)?;
             } else {
                 out.push_str(rep);
             }
@@ -311,6 +311,7 @@ fn substitution(
     s: &str,
     f: &Found,
     pattern: &str,
+    flags: &str,
 ) -> Result<(), String> {
     let group = |k: usize| -> Result<&str, String> {
         let r = if k == 0 {
@@ -356,15 +357,29 @@ fn substitution(
                     }
                     name.push(c);
                 }
-                let k = name
-                    .parse::<usize>()
-                    .map_err(|_| format!("unsupported: the named group reference `\\g<{name}>`"))?;
+                let k = match name.parse::<usize>() {
+                    Ok(k) => k,
+                    Err(_) => named_group(pattern, flags, &name)?,
+                };
                 out.push_str(group(k)?);
             }
             _ => out.push('\\'),
         }
     }
     Ok(())
+}
+
+/// The number of the group named `name` in `pattern` (`\\g<name>` of a substitution), or
+/// Julia's error where there is none.
+fn named_group(pattern: &str, flags: &str, name: &str) -> Result<usize, String> {
+    let names = group_names(pattern, flags)?;
+    match names.iter().position(|n| n.as_deref() == Some(name)) {
+        Some(k) => Ok(k + 1),
+        None => Err(format!(
+            "ErrorException: Bad replacement string: Group {name} not found in regex {}",
+            shown(pattern)
+        )),
+    }
 }
 
 /// `split(s, r; limit, keepempty)`: the parts between matches, as Julia's `_split` over
