@@ -141,9 +141,28 @@ pub(crate) fn signature(name: &str, args: &[zy_ir::Type]) -> String {
     let name = name.strip_prefix("Base.").unwrap_or(name);
     let args: Vec<String> = args
         .iter()
-        .map(|t| zy_ir::julia_cartesian_names(format!("::{}", visible(&t.to_string()))))
+        .map(|t| zy_ir::julia_cartesian_names(format!("::{}", visible(&argument_type(t)))))
         .collect();
     format!("{name}({})", args.join(", "))
+}
+
+/// The type Julia's `MethodError` shows for an argument: a type passed as a value (zy holds it
+/// as its constructor, `Function("Circle{Float64}")`) is a `Type{Circle{Float64}}`.
+fn argument_type(t: &zy_ir::Type) -> String {
+    match t {
+        zy_ir::Type::Function(n) if names_type(n) => format!("Type{{{n}}}"),
+        _ => t.to_string(),
+    }
+}
+
+/// Is the callee name `n` a type's (`Float64`, `Circle{Float64}`, `Base.UnitRange`) rather than
+/// a function's? Julia's types are capitalised, its functions not.
+fn names_type(n: &str) -> bool {
+    let bare = n.split('{').next().unwrap_or(n);
+    bare.rsplit('.')
+        .next()
+        .and_then(|last| last.chars().next())
+        .is_some_and(char::is_uppercase)
 }
 
 /// The prelude's types that Base, LinearAlgebra and Random export: Julia names them without
