@@ -1149,7 +1149,10 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
                     &at.name,
                 )))
             }
-            Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,
+            Some(sup) if sup.is_abstract && seen.insert(name.clone()) => {
+                check_typevar_bounds(program, at, sup, params)?;
+                at = sup
+            }
             Some(sup) if sup.is_abstract => return Err(Fail::undefined_name(name)),
             Some(_) => {
                 return Err(Fail::method(format!(
@@ -1158,6 +1161,41 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
                 )))
             }
             None => return Err(Fail::undefined_in(name, program)),
+        }
+    }
+    Ok(())
+}
+
+/// Julia's TypeError where `def` passes one of its own type variables to a bounded parameter
+/// of its supertype `sup` (`params` as written) without a bound within that one: `struct
+/// Circle{T} <: Shape{T}` of `abstract type Shape{T<:Real}` needs `Circle{T<:Real}`.
+fn check_typevar_bounds(
+    program: &Program,
+    def: &StructDef,
+    sup: &StructDef,
+    params: &[zy_ir::TypeExpr],
+) -> Result<(), Fail> {
+    for (given, p) in params.iter().zip(&sup.params) {
+        let zy_ir::TypeExpr::Named {
+            name: v,
+            params: ps,
+        } = given
+        else {
+            continue;
+        };
+        let bound = sup.param_bounds.iter().find(|(q, _)| q == p);
+        let (true, Some((_, bound))) = (ps.is_empty() && def.params.contains(v), bound) else {
+            continue;
+        };
+        let own = match def.param_bounds.iter().find(|(q, _)| q == v) {
+            Some((_, b)) => pattern(b, &def.params, program)?,
+            None => Pat::Any,
+        };
+        if !crate::pattern::subtype(&own, &pattern(bound, &sup.params, program)?) {
+            return Err(Fail::method(format!(
+                "TypeError: in {}, in {p}, expected {p}<:{bound}, got TypeVar",
+                sup.name
+            )));
         }
     }
     Ok(())
