@@ -396,7 +396,7 @@ pub(crate) fn construct_given(
         // A mutable struct's field of a parametric abstract type (`s::Shape{Float64}`) holds
         // any of its values over time: the union of those zy can list, when it lists the
         // value given.
-        let held = fixed_members(program, pat)
+        let held = held_members(program, pat, &arg.ty)
             .filter(|u| def.mutable && matches!(u, Type::Union(u) if u.members.contains(&arg.ty)));
         let (ty, v) = if let (true, Some(held)) = (exact, held) {
             let v = convert(b, arg.clone(), &held)?;
@@ -630,6 +630,41 @@ pub(crate) fn fixed_members(program: &Program, p: &Pat) -> Option<Type> {
             params: Some(a),
             ..
         } => applied_union(program, name, a, 0, true),
+        _ => None,
+    }
+}
+
+/// The values a mutable struct's field of the abstract type `p` holds over time, built with a
+/// `given`: [`fixed_members`] of a parametric one (`Shape{Float64}`); of a plain one (`Shape`)
+/// every struct below it, or where those have parameters, the structs below it given the
+/// parameters that `given` gives it (a field built with a `Circle{Float64}` holds the
+/// `Shape{Float64}`s).
+fn held_members(program: &Program, p: &Pat, given: &Type) -> Option<Type> {
+    let Pat::Abstract {
+        name, params: None, ..
+    } = p
+    else {
+        return fixed_members(program, p);
+    };
+    if let Some(all) = abstract_union(program, name, 0) {
+        return Some(all);
+    }
+    let applied = joined_name(program, name, std::slice::from_ref(given));
+    let (_, inside) = applied.split_once('{')?;
+    let params = inside
+        .strip_suffix('}')?
+        .split(", ")
+        .map(|t| (!t.contains(['{', ' '])).then(|| zy_ir::TypeExpr::named(t)))
+        .collect::<Option<Vec<_>>>()?;
+    let expr = zy_ir::TypeExpr::Named {
+        name: name.clone(),
+        params,
+    };
+    match fixed_members(program, &pattern(&expr, &[], program).ok()?)? {
+        Type::Union(u) => Some(Type::Union(Arc::new(zy_ir::UnionType {
+            name: name.clone(),
+            members: u.members.clone(),
+        }))),
         _ => None,
     }
 }
