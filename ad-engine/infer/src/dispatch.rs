@@ -429,6 +429,15 @@ pub(crate) fn construct_given(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // A number of dimensions (`N` of `A<:AbstractArray{T, N}`) is that number, as in Julia's
+    // `Wrap{Float64, 1, Vector{Float64}}`.
+    let params: Vec<Type> = params
+        .into_iter()
+        .map(|t| match crate::pattern::dims_of(&t) {
+            Some(n) => Type::Param(zy_ir::ParamValue::Int(i64::from(n))),
+            None => t,
+        })
+        .collect();
     check_supertype_bounds(program, def, &params)?;
     // A mutable struct's link to a node of its own type or `nothing` (`next::Union{Nothing,
     // DNode}`) holds either, whatever it was built with: it has its declared type, so that a

@@ -691,12 +691,9 @@ pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
         ("AbstractMatrix", []) => return Some(Type::Array(Arc::new(Type::Any), 2)),
         ("AbstractVector", [e]) => (e, 1),
         ("AbstractMatrix", [e]) => (e, 2),
-        ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => (
-            e,
-            n.parse::<u8>()
-                .ok()
-                .filter(|k| (1..=zy_ir::MAX_DIMS).contains(k))?,
-        ),
+        ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => {
+            (e, array_dims(n, &def.params, &s.params)?)
+        }
         _ => return None,
     };
     // The struct's parameters bound to its type's, for an element written with them.
@@ -708,6 +705,19 @@ pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
         .collect();
     let elem = concrete(&pattern(elem, &def.params, program).ok()?, &bindings)?;
     Some(Type::Array(Arc::new(elem), ndims))
+}
+
+/// The number of dimensions `n` written in a struct's `<: AbstractArray{T, n}`: a number, or
+/// one of the struct's parameters `names` (`N` of `Wrap{T, N, A}`) as its type `given` binds it.
+fn array_dims(n: &str, names: &[Name], given: &[Type]) -> Option<u8> {
+    let k = match names.iter().position(|p| **p == *n) {
+        Some(i) => match given.get(i)? {
+            Type::Param(zy_ir::ParamValue::Int(k)) => u8::try_from(*k).ok()?,
+            t => dims_of(t)?,
+        },
+        None => n.parse::<u8>().ok()?,
+    };
+    (1..=zy_ir::MAX_DIMS).contains(&k).then_some(k)
 }
 
 /// [`matches`] of a struct of the program that is an array ([`user_array`]) as the array type
