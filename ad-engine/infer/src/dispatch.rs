@@ -350,6 +350,21 @@ fn applied_name(def: &StructDef, given: Option<&Bindings>) -> String {
     format!("{}{{{}}}", def.name, params.join(", "))
 }
 
+/// The bound `e` as Julia shows it in a TypeError: with the parameters `given` in place of
+/// their names (`AbstractArray{Float64, 2}` of `AbstractArray{T, N}`).
+fn instantiated(e: &zy_ir::TypeExpr, given: &Bindings) -> String {
+    match e {
+        zy_ir::TypeExpr::Named { name, params } if params.is_empty() => given
+            .get(name)
+            .map_or_else(|| name.to_string(), Type::to_string),
+        zy_ir::TypeExpr::Named { name, params } => {
+            let shown: Vec<String> = params.iter().map(|p| instantiated(p, given)).collect();
+            format!("{name}{{{}}}", shown.join(", "))
+        }
+        zy_ir::TypeExpr::Typeof(_) => e.to_string(),
+    }
+}
+
 /// [`construct`], or with `given` type parameters (`new{T}(...)`: each argument converted to
 /// its field's type with them, as Julia's `new{T}`; a parameter outside its bound is Julia's
 /// TypeError).
@@ -374,14 +389,27 @@ pub(crate) fn construct_given(
     let pats = field_patterns(program, def)?;
     let parametric = !def.params.is_empty() && given.is_none();
     if let Some(given) = &given {
+        // A bound written with the other parameters (`A<:AbstractArray{T, N}`) holds with
+        // them as given, a number of dimensions as a pattern binds one.
+        let others: Bindings = given
+            .iter()
+            .map(|(p, t)| match t {
+                Type::Param(zy_ir::ParamValue::Int(n)) => (
+                    p.clone(),
+                    u8::try_from(*n).map_or_else(|_| t.clone(), dims_type),
+                ),
+                _ => (p.clone(), t.clone()),
+            })
+            .collect();
         for (p, bound) in &def.param_bounds {
             let (Some(t), bound_pat) = (given.get(p), pattern(bound, &def.params, program)?) else {
                 continue;
             };
-            if !matches(&bound_pat, t, &mut Bindings::new()) {
+            if !matches(&bound_pat, t, &mut others.clone()) {
                 return Err(Fail::method(format!(
-                    "TypeError: in {}, in {p}, expected {p}<:{bound}, got Type{{{t}}}",
-                    def.name
+                    "TypeError: in {}, in {p}, expected {p}<:{}, got Type{{{t}}}",
+                    def.name,
+                    instantiated(bound, given)
                 )));
             }
         }
