@@ -350,6 +350,25 @@ fn applied_name(def: &StructDef, given: Option<&Bindings>) -> String {
     format!("{}{{{}}}", def.name, params.join(", "))
 }
 
+/// Does a field of a parameter bounded by an abstract array type (`data::A` of
+/// `A<:AbstractArray{T, N}`) take `t` as Julia's subtyping does (a range, a `Diagonal`, an
+/// array struct of the program), binding the parameter to `t` itself?
+fn bounded_as_julia(program: &Program, p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+    let Pat::Bounded(v, bound) = p else {
+        return false;
+    };
+    if b.get(v).is_some_and(|old| old != t) {
+        return false;
+    }
+    let mut tried = b.clone();
+    if !matches_as_julia(bound, t, &mut tried, program) {
+        return false;
+    }
+    tried.insert(v.clone(), t.clone());
+    *b = tried;
+    true
+}
+
 /// The bound `e` as Julia shows it in a TypeError: with the parameters `given` in place of
 /// their names (`AbstractArray{Float64, 2}` of `AbstractArray{T, N}`).
 fn instantiated(e: &zy_ir::TypeExpr, given: &Bindings) -> String {
@@ -420,7 +439,8 @@ pub(crate) fn construct_given(
     for ((pat, arg), (fname, _)) in pats.iter().zip(args).zip(&def.fields) {
         // A parametric struct's constructor takes exactly the annotated types; a plain one
         // converts its arguments to the field types.
-        let exact = matches(pat, &arg.ty, &mut bind);
+        let exact =
+            matches(pat, &arg.ty, &mut bind) || bounded_as_julia(program, pat, &arg.ty, &mut bind);
         // A mutable struct's field of a parametric abstract type (`s::Shape{Float64}`) holds
         // any of its values over time: the union of those zy can list, when it lists the
         // value given.
