@@ -699,7 +699,8 @@ impl<'a> Cx<'a> {
             && args
                 .iter()
                 .any(|a| reads_as_copy(&a.ty) || self.reads_user_array(builtin, &a.ty))
-            || self.slices_user_array(builtin, &crate::value::types(args));
+            || (builtin.ends_with("getindex")
+                && self.slices_user_array(builtin, &crate::value::types(args)));
         Some(match r {
             Err(no_match) if views && no_match.code == "method-error" => {
                 self.call_with_views_copied(b, name, args, no_match)
