@@ -709,7 +709,9 @@ impl<'a> Cx<'a> {
         let views = !builtin.ends_with('!')
             && args
                 .iter()
-                .any(|a| reads_as_copy(&a.ty) || self.reads_user_array(builtin, &a.ty));
+                .any(|a| reads_as_copy(&a.ty) || self.reads_user_array(builtin, &a.ty))
+            || (builtin.ends_with("getindex")
+                && self.slices_user_array(builtin, &crate::value::types(args)));
         Some(match r {
             Err(no_match) if views && no_match.code == "method-error" => {
                 self.call_with_views_copied(b, name, args, no_match)
@@ -731,6 +733,18 @@ impl<'a> Cx<'a> {
         let bare = name.rsplit('.').next().unwrap_or(name);
         !matches!(bare, "size" | "getindex" | "setindex!" | "_array_collect")
             && crate::pattern::user_array(t, self.program).is_some()
+    }
+
+    /// Is this `getindex` of an array struct of the program by a range, a vector or `:`
+    /// (`w[1:2]`), which Julia's generic method answers with an array of the elements the
+    /// struct's own `getindex` reads: indexing a copy of them does the same.
+    fn slices_user_array(&self, name: &str, types: &[Type]) -> bool {
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        matches!(types, [t, index @ ..]
+            if bare == "getindex"
+                && !index.is_empty()
+                && index.iter().any(|i| !matches!(i, Type::Int64 | Type::Int(_)))
+                && crate::pattern::user_array(t, self.program).is_some())
     }
 
     /// The library functions of Julia's AbstractArray interface that an array struct of the
@@ -928,7 +942,8 @@ impl<'a> Cx<'a> {
                 if reads_views(name, &types)
                     || (is_library(name)
                         && !name.ends_with('!')
-                        && types.iter().any(|t| self.reads_user_array(name, t))) =>
+                        && (types.iter().any(|t| self.reads_user_array(name, t))
+                            || self.slices_user_array(name, &types))) =>
             {
                 return self.call_with_views_copied(b, name, args, no_match);
             }
@@ -1111,13 +1126,14 @@ impl<'a> Cx<'a> {
         args: &[Val],
         no_match: Fail,
     ) -> Result<Val, Fail> {
+        let sliced = self.slices_user_array(name, &crate::value::types(args));
         let mut copied = Vec::with_capacity(args.len());
-        for a in args {
+        for (i, a) in args.iter().enumerate() {
             copied.push(match &a.ty {
                 t if reads_as_copy(t) => {
                     self.call_named(b, &"Base.collect".into(), std::slice::from_ref(a))?
                 }
-                t if self.reads_user_array(name, t) => {
+                t if self.reads_user_array(name, t) || (sliced && i == 0) => {
                     self.call_named(b, &"Base._array_collect".into(), std::slice::from_ref(a))?
                 }
                 _ => a.clone(),

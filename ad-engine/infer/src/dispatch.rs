@@ -350,6 +350,40 @@ fn applied_name(def: &StructDef, given: Option<&Bindings>) -> String {
     format!("{}{{{}}}", def.name, params.join(", "))
 }
 
+/// Does a field of a parameter bounded by an abstract array type (`data::A` of
+/// `A<:AbstractArray{T, N}`) take `t` as Julia's subtyping does (a range, a `Diagonal`, an
+/// array struct of the program), binding the parameter to `t` itself?
+fn bounded_as_julia(program: &Program, p: &Pat, t: &Type, b: &mut Bindings) -> bool {
+    let Pat::Bounded(v, bound) = p else {
+        return false;
+    };
+    if b.get(v).is_some_and(|old| old != t) {
+        return false;
+    }
+    let mut tried = b.clone();
+    if !matches_as_julia(bound, t, &mut tried, program) {
+        return false;
+    }
+    tried.insert(v.clone(), t.clone());
+    *b = tried;
+    true
+}
+
+/// The bound `e` as Julia shows it in a TypeError: with the parameters `given` in place of
+/// their names (`AbstractArray{Float64, 2}` of `AbstractArray{T, N}`).
+fn instantiated(e: &zy_ir::TypeExpr, given: &Bindings) -> String {
+    match e {
+        zy_ir::TypeExpr::Named { name, params } if params.is_empty() => given
+            .get(name)
+            .map_or_else(|| name.to_string(), Type::to_string),
+        zy_ir::TypeExpr::Named { name, params } => {
+            let shown: Vec<String> = params.iter().map(|p| instantiated(p, given)).collect();
+            format!("{name}{{{}}}", shown.join(", "))
+        }
+        zy_ir::TypeExpr::Typeof(_) => e.to_string(),
+    }
+}
+
 /// [`construct`], or with `given` type parameters (`new{T}(...)`: each argument converted to
 /// its field's type with them, as Julia's `new{T}`; a parameter outside its bound is Julia's
 /// TypeError).
@@ -374,14 +408,27 @@ pub(crate) fn construct_given(
     let pats = field_patterns(program, def)?;
     let parametric = !def.params.is_empty() && given.is_none();
     if let Some(given) = &given {
+        // A bound written with the other parameters (`A<:AbstractArray{T, N}`) holds with
+        // them as given, a number of dimensions as a pattern binds one.
+        let others: Bindings = given
+            .iter()
+            .map(|(p, t)| match t {
+                Type::Param(zy_ir::ParamValue::Int(n)) => (
+                    p.clone(),
+                    u8::try_from(*n).map_or_else(|_| t.clone(), dims_type),
+                ),
+                _ => (p.clone(), t.clone()),
+            })
+            .collect();
         for (p, bound) in &def.param_bounds {
             let (Some(t), bound_pat) = (given.get(p), pattern(bound, &def.params, program)?) else {
                 continue;
             };
-            if !matches(&bound_pat, t, &mut Bindings::new()) {
+            if !matches(&bound_pat, t, &mut others.clone()) {
                 return Err(Fail::method(format!(
-                    "TypeError: in {}, in {p}, expected {p}<:{bound}, got Type{{{t}}}",
-                    def.name
+                    "TypeError: in {}, in {p}, expected {p}<:{}, got Type{{{t}}}",
+                    def.name,
+                    instantiated(bound, given)
                 )));
             }
         }
@@ -392,11 +439,12 @@ pub(crate) fn construct_given(
     for ((pat, arg), (fname, _)) in pats.iter().zip(args).zip(&def.fields) {
         // A parametric struct's constructor takes exactly the annotated types; a plain one
         // converts its arguments to the field types.
-        let exact = matches(pat, &arg.ty, &mut bind);
+        let exact =
+            matches(pat, &arg.ty, &mut bind) || bounded_as_julia(program, pat, &arg.ty, &mut bind);
         // A mutable struct's field of a parametric abstract type (`s::Shape{Float64}`) holds
         // any of its values over time: the union of those zy can list, when it lists the
         // value given.
-        let held = fixed_members(program, pat)
+        let held = held_members(program, pat, &arg.ty)
             .filter(|u| def.mutable && matches!(u, Type::Union(u) if u.members.contains(&arg.ty)));
         let (ty, v) = if let (true, Some(held)) = (exact, held) {
             let v = convert(b, arg.clone(), &held)?;
@@ -429,6 +477,15 @@ pub(crate) fn construct_given(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // A number of dimensions (`N` of `A<:AbstractArray{T, N}`) is that number, as in Julia's
+    // `Wrap{Float64, 1, Vector{Float64}}`.
+    let params: Vec<Type> = params
+        .into_iter()
+        .map(|t| match crate::pattern::dims_of(&t) {
+            Some(n) => Type::Param(zy_ir::ParamValue::Int(i64::from(n))),
+            None => t,
+        })
+        .collect();
     check_supertype_bounds(program, def, &params)?;
     // A mutable struct's link to a node of its own type or `nothing` (`next::Union{Nothing,
     // DNode}`) holds either, whatever it was built with: it has its declared type, so that a
@@ -630,6 +687,41 @@ pub(crate) fn fixed_members(program: &Program, p: &Pat) -> Option<Type> {
             params: Some(a),
             ..
         } => applied_union(program, name, a, 0, true),
+        _ => None,
+    }
+}
+
+/// The values a mutable struct's field of the abstract type `p` holds over time, built with a
+/// `given`: [`fixed_members`] of a parametric one (`Shape{Float64}`); of a plain one (`Shape`)
+/// every struct below it, or where those have parameters, the structs below it given the
+/// parameters that `given` gives it (a field built with a `Circle{Float64}` holds the
+/// `Shape{Float64}`s).
+fn held_members(program: &Program, p: &Pat, given: &Type) -> Option<Type> {
+    let Pat::Abstract {
+        name, params: None, ..
+    } = p
+    else {
+        return fixed_members(program, p);
+    };
+    if let Some(all) = abstract_union(program, name, 0) {
+        return Some(all);
+    }
+    let applied = joined_name(program, name, std::slice::from_ref(given));
+    let (_, inside) = applied.split_once('{')?;
+    let params = inside
+        .strip_suffix('}')?
+        .split(", ")
+        .map(|t| (!t.contains(['{', ' '])).then(|| zy_ir::TypeExpr::named(t)))
+        .collect::<Option<Vec<_>>>()?;
+    let expr = zy_ir::TypeExpr::Named {
+        name: name.clone(),
+        params,
+    };
+    match fixed_members(program, &pattern(&expr, &[], program).ok()?)? {
+        Type::Union(u) => Some(Type::Union(Arc::new(zy_ir::UnionType {
+            name: name.clone(),
+            members: u.members.clone(),
+        }))),
         _ => None,
     }
 }
@@ -1149,7 +1241,10 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
                     &at.name,
                 )))
             }
-            Some(sup) if sup.is_abstract && seen.insert(name.clone()) => at = sup,
+            Some(sup) if sup.is_abstract && seen.insert(name.clone()) => {
+                check_typevar_bounds(program, at, sup, params)?;
+                at = sup
+            }
             Some(sup) if sup.is_abstract => return Err(Fail::undefined_name(name)),
             Some(_) => {
                 return Err(Fail::method(format!(
@@ -1158,6 +1253,41 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
                 )))
             }
             None => return Err(Fail::undefined_in(name, program)),
+        }
+    }
+    Ok(())
+}
+
+/// Julia's TypeError where `def` passes one of its own type variables to a bounded parameter
+/// of its supertype `sup` (`params` as written) without a bound within that one: `struct
+/// Circle{T} <: Shape{T}` of `abstract type Shape{T<:Real}` needs `Circle{T<:Real}`.
+fn check_typevar_bounds(
+    program: &Program,
+    def: &StructDef,
+    sup: &StructDef,
+    params: &[zy_ir::TypeExpr],
+) -> Result<(), Fail> {
+    for (given, p) in params.iter().zip(&sup.params) {
+        let zy_ir::TypeExpr::Named {
+            name: v,
+            params: ps,
+        } = given
+        else {
+            continue;
+        };
+        let bound = sup.param_bounds.iter().find(|(q, _)| q == p);
+        let (true, Some((_, bound))) = (ps.is_empty() && def.params.contains(v), bound) else {
+            continue;
+        };
+        let own = match def.param_bounds.iter().find(|(q, _)| q == v) {
+            Some((_, b)) => pattern(b, &def.params, program)?,
+            None => Pat::Any,
+        };
+        if !crate::pattern::subtype(&own, &pattern(bound, &sup.params, program)?) {
+            return Err(Fail::method(format!(
+                "TypeError: in {}, in {p}, expected {p}<:{bound}, got TypeVar",
+                sup.name
+            )));
         }
     }
     Ok(())

@@ -146,8 +146,10 @@ pub(crate) fn signature(name: &str, args: &[zy_ir::Type]) -> String {
     format!("{name}({})", args.join(", "))
 }
 
-/// How Julia names the type of an argument: a number, string or character type passed as a
-/// value is `Type{Int64}` (`parse(Int, s)`), any other value its type.
+/// How Julia's `MethodError` names the type of an argument: a type passed as a value (zy
+/// holds it as its constructor, `Function("Circle{Float64}")`) is a `Type{Circle{Float64}}`,
+/// a number, string or character type under Julia's name (`parse(Int, s)`: `Type{Int64}`);
+/// any other value its type.
 fn argument_type(t: &zy_ir::Type) -> String {
     let zy_ir::Type::Function(f) = t else {
         return t.to_string();
@@ -155,6 +157,7 @@ fn argument_type(t: &zy_ir::Type) -> String {
     let bare = f.strip_prefix("Base.").unwrap_or(f);
     match TYPE_VALUES.iter().find(|(n, _)| *n == bare) {
         Some((_, julia)) => format!("Type{{{julia}}}"),
+        None if names_type(f) => format!("Type{{{f}}}"),
         None => t.to_string(),
     }
 }
@@ -176,6 +179,16 @@ const TYPE_VALUES: &[(&str, &str)] = &[
     ("String", "String"),
     ("Char", "Char"),
 ];
+
+/// Is the callee name `n` a type's (`Circle{Float64}`, `Base.UnitRange`) rather than a
+/// function's? Julia's types are capitalised, its functions not.
+fn names_type(n: &str) -> bool {
+    let bare = n.split('{').next().unwrap_or(n);
+    bare.rsplit('.')
+        .next()
+        .and_then(|last| last.chars().next())
+        .is_some_and(char::is_uppercase)
+}
 
 /// The prelude's types that Base, LinearAlgebra and Random export: Julia names them without
 /// their module where a program sees them.

@@ -706,9 +706,50 @@ const RANGE_STRUCTS: &[&str] = &[
 
 /// Is `name` a struct of the program declared below Julia's `AbstractArray`?
 pub(crate) fn is_user_array_struct(name: &Name, program: &Program) -> bool {
-    program.structs.get(name).is_some_and(|d| {
-        matches!(&d.supertype, Some(TypeExpr::Named { name, .. }) if user_array_supertype(name))
-    })
+    program
+        .structs
+        .get(name)
+        .is_some_and(|d| array_supertype(program, d).is_some())
+}
+
+/// Julia's abstract array type above `def` (`AbstractArray{T, N}`), directly or through the
+/// program's abstract types between (`struct Z{T} <: A{T, 1}` of `abstract type A{T, N} <:
+/// AbstractArray{T, N}`), its parameters written with `def`'s own.
+fn array_supertype<'a>(
+    program: &'a Program,
+    def: &'a zy_ir::StructDef,
+) -> Option<(&'a str, Vec<TypeExpr>)> {
+    let mut at = def;
+    let mut own: Vec<(Name, TypeExpr)> = Vec::new();
+    // A chain of supertypes is at most as long as the program has types.
+    for _ in 0..=program.structs.len() {
+        let Some(TypeExpr::Named { name, params }) = &at.supertype else {
+            return None;
+        };
+        let given: Vec<TypeExpr> = params.iter().map(|e| substituted(e, &own)).collect();
+        if user_array_supertype(name) {
+            return Some((name, given));
+        }
+        let sup = program.structs.get(name).filter(|s| s.is_abstract)?;
+        own = sup.params.iter().cloned().zip(given).collect();
+        at = sup;
+    }
+    None
+}
+
+/// `e` with each of the names `own` binds replaced by its type expression.
+fn substituted(e: &TypeExpr, own: &[(Name, TypeExpr)]) -> TypeExpr {
+    match e {
+        TypeExpr::Named { name, params } if params.is_empty() => own
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or_else(|| e.clone(), |(_, t)| t.clone()),
+        TypeExpr::Named { name, params } => TypeExpr::Named {
+            name: name.clone(),
+            params: params.iter().map(|p| substituted(p, own)).collect(),
+        },
+        TypeExpr::Typeof(_) => e.clone(),
+    }
 }
 
 /// The array type that a struct of the program declared below Julia's `AbstractArray` stands
@@ -723,21 +764,16 @@ pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
         return None;
     }
     let def = program.structs.get(&s.name)?;
-    let Some(TypeExpr::Named { name, params }) = &def.supertype else {
-        return None;
-    };
-    let (elem, ndims) = match (&**name, params.as_slice()) {
+    let (name, params) = array_supertype(program, def)?;
+    let (elem, ndims) = match (name, params.as_slice()) {
         // Julia's `AbstractVector{T} where T`: no element type of its own.
         ("AbstractVector", []) => return Some(Type::Array(Arc::new(Type::Any), 1)),
         ("AbstractMatrix", []) => return Some(Type::Array(Arc::new(Type::Any), 2)),
         ("AbstractVector", [e]) => (e, 1),
         ("AbstractMatrix", [e]) => (e, 2),
-        ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => (
-            e,
-            n.parse::<u8>()
-                .ok()
-                .filter(|k| (1..=zy_ir::MAX_DIMS).contains(k))?,
-        ),
+        ("AbstractArray", [e, TypeExpr::Named { name: n, params: p }]) if p.is_empty() => {
+            (e, array_dims(n, &def.params, &s.params)?)
+        }
         _ => return None,
     };
     // The struct's parameters bound to its type's, for an element written with them.
@@ -749,6 +785,19 @@ pub(crate) fn user_array(t: &Type, program: &Program) -> Option<Type> {
         .collect();
     let elem = concrete(&pattern(elem, &def.params, program).ok()?, &bindings)?;
     Some(Type::Array(Arc::new(elem), ndims))
+}
+
+/// The number of dimensions `n` written in a struct's `<: AbstractArray{T, n}`: a number, or
+/// one of the struct's parameters `names` (`N` of `Wrap{T, N, A}`) as its type `given` binds it.
+fn array_dims(n: &str, names: &[Name], given: &[Type]) -> Option<u8> {
+    let k = match names.iter().position(|p| **p == *n) {
+        Some(i) => match given.get(i)? {
+            Type::Param(zy_ir::ParamValue::Int(k)) => u8::try_from(*k).ok()?,
+            t => dims_of(t)?,
+        },
+        None => n.parse::<u8>().ok()?,
+    };
+    (1..=zy_ir::MAX_DIMS).contains(&k).then_some(k)
 }
 
 /// [`matches`] of a struct of the program that is an array ([`user_array`]) as the array type

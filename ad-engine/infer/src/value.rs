@@ -134,6 +134,11 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
         // Part of a union where it is held, a struct of a fixed shape where its recursive
         // type is.
         (t, to) if crate::join::widens(t, to) => Prim::UnionConvert,
+        // A struct whose parameters are not those of the parametric abstract type held
+        // (`Sq{Int64}` where a `Shape{Float64}` is): Julia's convert error.
+        (Type::Struct(s), Type::Union(u)) if !abstract_params_among(&u.name, &s.params) => {
+            return Err(no_convert(&v.ty, to));
+        }
         (Type::Struct(_), Type::Union(u)) if !u.members.iter().all(Type::is_number) => {
             // Julia's value of an abstract type holds any of its members; zy's holds the
             // members it lists (every struct below it, or those its literal was made of).
@@ -186,14 +191,33 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
                  or declare the field `AbstractArray`"
             )));
         }
-        _ => {
-            return Err(Fail::method(format!(
-                "Cannot `convert` an object of type {} to an object of type {to}",
-                v.ty
-            )))
-        }
+        _ => return Err(no_convert(&v.ty, to)),
     };
     Ok(Val::of(b.prim(prim, vec![v.arg], to.clone()), to.clone()))
+}
+
+/// Julia's error for storing a `from` where a `to` is held.
+fn no_convert(from: &Type, to: &Type) -> Fail {
+    Fail::method(format!(
+        "MethodError: Cannot `convert` an object of type {from} to an object of type {to}"
+    ))
+}
+
+/// Are the parameters of the applied abstract type `name` (`Float64` of `Shape{Float64}`) all
+/// among a struct's `params`, as they are for the structs below it? (A plain name has none,
+/// nor has a `Union{...}` or a tangent's union.)
+fn abstract_params_among(name: &str, params: &[Type]) -> bool {
+    let Some((base, inside)) = name
+        .split_once('{')
+        .and_then(|(base, rest)| Some((base, rest.strip_suffix('}')?)))
+    else {
+        return true;
+    };
+    if matches!(base, "Union" | "Tangent") {
+        return true;
+    }
+    let shown: Vec<String> = params.iter().map(ToString::to_string).collect();
+    inside.split(", ").all(|p| shown.iter().any(|s| s == p))
 }
 
 /// The parent of `A'` or `transpose(A)` (the prelude's `AdjointMatrix`, `TransposeMatrix`) of

@@ -1803,15 +1803,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
 fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
     let head = node.children.first()?;
     let (name_node, params, param_bounds, supertype) = type_head(cx, head)?;
-    if let Some(TypeExpr::Named { name, .. }) = &supertype {
-        if USER_ARRAY_SUPERTYPES.contains(&name.as_str()) {
-            return unsupported(
-                cx,
-                head,
-                &format!("an abstract type below Julia's `{name}`; declare the array struct itself `<: {name}{{...}}` instead"),
-            );
-        }
-    }
     Some(StructDef {
         name: cx.text(name_node).to_string(),
         name_range: name_node.range,
