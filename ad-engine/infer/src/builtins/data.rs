@@ -827,26 +827,17 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         // A row `x'` of numbers (`rows = [v' for v in vs]`, Julia's `Vector{Adjoint{T,
         // Vector{T}}}`): held as its vector is, a reference.
         Type::Adjoint(e) => e.is_number(),
-        // Complex and rational numbers, characters, pairs, unit ranges, rows `transpose(v)`,
-        // Cartesian indices and regex matches are the library's structs an array holds
-        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(s)` of a string,
-        // `collect(d)` of a `Dict`, `findall("a", s)`, `[transpose(v) for v in vs]`,
-        // `findall(A .> 0)` of a matrix, `collect(eachmatch(r, s))`), and views
+        // The library's structs are held as the program's are (`Vector{ComplexF64}`,
+        // `collect(d)` of a `Dict`, `[Threads.@spawn f(i) for i in 1:4]`), but for those
+        // Julia makes `AbstractArray`s: of these unit ranges, rows `transpose(v)` and views
         // (`collect(eachcol(A))`, Julia's Vector of views, each reading and writing `A`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
+                    || !stands_for_array(&s.name)
                     || matches!(
                         &*s.name,
-                        "Base.Complex"
-                            | "Base.Rational"
-                            | "Base.Char"
-                            | "Base.Pair"
-                            | "Base.UnitRange"
-                            | "Base.Transpose"
-                            | "Base.CartesianIndex"
-                            | "Base.RegexMatch"
-                            | "Base.SubArray"
+                        "Base.UnitRange" | "Base.Transpose" | "Base.SubArray"
                     ))
         }
         Type::Union(_) => true,
@@ -854,6 +845,25 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),
         _ => false,
     }
+}
+
+/// Is the library struct `name` one that Julia makes an `AbstractArray` (a range, a lazy
+/// wrapper of a matrix, a view, slices of an array)?
+fn stands_for_array(name: &str) -> bool {
+    crate::pattern::is_range_struct(name)
+        || name.starts_with("LinearAlgebra.")
+        || matches!(
+            name,
+            "Base.Transpose"
+                | "Base.AdjointMatrix"
+                | "Base.TransposeMatrix"
+                | "Base.SubArray"
+                | "Base._Reshaped"
+                | "Base.RowSlices"
+                | "Base.ColumnSlices"
+                | "Base.Slices"
+                | "Base.CartesianIndices"
+        )
 }
 
 /// The element type of a typed literal `T[...]` whose `T` (a type value's name) is an array,
