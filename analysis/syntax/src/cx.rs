@@ -52,6 +52,9 @@ pub(crate) struct Cx<'a> {
     /// The top-level `const`s bound to a path known without running anything (`const SRC =
     /// joinpath(@__DIR__, "..", "src")`), by name, in file order: `include` paths built on them.
     pub path_consts: BTreeMap<String, String>,
+    /// How many `@sync` blocks enclose the expression being converted (a task spawned there
+    /// joins the innermost one's group, `tasks::spawn`).
+    pub in_sync: u32,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -75,6 +78,7 @@ impl<'a> Cx<'a> {
             type_vars: Vec::new(),
             source_path: None,
             path_consts: BTreeMap::new(),
+            in_sync: 0,
             depth: 0,
             too_deep_reported: false,
         }

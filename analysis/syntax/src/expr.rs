@@ -323,11 +323,14 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 ("@__FILE__" | "@__DIR__", []) => source_path(cx, node, &text),
                 ("@sprintf" | "Printf.@sprintf", args) => crate::sprintf::sprintf(cx, node, args),
                 ("@evalpoly", [x, c, cs @ ..]) => evalpoly(cx, node, x, c, cs),
-                (name, args) => match crate::output::macro_call(cx, node, name, args) {
+                (name, args) => match crate::tasks::macro_call(cx, node, name, args) {
                     Some(e) => e,
-                    None => match crate::dotmacros::expand(cx, node, &text) {
+                    None => match crate::output::macro_call(cx, node, name, args) {
                         Some(e) => e,
-                        None => cx.unsupported(node, &unknown_macro(&text)),
+                        None => match crate::dotmacros::expand(cx, node, &text) {
+                            Some(e) => e,
+                            None => cx.unsupported(node, &unknown_macro(&text)),
+                        },
                     },
                 },
             }
