@@ -905,10 +905,11 @@ pub(crate) fn typed_vect(
         _ => return None,
     };
     let mut held = types(elems);
-    if crate::open::is_open(t) {
+    if crate::open::is_open(t) || is_unbound_library(cx, t) {
         held.extend(cx.any_held.iter().cloned());
     }
     let elem = typed_elem(cx, t)
+        .or_else(|| held_instance(cx, t, &held))
         .or_else(|| {
             let def = cx.program.structs.get(crate::pattern::base_name(t))?;
             if !def.is_abstract || is_library(&def.name) {
@@ -923,6 +924,33 @@ pub(crate) fn typed_vect(
         })
         .or_else(|| crate::open::open_union(t, &held))?;
     Some(converted_vect(b, elems, elem))
+}
+
+/// Is `t` a parametric struct of the library named without its parameters (`Task`, whose
+/// `Task[]` holds tasks of one result type)?
+pub(crate) fn is_unbound_library(cx: &Cx, t: &str) -> bool {
+    cx.program
+        .structs
+        .get(t)
+        .is_some_and(|d| is_library(&d.name) && !d.params.is_empty() && !d.is_abstract)
+}
+
+/// The element type of `T[...]` for such a struct `T` ([`is_unbound_library`]): the one
+/// instance of it the literal and the function's stores hold (Julia's `Vector{Task}` holding
+/// tasks of one type), `Union{}` while inference has typed none of them yet; `None` if they
+/// hold several, or values of another type.
+fn held_instance(cx: &Cx, t: &str, held: &[Type]) -> Option<Type> {
+    let def = cx
+        .program
+        .structs
+        .get(t)
+        .filter(|_| is_unbound_library(cx, t))?;
+    let Some(first) = held.first() else {
+        return Some(Type::Bottom);
+    };
+    let one =
+        matches!(first, Type::Struct(s) if s.name == def.name) && held.iter().all(|h| h == first);
+    one.then(|| first.clone())
 }
 
 /// The union `observed` of the values a literal `A{P}[...]` of a parametric abstract type holds,
