@@ -9198,13 +9198,16 @@ and `fetch(t)` returns its value. A task whose function threw is failed: `fetch`
 throw a [`TaskFailedException`](@ref) showing the task's error. Results are Julia's for
 programs whose tasks do not read what another writes.
 """
-struct Task{F, T}
+mutable struct Task{F, T}
     f::F
+    # Its function's value once it returned (the vector is empty until then).
     result::Vector{T}
-    error::Vector{String}
+    # 0 before it runs, 1 once its function returned, 2 once it threw `error`.
+    status::Int
+    error
 end
 # The vector `[f() for _ in 1:0]` is empty: it types the result without calling `f`.
-Task(f) = Task(f, [f() for _ in 1:0], String[])
+Task(f) = Task(f, [f() for _ in 1:0], 0, ErrorException(""))
 
 """
     TaskFailedException
@@ -9215,27 +9218,44 @@ with the task's error after `nested task error:`.
 struct TaskFailedException{T} <: Exception
     task::T
 end
-showerror(io::String, e::TaskFailedException) =
-    string(io, "TaskFailedException\n\n    nested task error: ", e.task.error[1])
+showerror(io::String, e::TaskFailedException) = string(io, _failed_text(e.task.error))
+
+# Julia's text of a `TaskFailedException` of a task that threw `e`: `e` shown, indented.
+_failed_text(e) = string("TaskFailedException\n\n    nested task error: ", replace(showerror("", e), "\n" => "\n    "))
 
 """
     CompositeException
 
-The exception an `@sync` block throws at its end when a task spawned in it failed: shown as
-its first task's `TaskFailedException`, with the number of the others.
+The exception an `@sync` block throws at its end when tasks spawned in it failed: shown as
+Julia's, the first task's `TaskFailedException` and the number of the others. (Julia's
+`exceptions` field is not there: zy keeps the number and the first one's text.)
 """
 struct CompositeException <: Exception
-    exceptions::Vector{String}
+    _count::Int
+    _first::String
 end
-length(e::CompositeException) = length(e.exceptions)
+length(e::CompositeException) = e._count
 function showerror(io::String, e::CompositeException)
-    text = string(io, e.exceptions[1])
-    rest = length(e.exceptions) - 1
+    text = string(io, e._first)
+    rest = e._count - 1
     return rest > 0 ? string(text, "\n\n...and ", rest, " more exception", rest > 1 ? "s" : "", ".\n") : text
 end
 
-# `Threads.@spawn expr`, `@async expr`: the task of `f` (`() -> expr`), run at once.
-_spawn(f) = _run!(Task(nothing, [f() for _ in 1:0], String[]), f)
+# `Threads.@spawn expr`, `@async expr`: the task of `f` (`() -> expr`), run at once, made
+# once it ran.
+function _spawn(f)
+    result = [f() for _ in 1:0]
+    failure = ErrorException("")
+    r = try
+        (f(),)
+    catch e
+        failure = e
+        nothing
+    end
+    r === nothing && return Task(nothing, result, 2, failure)
+    push!(result, r[1])
+    return Task(nothing, result, 1, failure)
+end
 
 # Only `f()` is inside the `try`, so that the gradient of a task whose function writes
 # nothing passes through it.
@@ -9243,16 +9263,21 @@ function _run!(t::Task, f)
     r = try
         (f(),)
     catch e
-        push!(t.error, sprint(showerror, e))
+        t.error = e
         nothing
     end
-    r === nothing || push!(t.result, r[1])
+    if r === nothing
+        t.status = 2
+    else
+        push!(t.result, r[1])
+        t.status = 1
+    end
     return t
 end
 
-istaskstarted(t::Task) = !isempty(t.result) || !isempty(t.error)
-istaskdone(t::Task) = istaskstarted(t)
-istaskfailed(t::Task) = !isempty(t.error)
+istaskstarted(t::Task) = t.status > 0
+istaskdone(t::Task) = t.status > 0
+istaskfailed(t::Task) = t.status == 2
 
 function schedule(t::Task)
     istaskstarted(t) || _run!(t, t.f)
@@ -9273,18 +9298,22 @@ fetch(x) = x
 errormonitor(t::Task) = t
 
 # `@sync`: the group of the tasks spawned in its block, and the failed ones' errors shown.
-struct _SyncGroup
-    errors::Vector{String}
+mutable struct _SyncGroup
+    failed::Int
+    first
 end
-_SyncGroup() = _SyncGroup(String[])
+_SyncGroup() = _SyncGroup(0, ErrorException(""))
 
 function _sync_add!(g::_SyncGroup, t::Task)
-    istaskfailed(t) && push!(g.errors, sprint(showerror, TaskFailedException(t)))
+    if istaskfailed(t)
+        g.failed == 0 && (g.first = t.error)
+        g.failed += 1
+    end
     return t
 end
 
 function _sync_end(g::_SyncGroup)
-    isempty(g.errors) || throw(CompositeException(g.errors))
+    g.failed == 0 || throw(CompositeException(g.failed, _failed_text(g.first)))
     return nothing
 end
 
