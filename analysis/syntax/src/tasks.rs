@@ -1,7 +1,8 @@
 //! Julia's task macros as zy runs them, on one thread: `Threads.@spawn expr` and `@async expr`
 //! make a task that runs `() -> expr` to completion where it is made (`Base._spawn`); `@sync
 //! body` runs the body in a scope of its own that the tasks spawned lexically inside it join,
-//! and throws Julia's `CompositeException` at its end if one of them failed.
+//! and throws Julia's `CompositeException` at its end if one of them failed. `@lock l expr` is
+//! Julia's `lock(() -> expr, l)`.
 
 use crate::ast::{Expr, ExprKind, TextRange};
 use crate::cx::Cx;
@@ -29,6 +30,11 @@ pub(crate) fn macro_call(
             Some(spawn(cx, node, body))
         }
         ("@sync", [body]) => Some(sync(cx, node, body)),
+        ("@lock" | "Base.@lock", [l, body]) => {
+            let r = node.range;
+            let body = anonymous(r, r, Vec::new(), vec![expr(cx, body)]);
+            Some(Expr::call("Base.lock", vec![body, expr(cx, l)], r))
+        }
         _ => None,
     }
 }
