@@ -9285,7 +9285,7 @@ function schedule(t::Task)
 end
 
 function wait(t::Task)
-    istaskstarted(t) || error("zy: `wait` of a task never scheduled, which in Julia waits forever; `schedule(t)` it first")
+    istaskstarted(t) || error("unsupported: `wait` or `fetch` of a task never scheduled, which in Julia waits forever; `schedule(t)` it first")
     istaskfailed(t) && throw(TaskFailedException(t))
     return nothing
 end

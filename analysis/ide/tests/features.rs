@@ -1179,7 +1179,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 84511..84515: abs2
-            <zy>/prelude/Base.jl (prelude) 408640..408644: abs2
+            <zy>/prelude/Base.jl (prelude) 408660..408664: abs2
         "#]],
     );
 }
