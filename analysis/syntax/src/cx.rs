@@ -55,6 +55,9 @@ pub(crate) struct Cx<'a> {
     /// How many `@sync` blocks enclose the expression being converted (a task spawned there
     /// joins the innermost one's group, `tasks::spawn`).
     pub in_sync: u32,
+    /// Inside the body of a `@spawn` or `@async`: the values its `$x` interpolations take
+    /// when the task is made, by the hidden names the body reads them under.
+    pub spawn_values: Option<Vec<(String, Expr)>>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -79,6 +82,7 @@ impl<'a> Cx<'a> {
             source_path: None,
             path_consts: BTreeMap::new(),
             in_sync: 0,
+            spawn_values: None,
             depth: 0,
             too_deep_reported: false,
         }

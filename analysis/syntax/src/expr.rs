@@ -75,6 +75,9 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     if let Some(name) = literals::var_name(cx, node) {
         return Expr::new(ExprKind::Ident(name), node.range);
     }
+    if let Some(e) = crate::tasks::interpolation(cx, node) {
+        return e;
+    }
     if let Some(what) = outside_subset(node.kind) {
         return cx.unsupported(node, what);
     }

@@ -2,12 +2,13 @@
 //! make a task that runs `() -> expr` to completion where it is made (`Base._spawn`); `@sync
 //! body` runs the body in a scope of its own that the tasks spawned lexically inside it join,
 //! and throws Julia's `CompositeException` at its end if one of them failed. `@lock l expr` is
-//! Julia's `lock(() -> expr, l)`.
+//! Julia's `lock(() -> expr, l)`. A `$x` in a task's body is `x`'s value when the task is made.
 
 use crate::ast::{Expr, ExprKind, TextRange};
 use crate::cx::Cx;
 use crate::expr::expr;
 use crate::items::anonymous;
+use crate::kind::Kind;
 use crate::tree::SyntaxNode;
 
 /// The hidden local of the innermost `@sync` block: the group its tasks join.
@@ -53,16 +54,41 @@ fn spawn(cx: &mut Cx, node: &SyntaxNode, body: &SyntaxNode) -> Expr {
          result as Julia's where no task reads what another writes"
             .to_string(),
     );
+    let outer = cx.spawn_values.replace(Vec::new());
     let body = expr(cx, body);
+    let values = std::mem::replace(&mut cx.spawn_values, outer).unwrap_or_default();
     let task = Expr::call(
         "Base._spawn",
         vec![anonymous(r, r, Vec::new(), vec![body])],
         r,
     );
-    if cx.in_sync == 0 {
-        return task;
-    }
-    Expr::call("Base._sync_add!", vec![ident(SYNC, r), task], r)
+    let task = match cx.in_sync {
+        0 => task,
+        _ => Expr::call("Base._sync_add!", vec![ident(SYNC, r), task], r),
+    };
+    // `let #spawn1 = x, ...`: each `$x` evaluated before the task is made.
+    values.into_iter().rev().fold(task, |task, (name, value)| {
+        let kind = ExprKind::Let {
+            var: Some(Box::new(ident(&name, r))),
+            value: Some(Box::new(value)),
+            body: vec![task],
+        };
+        Expr::new(kind, r)
+    })
+}
+
+/// `$x` inside the body of a `@spawn` (Julia's value of `x` when the task is made): the hidden
+/// name the task reads it under; `None` for any other node.
+pub(crate) fn interpolation(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
+    let ([inner], Kind::Interpolate) = (node.children.as_slice(), node.kind) else {
+        return None;
+    };
+    cx.spawn_values.as_ref()?;
+    let value = expr(cx, inner);
+    let values = cx.spawn_values.as_mut()?;
+    let name = format!("#spawn{}", values.len() + 1);
+    values.push((name.clone(), value));
+    Some(ident(&name, node.range))
 }
 
 /// `@sync body`: `let #sync = Base._SyncGroup(); v = body; Base._sync_end(#sync); v end`.
