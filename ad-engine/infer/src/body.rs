@@ -137,6 +137,17 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     }
 }
 
+/// `T[]` of a parametric library struct named without its parameters (`Task[]`): a vector of
+/// the one instance type the function stores into it.
+fn makes_unbound_library_vector(cx: &Cx, name: &str, ins: &[Val]) -> bool {
+    match (name, ins) {
+        ("Base.getindex", [t]) => {
+            matches!(&t.ty, Type::Function(t) if crate::builtins::is_unbound_library(cx, t))
+        }
+        _ => false,
+    }
+}
+
 /// The key type's name of `Dict{K, Any}()` (lowered `_typed_dict((K, Any))`), whose values
 /// are what the function stores into it.
 fn open_dict_key<'v>(name: &str, ins: &'v [Val]) -> Option<&'v Name> {
@@ -260,7 +271,9 @@ impl<'a> Typer<'a> {
             (Op::Call(n), [name]) if &**n == EMPTY_BOX => {
                 Ok(crate::builtins::empty_box(name, self.box_content(v)?))
             }
-            (Op::Call(n), _) if makes_open_container(n, ins) => {
+            (Op::Call(n), _)
+                if makes_open_container(n, ins) || makes_unbound_library_vector(cx, n, ins) =>
+            {
                 cx.any_held = self.stored_into(cx, v);
                 let plan = match open_dict_key(n, ins) {
                     Some(k) if !cx.any_held.is_empty() => cx.open_dict(k),

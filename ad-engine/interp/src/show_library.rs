@@ -5,7 +5,7 @@
 //! `enumerate(x)`, `zip(a, b)`, `CartesianIndex(1, 2)`, `CartesianIndices((2, 3))`, `1//2`, `'a'`, `Val{3}()`, `findfirst`'s
 //! `Union{Nothing, Int64}` as `nothing` or the index, `missing`, `skipmissing(x)`, `pairs(x)` (a method's `kw...`) as Julia
 //! shows a dictionary (`Base.Pairs(:a => 1.0, :b => 2.0)`), `r"a+b"i`, `s"<\1>"`,
-//! `RegexMatch("ab", 1="a")` and an `IOBuffer`'s state.
+//! `RegexMatch("ab", 1="a")`, an `IOBuffer`'s state and a `Task`'s.
 
 use std::fmt::{self, Write};
 
@@ -65,6 +65,8 @@ enum Form {
     RegexMatch,
     /// `IOBuffer(data=UInt8[...], readable=true, ...)`.
     IoBuffer,
+    /// `Task (done) @0x0000000000000000`: its state, and an address zy's tasks do not have.
+    Task,
     /// A Distributions.jl distribution: its type, then its parameters by name
     /// (`Normal{Float64}(μ=0.0, σ=1.0)`).
     Distribution,
@@ -115,6 +117,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.SubstitutionString" => Form::Substitution,
         "Base.RegexMatch" => Form::RegexMatch,
         "Base.IOBuffer" => Form::IoBuffer,
+        "Base.Task" => Form::Task,
         name if name.starts_with("Distributions.") => Form::Distribution,
         _ => return None,
     })
@@ -508,6 +511,15 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             f.write_char(')')?;
         }
         // Julia's `show` of a buffer: its state, not its bytes.
+        Form::Task => {
+            let state = match field("status") {
+                Some(Value::Int(0)) => "runnable",
+                Some(Value::Int(1)) => "done",
+                Some(Value::Int(2)) => "failed",
+                _ => return Ok(false),
+            };
+            write!(f, "Task ({state}) @0x{:016x}", 0)?;
+        }
         Form::IoBuffer => {
             let (Some(Value::Str(data)), Some(Value::Int(ptr)), Some(Value::Bool(writable))) =
                 (field("data"), field("ptr"), field("writable"))

@@ -9170,7 +9170,8 @@ another (the syntax reads the macro).
 """
 module Threads
 
-export nthreads, threadid, maxthreadid
+export nthreads, threadid, maxthreadid, Atomic, atomic_add!, atomic_sub!, atomic_max!, atomic_min!,
+    atomic_and!, atomic_or!, atomic_xor!, atomic_xchg!, atomic_cas!, SpinLock
 
 """
     nthreads(), threadid(), maxthreadid()
@@ -9182,7 +9183,250 @@ nthreads(pool::Symbol) = pool === :default ? 1 : 0
 threadid() = 1
 maxthreadid() = 1
 
+"""
+    Threads.Atomic{T}(v), a[], a[] = v
+
+Julia's atomic box: `a[]` reads its value, `a[] = v` stores one (converted to `T`); on zy's
+one thread every access is atomic.
+"""
+mutable struct Atomic{T}
+    value::T
+end
+Base.getindex(a::Atomic) = a.value
+function Base.setindex!(a::Atomic{T}, v) where {T}
+    a.value = convert(T, v)
+    return a
+end
+
+"""
+    atomic_add!(a, v), atomic_sub!, atomic_max!, atomic_min!, atomic_and!, atomic_or!,
+    atomic_xor!, atomic_xchg!(a, v), atomic_cas!(a, expected, v)
+
+Julia's atomic updates of an [`Atomic`](@ref): each stores its new value and returns the old
+one (`atomic_cas!` stores `v` only if the old value is `expected`).
+"""
+function atomic_add!(a::Atomic{T}, v) where {T}
+    old = a.value
+    a.value = convert(T, old + v)
+    return old
+end
+function atomic_sub!(a::Atomic{T}, v) where {T}
+    old = a.value
+    a.value = convert(T, old - v)
+    return old
+end
+function atomic_max!(a::Atomic{T}, v) where {T}
+    old = a.value
+    a.value = convert(T, max(old, v))
+    return old
+end
+function atomic_min!(a::Atomic{T}, v) where {T}
+    old = a.value
+    a.value = convert(T, min(old, v))
+    return old
+end
+function atomic_and!(a::Atomic{T}, v) where {T}
+    old = a.value
+    a.value = convert(T, old & v)
+    return old
+end
+function atomic_or!(a::Atomic{T}, v) where {T}
+    old = a.value
+    a.value = convert(T, old | v)
+    return old
+end
+function atomic_xor!(a::Atomic{T}, v) where {T}
+    old = a.value
+    a.value = convert(T, xor(old, v))
+    return old
+end
+function atomic_xchg!(a::Atomic{T}, v) where {T}
+    old = a.value
+    a.value = convert(T, v)
+    return old
+end
+function atomic_cas!(a::Atomic{T}, expected, v) where {T}
+    old = a.value
+    if old == expected
+        a.value = convert(T, v)
+    end
+    return old
+end
+
+"""
+    Threads.SpinLock()
+
+Julia's spin lock: on zy's one thread no other task ever holds it (see [`ReentrantLock`](@ref)).
+"""
+mutable struct SpinLock
+    count::Int
+end
+SpinLock() = SpinLock(0)
+
 end # module Threads
+
+"""
+    Task(f), schedule(t), fetch(t), wait(t), istaskdone(t)
+
+Julia's `Task` as zy runs it, on one thread: `schedule(t)` runs `f()` to completion there
+(`Threads.@spawn expr` and `@async expr` make a task of `() -> expr` and run it at once),
+and `fetch(t)` returns its value. A task whose function threw is failed: `fetch` and `wait`
+throw a [`TaskFailedException`](@ref) showing the task's error. Results are Julia's for
+programs whose tasks do not read what another writes.
+"""
+mutable struct Task{F, T}
+    f::F
+    # Its function's value once it returned (the vector is empty until then).
+    result::Vector{T}
+    # 0 before it runs, 1 once its function returned, 2 once it threw `error`.
+    status::Int
+    error
+end
+# The vector `[f() for _ in 1:0]` is empty: it types the result without calling `f`.
+Task(f) = Task(f, [f() for _ in 1:0], 0, ErrorException(""))
+
+"""
+    TaskFailedException
+
+The exception `fetch` and `wait` throw for a task whose function threw: shown as Julia's,
+with the task's error after `nested task error:`.
+"""
+struct TaskFailedException{T} <: Exception
+    task::T
+end
+showerror(io::String, e::TaskFailedException) = string(io, _failed_text(e.task.error))
+
+# Julia's text of a `TaskFailedException` of a task that threw `e`: `e` shown, indented.
+_failed_text(e) = string("TaskFailedException\n\n    nested task error: ", replace(showerror("", e), "\n" => "\n    "))
+
+"""
+    CompositeException
+
+The exception an `@sync` block throws at its end when tasks spawned in it failed: shown as
+Julia's, the first task's `TaskFailedException` and the number of the others. (Julia's
+`exceptions` field is not there: zy keeps the number and the first one's text.)
+"""
+struct CompositeException <: Exception
+    _count::Int
+    _first::String
+end
+length(e::CompositeException) = e._count
+function showerror(io::String, e::CompositeException)
+    text = string(io, e._first)
+    rest = e._count - 1
+    return rest > 0 ? string(text, "\n\n...and ", rest, " more exception", rest > 1 ? "s" : "", ".\n") : text
+end
+
+# `Threads.@spawn expr`, `@async expr`: the task of `f` (`() -> expr`), run at once, made
+# once it ran.
+function _spawn(f)
+    result = [f() for _ in 1:0]
+    failure = ErrorException("")
+    r = try
+        (f(),)
+    catch e
+        failure = e
+        nothing
+    end
+    r === nothing && return Task(nothing, result, 2, failure)
+    push!(result, r[1])
+    return Task(nothing, result, 1, failure)
+end
+
+# Only `f()` is inside the `try`, so that the gradient of a task whose function writes
+# nothing passes through it.
+function _run!(t::Task, f)
+    r = try
+        (f(),)
+    catch e
+        t.error = e
+        nothing
+    end
+    if r === nothing
+        t.status = 2
+    else
+        push!(t.result, r[1])
+        t.status = 1
+    end
+    return t
+end
+
+istaskstarted(t::Task) = t.status > 0
+istaskdone(t::Task) = t.status > 0
+istaskfailed(t::Task) = t.status == 2
+
+function schedule(t::Task)
+    istaskstarted(t) || _run!(t, t.f)
+    return t
+end
+
+function wait(t::Task)
+    istaskstarted(t) || error("unsupported: `wait` or `fetch` of a task never scheduled, which in Julia waits forever; `schedule(t)` it first")
+    istaskfailed(t) && throw(TaskFailedException(t))
+    return nothing
+end
+
+function fetch(t::Task)
+    wait(t)
+    return t.result[1]
+end
+fetch(x) = x
+errormonitor(t::Task) = t
+
+# `@sync`: the group of the tasks spawned in its block, and the failed ones' errors shown.
+mutable struct _SyncGroup
+    failed::Int
+    first
+end
+_SyncGroup() = _SyncGroup(0, ErrorException(""))
+
+function _sync_add!(g::_SyncGroup, t::Task)
+    if istaskfailed(t)
+        g.failed == 0 && (g.first = t.error)
+        g.failed += 1
+    end
+    return t
+end
+
+function _sync_end(g::_SyncGroup)
+    g.failed == 0 || throw(CompositeException(g.failed, _failed_text(g.first)))
+    return nothing
+end
+
+"""
+    ReentrantLock(), lock(l), unlock(l), trylock(l), islocked(l), lock(f, l)
+
+Julia's locks: on zy's one thread no other task ever holds one, so `lock` never waits; a lock
+counts its `lock`s for `islocked`, and `lock(f, l)` (`lock(l) do ... end`) calls `f()` with it
+held.
+"""
+mutable struct ReentrantLock
+    count::Int
+end
+ReentrantLock() = ReentrantLock(0)
+
+function lock(l::Union{ReentrantLock, Threads.SpinLock})
+    l.count += 1
+    return nothing
+end
+function unlock(l::Union{ReentrantLock, Threads.SpinLock})
+    l.count > 0 || error("unlock count must match lock count")
+    l.count -= 1
+    return nothing
+end
+function trylock(l::Union{ReentrantLock, Threads.SpinLock})
+    lock(l)
+    return true
+end
+islocked(l::Union{ReentrantLock, Threads.SpinLock}) = l.count > 0
+function lock(f, l::Union{ReentrantLock, Threads.SpinLock})
+    lock(l)
+    try
+        return f()
+    finally
+        unlock(l)
+    end
+end
 
 """
     GC

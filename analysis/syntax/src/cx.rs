@@ -52,6 +52,12 @@ pub(crate) struct Cx<'a> {
     /// The top-level `const`s bound to a path known without running anything (`const SRC =
     /// joinpath(@__DIR__, "..", "src")`), by name, in file order: `include` paths built on them.
     pub path_consts: BTreeMap<String, String>,
+    /// How many `@sync` blocks enclose the expression being converted (a task spawned there
+    /// joins the innermost one's group, `tasks::spawn`).
+    pub in_sync: u32,
+    /// Inside the body of a `@spawn` or `@async`: the values its `$x` interpolations take
+    /// when the task is made, by the hidden names the body reads them under.
+    pub spawn_values: Option<Vec<(String, Expr)>>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -75,6 +81,8 @@ impl<'a> Cx<'a> {
             type_vars: Vec::new(),
             source_path: None,
             path_consts: BTreeMap::new(),
+            in_sync: 0,
+            spawn_values: None,
             depth: 0,
             too_deep_reported: false,
         }

@@ -75,6 +75,9 @@ fn convert(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     if let Some(name) = literals::var_name(cx, node) {
         return Expr::new(ExprKind::Ident(name), node.range);
     }
+    if let Some(e) = crate::tasks::interpolation(cx, node) {
+        return e;
+    }
     if let Some(what) = outside_subset(node.kind) {
         return cx.unsupported(node, what);
     }
@@ -323,11 +326,14 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 ("@__FILE__" | "@__DIR__", []) => source_path(cx, node, &text),
                 ("@sprintf" | "Printf.@sprintf", args) => crate::sprintf::sprintf(cx, node, args),
                 ("@evalpoly", [x, c, cs @ ..]) => evalpoly(cx, node, x, c, cs),
-                (name, args) => match crate::output::macro_call(cx, node, name, args) {
+                (name, args) => match crate::tasks::macro_call(cx, node, name, args) {
                     Some(e) => e,
-                    None => match crate::dotmacros::expand(cx, node, &text) {
+                    None => match crate::output::macro_call(cx, node, name, args) {
                         Some(e) => e,
-                        None => cx.unsupported(node, &unknown_macro(&text)),
+                        None => match crate::dotmacros::expand(cx, node, &text) {
+                            Some(e) => e,
+                            None => cx.unsupported(node, &unknown_macro(&text)),
+                        },
                     },
                 },
             }

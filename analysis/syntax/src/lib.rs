@@ -38,6 +38,7 @@ mod parser;
 mod print;
 mod show;
 mod sprintf;
+mod tasks;
 mod type_values;
 mod walk;
 

@@ -827,26 +827,17 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         // A row `x'` of numbers (`rows = [v' for v in vs]`, Julia's `Vector{Adjoint{T,
         // Vector{T}}}`): held as its vector is, a reference.
         Type::Adjoint(e) => e.is_number(),
-        // Complex and rational numbers, characters, pairs, unit ranges, rows `transpose(v)`,
-        // Cartesian indices and regex matches are the library's structs an array holds
-        // (`Vector{ComplexF64}`, `Vector{Rational{Int64}}`, `collect(s)` of a string,
-        // `collect(d)` of a `Dict`, `findall("a", s)`, `[transpose(v) for v in vs]`,
-        // `findall(A .> 0)` of a matrix, `collect(eachmatch(r, s))`), and views
+        // The library's structs are held as the program's are (`Vector{ComplexF64}`,
+        // `collect(d)` of a `Dict`, `[Threads.@spawn f(i) for i in 1:4]`), but for those
+        // Julia makes `AbstractArray`s: of these unit ranges, rows `transpose(v)` and views
         // (`collect(eachcol(A))`, Julia's Vector of views, each reading and writing `A`).
         Type::Struct(s) => {
             s.kind == StructKind::User
                 && (!is_library(&s.name)
+                    || !stands_for_array(&s.name)
                     || matches!(
                         &*s.name,
-                        "Base.Complex"
-                            | "Base.Rational"
-                            | "Base.Char"
-                            | "Base.Pair"
-                            | "Base.UnitRange"
-                            | "Base.Transpose"
-                            | "Base.CartesianIndex"
-                            | "Base.RegexMatch"
-                            | "Base.SubArray"
+                        "Base.UnitRange" | "Base.Transpose" | "Base.SubArray"
                     ))
         }
         Type::Union(_) => true,
@@ -854,6 +845,25 @@ pub(crate) fn is_element_type(t: &Type) -> bool {
         Type::NamedTuple(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| is_element_type(t)),
         _ => false,
     }
+}
+
+/// Is the library struct `name` one that Julia makes an `AbstractArray` (a range, a lazy
+/// wrapper of a matrix, a view, slices of an array)?
+fn stands_for_array(name: &str) -> bool {
+    crate::pattern::is_range_struct(name)
+        || name.starts_with("LinearAlgebra.")
+        || matches!(
+            name,
+            "Base.Transpose"
+                | "Base.AdjointMatrix"
+                | "Base.TransposeMatrix"
+                | "Base.SubArray"
+                | "Base._Reshaped"
+                | "Base.RowSlices"
+                | "Base.ColumnSlices"
+                | "Base.Slices"
+                | "Base.CartesianIndices"
+        )
 }
 
 /// The element type of a typed literal `T[...]` whose `T` (a type value's name) is an array,
@@ -895,10 +905,11 @@ pub(crate) fn typed_vect(
         _ => return None,
     };
     let mut held = types(elems);
-    if crate::open::is_open(t) {
+    if crate::open::is_open(t) || is_unbound_library(cx, t) {
         held.extend(cx.any_held.iter().cloned());
     }
     let elem = typed_elem(cx, t)
+        .or_else(|| held_instance(cx, t, &held))
         .or_else(|| {
             let def = cx.program.structs.get(crate::pattern::base_name(t))?;
             if !def.is_abstract || is_library(&def.name) {
@@ -913,6 +924,33 @@ pub(crate) fn typed_vect(
         })
         .or_else(|| crate::open::open_union(t, &held))?;
     Some(converted_vect(b, elems, elem))
+}
+
+/// Is `t` a parametric struct of the library named without its parameters (`Task`, whose
+/// `Task[]` holds tasks of one result type)?
+pub(crate) fn is_unbound_library(cx: &Cx, t: &str) -> bool {
+    cx.program
+        .structs
+        .get(t)
+        .is_some_and(|d| is_library(&d.name) && !d.params.is_empty() && !d.is_abstract)
+}
+
+/// The element type of `T[...]` for such a struct `T` ([`is_unbound_library`]): the one
+/// instance of it the literal and the function's stores hold (Julia's `Vector{Task}` holding
+/// tasks of one type), `Union{}` while inference has typed none of them yet; `None` if they
+/// hold several, or values of another type.
+fn held_instance(cx: &Cx, t: &str, held: &[Type]) -> Option<Type> {
+    let def = cx
+        .program
+        .structs
+        .get(t)
+        .filter(|_| is_unbound_library(cx, t))?;
+    let Some(first) = held.first() else {
+        return Some(Type::Bottom);
+    };
+    let one =
+        matches!(first, Type::Struct(s) if s.name == def.name) && held.iter().all(|h| h == first);
+    one.then(|| first.clone())
 }
 
 /// The union `observed` of the values a literal `A{P}[...]` of a parametric abstract type holds,
