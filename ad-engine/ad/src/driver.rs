@@ -139,7 +139,7 @@ pub fn driver(
         ));
     };
     // Forward pass; its exit returns (y, [y_f], make_pullback(f⁻, m, tape)).
-    let (fwd_exit, r) = inline(&mut sb, Block::ENTRY, fwd, call_args);
+    let (mut fwd_exit, r) = inline(&mut sb, Block::ENTRY, fwd, call_args);
     let parts = tuple_parts(&sb.func, &r);
     let (y, tape) = match (
         parts.first(),
@@ -153,6 +153,47 @@ pub fn driver(
             ))
         }
     };
+    // A result that may be a string (`x > 0 ? x^2 : "negative"`): no gradient of it.
+    if let Type::Union(u) = &func.ret {
+        for m in u.members.iter().filter(|m| !m.is_number()) {
+            let name = Operand::Const(Const::Symbol(m.to_string().as_str().into()));
+            let mut e = Emit {
+                bcast: None,
+                b: &mut sb,
+                block: fwd_exit,
+                span: func.span,
+            };
+            let is = e.prim(Prim::UnionIsa, vec![y.clone(), name], Type::Bool);
+            let (fail, next) = (sb.func.add_block(), sb.func.add_block());
+            sb.func.set_term(
+                fwd_exit,
+                Terminator::Branch {
+                    cond: is,
+                    then_to: BlockCall::new(fail),
+                    else_to: BlockCall::new(next),
+                },
+                func.span,
+            );
+            let why = format!(
+                "gradient of a result that is not a number: `{}` returned a {m} (its result is \
+                 a {})",
+                func.name, func.ret
+            );
+            let mut e = Emit {
+                bcast: None,
+                b: &mut sb,
+                block: fail,
+                span: func.span,
+            };
+            e.prim(
+                Prim::Error,
+                vec![Const::Str(why.as_str().into()).into()],
+                Type::Bottom,
+            );
+            sb.func.set_term(fail, Terminator::Unreachable, func.span);
+            fwd_exit = next;
+        }
+    }
     // Pullback, seeded with 1.0 (as the tangent of a union result: the Float64 member's).
     let seed = match &func.ret {
         Type::Union(_) => {
@@ -557,8 +598,12 @@ pub fn is_constant(t: &Type) -> bool {
 pub fn is_scalar(t: &Type) -> bool {
     match t {
         Type::Float64 | Type::Float32 => true,
+        // (A string beside it: the gradient fails when the result is one.)
         Type::Union(u) => {
-            u.members.contains(&Type::Float64) && u.members.iter().all(Type::is_number)
+            u.members.contains(&Type::Float64)
+                && u.members
+                    .iter()
+                    .all(|m| m.is_number() || matches!(m, Type::String | Type::SubString))
         }
         _ => false,
     }

@@ -160,7 +160,8 @@ pub(crate) fn split_result(u: &UnionType, results: &[Type]) -> Option<Type> {
         .collect();
     let differ = results.iter().any(|t| *t != results[0]);
     // (Results a `Real` cannot hold, `Pair(k, v)` of one, are values of `Any`.)
-    differ.then(|| open_union(&u.name, &results).or_else(|| open_union("Any", &results)))?
+    let wider = || is_open(&u.name).then(|| open_union("Any", &results))?;
+    differ.then(|| open_union(&u.name, &results).or_else(wider))?
 }
 
 /// The arguments of the call `name(args...)` with each value of a container of `Any` that
