@@ -106,8 +106,7 @@ pub fn driver(
         .filter_map(|&a| crate::tangent::object_array(func.ty(a)))
         .find(|(_, ok)| !ok)
     {
-        let why = "its elements hold mutable structs or boxes inside other values, which \
-                   the AD cannot split into array and number parts";
+        let why = crate::tangent::object_array_why(&t);
         return Err(AdError::new(
             func.span,
             crate::tangent::object_array_refusal(&t, why),
