@@ -35,6 +35,13 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
         (Type::Union(_), Type::Union(_)) if crate::open::join(a, b).is_some() => {
             crate::open::join(a, b)
         }
+        // A value of `Any` on one path (a caught exception's field, a `Vector{Any}`'s
+        // element) and one it can hold on another: a value of `Any` still.
+        (Type::Union(u), t) | (t, Type::Union(u))
+            if crate::open::is_open(&u.name) && !matches!(t, Type::Union(_)) =>
+        {
+            crate::open::open_union(&u.name, &[a.clone(), b.clone()])
+        }
         _ => unions(&[a.clone(), b.clone()], siblings)
             .or_else(|| numbers_or_arrays(a, b))
             .or_else(|| numbers_or_strings(a, b))
