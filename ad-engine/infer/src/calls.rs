@@ -410,10 +410,8 @@ impl<'a> Cx<'a> {
     ) -> Option<Result<Val, Fail>> {
         let bare = name.strip_prefix("Base.").unwrap_or(name);
         if bare == OPEN_PAIR {
-            // A dictionary's entry: Julia's `Pair{K, V}` of its key and value types, a value
-            // of `Any` held as it is.
-            let def = self.program.structs.get("Base.Pair")?;
-            return Some(dispatch::construct(self.program, def, b, args));
+            // A dictionary's entry, a value of `Any` held as it is (the builtin).
+            return None;
         }
         if let Some(narrowed) = crate::open::narrow_single(b, bare, args) {
             return Some(self.call_named(b, name, &narrowed));

@@ -30,7 +30,15 @@ pub(crate) fn call(
         }
         ("map", _) => Err(no_method("map", &types(args))),
         ("_map_each", [f, xs @ ..]) if !xs.is_empty() => map(cx, b, f, xs, args),
+        ("_map_each", _) => Err(no_method("_map_each", &types(args))),
         ("_narrow_eltype", [ys]) => Ok(narrow_eltype(cx, b, ys.clone())),
+        ("_narrow_eltype", _) => Err(no_method("_narrow_eltype", &types(args))),
+        // A dictionary's entry: Julia's `Pair{K, V}` of its key and value types.
+        (crate::calls::OPEN_PAIR, [_, _]) => match cx.program.structs.get("Base.Pair") {
+            Some(def) => dispatch::construct(cx.program, def, b, args),
+            None => Err(no_method(crate::calls::OPEN_PAIR, &types(args))),
+        },
+        (crate::calls::OPEN_PAIR, _) => Err(no_method(crate::calls::OPEN_PAIR, &types(args))),
         ("sum", [f, xs]) => sum(cx, b, f, xs, args),
         ("broadcast", [f, xs @ ..]) if !xs.is_empty() => {
             broadcast(cx, b, f, xs, args).map(|v| narrow_eltype(cx, b, v))
