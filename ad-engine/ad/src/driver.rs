@@ -109,8 +109,7 @@ pub fn driver(
         .filter_map(|&a| crate::tangent::object_array(func.ty(a)))
         .find(|(_, ok)| !ok)
     {
-        let why = "its elements hold mutable structs or boxes inside other values, which \
-                   the AD cannot split into array and number parts";
+        let why = crate::tangent::object_array_why(&t);
         return Err(AdError::new(
             func.span,
             crate::tangent::object_array_refusal(&t, why),
@@ -142,7 +141,7 @@ pub fn driver(
         ));
     };
     // Forward pass; its exit returns (y, [y_f], make_pullback(f⁻, m, tape)).
-    let (fwd_exit, r) = inline(&mut sb, Block::ENTRY, fwd, call_args);
+    let (mut fwd_exit, r) = inline(&mut sb, Block::ENTRY, fwd, call_args);
     let parts = tuple_parts(&sb.func, &r);
     let (y, tape) = match (
         parts.first(),
@@ -156,6 +155,47 @@ pub fn driver(
             ))
         }
     };
+    // A result that may be a string (`x > 0 ? x^2 : "negative"`): no gradient of it.
+    if let Type::Union(u) = &func.ret {
+        for m in u.members.iter().filter(|m| !m.is_number()) {
+            let name = Operand::Const(Const::Symbol(m.to_string().as_str().into()));
+            let mut e = Emit {
+                bcast: None,
+                b: &mut sb,
+                block: fwd_exit,
+                span: func.span,
+            };
+            let is = e.prim(Prim::UnionIsa, vec![y.clone(), name], Type::Bool);
+            let (fail, next) = (sb.func.add_block(), sb.func.add_block());
+            sb.func.set_term(
+                fwd_exit,
+                Terminator::Branch {
+                    cond: is,
+                    then_to: BlockCall::new(fail),
+                    else_to: BlockCall::new(next),
+                },
+                func.span,
+            );
+            let why = format!(
+                "gradient of a result that is not a number: `{}` returned a {m} (its result is \
+                 a {})",
+                func.name, func.ret
+            );
+            let mut e = Emit {
+                bcast: None,
+                b: &mut sb,
+                block: fail,
+                span: func.span,
+            };
+            e.prim(
+                Prim::Error,
+                vec![Const::Str(why.as_str().into()).into()],
+                Type::Bottom,
+            );
+            sb.func.set_term(fail, Terminator::Unreachable, func.span);
+            fwd_exit = next;
+        }
+    }
     // Pullback, seeded with 1.0 (as the tangent of a union result: the Float64 member's).
     let seed = match &func.ret {
         Type::Union(_) => {
@@ -560,7 +600,15 @@ pub fn is_constant(t: &Type) -> bool {
 pub fn is_scalar(t: &Type) -> bool {
     match t {
         Type::Float64 | Type::Float32 => true,
-        Type::Union(_) => t.is_real_or_complex(),
+        // A real or complex union (`eigvals(A)[k]`), or a string beside a number: the
+        // gradient fails when the result is not a real number.
+        Type::Union(u) => {
+            t.is_real_or_complex()
+                || (u.members.contains(&Type::Float64)
+                    && u.members
+                        .iter()
+                        .all(|m| m.is_number() || matches!(m, Type::String | Type::SubString)))
+        }
         _ => false,
     }
 }

@@ -226,6 +226,26 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
     }
 }
 
+/// Why the AD does not handle the elements of the array `a` that [`object_array`] found: a
+/// container of `Any` holding arrays beside numbers (`Any[W, b, 0.5]`), or elements holding
+/// mutable structs or boxes inside other values.
+pub fn object_array_why(a: &Type) -> &'static str {
+    let mixes = match a.elem() {
+        Some(Type::Union(u)) => {
+            u.members.iter().any(|m| matches!(m, Type::Array(..)))
+                && u.members.iter().any(Type::is_number)
+        }
+        _ => false,
+    };
+    if mixes {
+        "its elements are arrays beside numbers (a container of `Any` holding both), whose \
+         gradients the AD does not hold in one vector yet; pass the parts as arguments"
+    } else {
+        "its elements hold mutable structs or boxes inside other values, which the AD cannot \
+         split into array and number parts"
+    }
+}
+
 /// The refusal of differentiating `func` where one of its values holds a struct whose shape
 /// depends on the data (its recursive type, [`Type::Recur`] in its fields) that the AD does not
 /// differentiate: one whose own type is inside another struct, a tuple or an array in its

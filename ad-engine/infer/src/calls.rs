@@ -121,6 +121,11 @@ fn structured_arithmetic(name: &str, args: &[Type]) -> bool {
         })
 }
 
+/// The prelude's `_open_pair(k, v)`: `Pair(k, v)` of the argument types as they are, a value
+/// of `Any` too (a `Dict{K, Any}`'s entries, `pairs` of a `Vector{Any}`), where `Pair(k, v)`
+/// of such a value has the type of the value it holds, as Julia's.
+pub(crate) const OPEN_PAIR: &str = "_open_pair";
+
 /// Is `name` a function of the library (the prelude's modules)?
 pub(crate) fn is_library(name: &str) -> bool {
     ["Base.", "LinearAlgebra.", "Statistics.", "Random."]
@@ -415,6 +420,10 @@ impl<'a> Cx<'a> {
         args: &[Val],
     ) -> Option<Result<Val, Fail>> {
         let bare = name.strip_prefix("Base.").unwrap_or(name);
+        if bare == OPEN_PAIR {
+            // A dictionary's entry, a value of `Any` held as it is (the builtin).
+            return None;
+        }
         if let Some(narrowed) = crate::open::narrow_single(b, bare, args) {
             return Some(self.call_named(b, name, &narrowed));
         }
@@ -433,13 +442,7 @@ impl<'a> Cx<'a> {
             .iter()
             .enumerate()
             .any(|(i, a)| matches!(a.ty, Type::Union(_)) && (i == 0 || !stores || a.ty.is_real()));
-        // A `Pair` of a value of `Any` (a `Dict{String, Any}`'s entry) holds it as it is:
-        // Julia's `Pair{String, Any}`.
-        let open_pair = bare == "Pair"
-            && args
-                .iter()
-                .any(|a| matches!(&a.ty, Type::Union(u) if crate::open::is_open(&u.name)));
-        if !split || open_pair || matches!(bare, "tuple" | "vect") {
+        if !split || matches!(bare, "tuple" | "vect") {
             return None;
         }
         let mut all = vec![Val::lit(Const::Func(name.clone()))];

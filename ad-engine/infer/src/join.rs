@@ -35,9 +35,17 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
         (Type::Union(_), Type::Union(_)) if crate::open::join(a, b).is_some() => {
             crate::open::join(a, b)
         }
+        // A value of `Any` on one path (a caught exception's field, a `Vector{Any}`'s
+        // element) and one it can hold on another: a value of `Any` still.
+        (Type::Union(u), t) | (t, Type::Union(u))
+            if crate::open::is_open(&u.name) && !matches!(t, Type::Union(_)) =>
+        {
+            crate::open::open_union(&u.name, &[a.clone(), b.clone()])
+        }
         _ => unions(&[a.clone(), b.clone()], siblings)
             .or_else(|| numbers_or_arrays(a, b))
             .or_else(|| factorizations(a, b))
+            .or_else(|| numbers_or_strings(a, b))
             .or_else(|| missing_or(&[a.clone(), b.clone()])),
     }
 }
@@ -144,6 +152,51 @@ fn factorizations(a: &Type, b: &Type) -> Option<Type> {
     names.sort();
     let name = format!("Union{{{}}}", names.join(", "));
     Some(Type::union(name.as_str().into(), members))
+}
+
+/// Julia's union of numbers and strings (`x > 0 ? "pos" : 0`, a `try` giving an Int and its
+/// `catch` a message), with `nothing` too: `Union{Int64, String}`, each use split on the
+/// member held. `None` unless a string and a number are among them and every other member is
+/// a number, a string or `nothing`.
+fn numbers_or_strings(a: &Type, b: &Type) -> Option<Type> {
+    let mut members = Vec::new();
+    for t in [a, b] {
+        match t {
+            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
+            t => members.push(t.clone()),
+        }
+    }
+    let number = |t: &Type| matches!(t, Type::Float64 | Type::Int64 | Type::Bool);
+    let string = |t: &Type| matches!(t, Type::String | Type::SubString);
+    if !members.iter().any(number)
+        || !members.iter().any(string)
+        || !members
+            .iter()
+            .all(|t| number(t) || string(t) || *t == Type::Nothing)
+    {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    // Julia shows `nothing` first, then the others by name.
+    let mut names: Vec<String> = members
+        .iter()
+        .filter(|t| **t != Type::Nothing)
+        .map(ToString::to_string)
+        .collect();
+    names.sort();
+    if members.contains(&Type::Nothing) {
+        names.insert(0, "Nothing".into());
+    }
+    let name = format!("Union{{{}}}", names.join(", "));
+    Some(Type::union(name.as_str().into(), members))
+}
+
+/// Is `t` a union [`numbers_or_strings`] makes?
+pub(crate) fn strings_or_numbers(t: &Type) -> bool {
+    matches!(t, Type::Union(u) if u.is_julias()
+        && u.members.iter().any(|m| matches!(m, Type::String | Type::SubString))
+        && u.members.iter().any(Type::is_number))
 }
 
 /// The join of `nothing` and values of the program's structs (and Julia's unions of them):

@@ -21,7 +21,13 @@ pub(crate) fn open_union(name: &str, held: &[Type]) -> Option<Type> {
     let mut members = Vec::new();
     for t in held {
         match t {
-            Type::Union(u) if &*u.name == name || u.is_julias() => {
+            // (`Real` and `Number` are under `Any`, `Real` under `Number`.)
+            Type::Union(u)
+                if &*u.name == name
+                    || u.is_julias()
+                    || (is_open(&u.name) && name == "Any")
+                    || (&*u.name == "Real" && name == "Number") =>
+            {
                 members.extend(u.members.iter().cloned())
             }
             // A symbol in a container is one known at run time (`Vector{Symbol}`'s).
@@ -98,12 +104,16 @@ fn holds(name: &str, t: &Type) -> bool {
     }
 }
 
-/// The union of two open unions of one name (a `Vector{Any}` made where the values stored
-/// into it are still being typed, met at a join): `None` for other types.
+/// The union of two open unions (a `Vector{Any}` made where the values stored into it are
+/// still being typed, met at a join; a sum of a `Vector{Real}` beside one of a `Vector{Any}`),
+/// named by the wider of the two: `None` for other types.
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
-        (Type::Union(u), Type::Union(v)) if is_open(&u.name) && u.name == v.name => {
-            open_union(&u.name, &[a.clone(), b.clone()])
+        (Type::Union(u), Type::Union(v)) if is_open(&u.name) && is_open(&v.name) => {
+            let name = ["Any", "Number", "Real"]
+                .into_iter()
+                .find(|n| *n == &*u.name || *n == &*v.name)?;
+            open_union(name, &[a.clone(), b.clone()])
         }
         _ => None,
     }
@@ -149,7 +159,9 @@ pub(crate) fn split_result(u: &UnionType, results: &[Type]) -> Option<Type> {
         .cloned()
         .collect();
     let differ = results.iter().any(|t| *t != results[0]);
-    differ.then(|| open_union(&u.name, &results))?
+    // (Results a `Real` cannot hold, `Pair(k, v)` of one, are values of `Any`.)
+    let wider = || is_open(&u.name).then(|| open_union("Any", &results))?;
+    differ.then(|| open_union(&u.name, &results).or_else(wider))?
 }
 
 /// The arguments of the call `name(args...)` with each value of a container of `Any` that
@@ -178,4 +190,28 @@ fn single(t: &Type) -> Option<Type> {
         Type::Union(u) if is_open(&u.name) && u.members.len() == 1 => Some(u.members[0].clone()),
         _ => None,
     }
+}
+
+/// Does an array of `elem`s that `map`, broadcasting or a comprehension has filled take its
+/// element type from the values it holds ([`crate::synth::NARROW`])? So for results of a
+/// call on a container of `Any`, `Real` or `Number` holding numbers, whose type is known only
+/// at run time: Julia's `map` gives the `promote_typejoin` of the values' types.
+pub(crate) fn narrows(elem: &Type) -> bool {
+    matches!(elem, Type::Union(u) if is_open(&u.name)
+        && u.members.iter().all(|m| matches!(m, Type::Bool | Type::Float64 | Type::Int64)))
+}
+
+/// The type of an `n`-dimensional array of the results `elem` ([`narrows`]) once its element
+/// type is taken from its values: a value of `Any` holding an array of one of `elem`'s members
+/// (the values all of that type), a `Vector{Real}` (numbers of several types, a Float64 among
+/// them) or a `Vector{Any}` (no values).
+pub(crate) fn narrowed(elem: &UnionType, n: u8) -> Option<Type> {
+    let mut arrays: Vec<Type> = elem
+        .members
+        .iter()
+        .map(|m| crate::value::array(m.clone(), n))
+        .collect();
+    arrays.push(crate::value::array(open_union("Real", &elem.members)?, n));
+    arrays.push(crate::value::array(open_union("Any", &elem.members)?, n));
+    open_union("Any", &arrays)
 }

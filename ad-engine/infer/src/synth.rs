@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use zy_ir::{
     Block, BlockCall, Const, Function, Instance, Operand, Prim, Span, Stmt, Terminator, Type,
+    UnionType,
 };
 
 use crate::calls::Cx;
@@ -26,6 +27,7 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
         "sum" => inst.args.len() == 2,
         "checkpointed" | APPLY => !inst.args.is_empty(),
         SPLAT => inst.args.len() == 4,
+        NARROW => inst.args.len() == 1,
         _ => inst.args.len() >= 2,
     };
     if !arity_ok {
@@ -38,6 +40,7 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
         "checkpointed" | APPLY => s.call_alone(cx)?,
         SPLAT => s.splat(cx)?,
         UNION_SPLIT => s.union_split(cx)?,
+        NARROW => s.narrow()?,
         n => return Err(Fail::undefined(format!("no synthesised function `{n}`"))),
     }
     Ok(s.f)
@@ -54,6 +57,14 @@ pub(crate) const SPLAT: &str = "splat";
 /// The synthesised `union_split(f, args...)`: `f(args...)` split over the members of its first
 /// argument of an abstract type (`f` itself, when it is one: a callable struct of a union).
 pub(crate) const UNION_SPLIT: &str = "union_split";
+
+/// The synthesised `narrow_eltype(ys)` of an array of results of a call on a container of
+/// `Any` holding numbers ([`crate::open::narrows`]): the array of the values' element type, as
+/// Julia's `map` and `collect` widen theirs from the first value's type by `promote_typejoin`:
+/// a `Vector{Int64}` of Ints, a `Vector{Real}` of numbers of several types (a Float64 among
+/// them), a `Vector{Any}` of none (Julia's inferred `Any`). Bools beside Ints (Julia's
+/// `Vector{Integer}`) are refused when met.
+pub(crate) const NARROW: &str = "narrow_eltype";
 
 /// What the call `all[0](all[1..]...)` returns when it is split over the union `all[at]` (the
 /// callee itself when `at` is 0): the join of what the members' methods return (see
@@ -257,6 +268,7 @@ impl Synth {
         let mut args = Vec::new();
         for (i, t) in inst.args.iter().enumerate() {
             let name = match i {
+                0 if &*inst.name == NARROW => "ys".to_string(),
                 0 => "f".to_string(),
                 1 if inst.args.len() == 2 || &*inst.name == "sum" => "xs".to_string(),
                 k => format!("x{k}"),
@@ -480,8 +492,11 @@ impl Synth {
             }
         }
         // Results that are an Int for some elements and a Float64 for others are stored as
-        // Float64s (Julia's `Vector{Real}` holds each as it is: a known difference).
+        // Float64s (Julia's `Vector{Real}` holds each as it is: a known difference), unless
+        // they come from a container of `Any`: each is stored as it is, and the caller takes
+        // the array's element type from them (`narrow_eltype`).
         let elem = match &r {
+            _ if crate::open::narrows(&r) => r.clone(),
             Type::Union(u) if r.is_real() => u
                 .members
                 .iter()
@@ -505,6 +520,152 @@ impl Synth {
         self.f.set_term(exit, Terminator::Return(out), SPAN);
         self.f.ret = out_ty;
         Ok(())
+    }
+
+    /// `narrow_eltype(ys)` ([`NARROW`]): a count of the values of each member type, then the
+    /// array of the type the counts say, filled with the values.
+    fn narrow(&mut self) -> Result<(), Fail> {
+        let (ys, ty) = self.args[0].clone();
+        let Type::Array(elem, n) = &ty else {
+            return Err(Fail::unsupported(
+                "narrow_eltype of a value that is no array",
+            ));
+        };
+        let (Type::Union(u), n) = (&**elem, *n) else {
+            return Err(Fail::unsupported("narrow_eltype of an array of one type"));
+        };
+        let u = u.clone();
+        let ret = crate::open::narrowed(&u, n)
+            .ok_or_else(|| Fail::unsupported("narrow_eltype of an array of other values"))?;
+        self.f.ret = ret.clone();
+        let zero = Operand::Const(Const::Int(0));
+        let one = Operand::Const(Const::Int(1));
+        let len = self.prim(Block::ENTRY, Prim::Length, vec![ys.clone()], Type::Int64);
+        let counts = vec![Type::Int64; u.members.len()];
+        let (head, k, cs, body, exit) = self.header(len.clone(), &counts);
+        let mut start = vec![one.clone()];
+        start.extend(counts.iter().map(|_| zero.clone()));
+        self.jump(Block::ENTRY, head, start);
+        let y = self.prim(
+            body,
+            Prim::GetIndex,
+            vec![ys.clone(), k.clone()],
+            (**elem).clone(),
+        );
+        let mut next = vec![self.prim(body, Prim::Add, vec![k, one.clone()], Type::Int64)];
+        for (m, c) in u.members.iter().zip(&cs) {
+            let name = Operand::Const(Const::Symbol(m.to_string().as_str().into()));
+            let is = self.prim(body, Prim::UnionIsa, vec![y.clone(), name], Type::Bool);
+            let c1 = self.prim(body, Prim::Add, vec![c.clone(), one.clone()], Type::Int64);
+            let c = self.prim(body, Prim::IfElse, vec![is, c1, c.clone()], Type::Int64);
+            next.push(c);
+        }
+        self.jump(body, head, next);
+        let done = self.f.add_block();
+        let out = self.f.add_param(done, ret.clone(), SPAN, None);
+        self.f
+            .set_term(done, Terminator::Return(Operand::Value(out)), SPAN);
+        // No values: a `Vector{Any}`.
+        let empty = self.prim(exit, Prim::Eq, vec![len.clone(), zero.clone()], Type::Bool);
+        let (then_b, mut b) = self.branch(exit, empty);
+        let any = crate::open::open_union("Any", &u.members).unwrap_or(ret.clone());
+        self.refill(then_b, &ys, &ty, &any, &ret, done);
+        // Values all of one type: an array of it.
+        for (m, c) in u.members.iter().zip(&cs) {
+            let all = self.prim(b, Prim::Eq, vec![c.clone(), len.clone()], Type::Bool);
+            let (then_b, else_b) = self.branch(b, all);
+            self.refill(then_b, &ys, &ty, m, &ret, done);
+            b = else_b;
+        }
+        // Several number types, a Float64 among them: a `Vector{Real}`.
+        let real = crate::open::open_union("Real", &u.members).unwrap_or(ret.clone());
+        if let Some(f) = u.members.iter().position(|m| *m == Type::Float64) {
+            let floats = self.prim(b, Prim::Gt, vec![cs[f].clone(), zero], Type::Bool);
+            let (then_b, else_b) = self.branch(b, floats);
+            self.refill(then_b, &ys, &ty, &real, &ret, done);
+            b = else_b;
+        }
+        self.throw(
+            b,
+            "unsupported: an array of Bools and Ints made from a container of `Any` (Julia's \
+             `Vector{Integer}`, which zy does not hold); convert the values with `Int(x)`",
+        );
+        Ok(())
+    }
+
+    /// From `b`: a new array of `ys`'s shape of elements `to`, filled with `ys`'s values each
+    /// converted to `to`, seen as `ret` and passed to `done`.
+    fn refill(&mut self, b: Block, ys: &Operand, ty: &Type, to: &Type, ret: &Type, done: Block) {
+        let (Type::Array(from, n), Type::Union(u)) = (ty, ty.elem().unwrap_or(&Type::Any)) else {
+            return;
+        };
+        let n = *n;
+        let len = self.prim(b, Prim::Length, vec![ys.clone()], Type::Int64);
+        let dims: Vec<Operand> = if n == 1 {
+            vec![len.clone()]
+        } else {
+            (1..=i64::from(n))
+                .map(|d| {
+                    let d = Operand::Const(Const::Int(d));
+                    self.prim(b, Prim::Size, vec![ys.clone(), d], Type::Int64)
+                })
+                .collect()
+        };
+        let out_ty = array(to.clone(), n);
+        let out = self.prim(b, Prim::Zeros, dims, out_ty.clone());
+        let (head, k, _, body, exit) = self.header(len, &[]);
+        self.jump(b, head, vec![Operand::Const(Const::Int(1))]);
+        let y = self.prim(
+            body,
+            Prim::GetIndex,
+            vec![ys.clone(), k.clone()],
+            (**from).clone(),
+        );
+        let (body, y) = if **from == *to {
+            (body, y)
+        } else if u.members.contains(to) {
+            (
+                body,
+                self.prim(body, Prim::UnionConvert, vec![y], to.clone()),
+            )
+        } else {
+            let u = u.clone();
+            self.rewrapped(body, y, &u, to)
+        };
+        self.prim(
+            body,
+            Prim::SetIndex,
+            vec![out.clone(), y, k.clone()],
+            to.clone(),
+        );
+        let one = Operand::Const(Const::Int(1));
+        let k1 = self.prim(body, Prim::Add, vec![k, one], Type::Int64);
+        self.jump(body, head, vec![k1]);
+        let out = self.prim(exit, Prim::UnionConvert, vec![out], ret.clone());
+        self.jump(exit, done, vec![out]);
+    }
+
+    /// `y` (of the union `from`) as a value of the union `to` holding the same member, by a
+    /// test of the member it holds; the block after the conversion and the converted value.
+    fn rewrapped(&mut self, b: Block, y: Operand, from: &UnionType, to: &Type) -> (Block, Operand) {
+        let join_b = self.f.add_block();
+        let out = self.f.add_param(join_b, to.clone(), SPAN, None);
+        let mut at = b;
+        for (k, member) in from.members.iter().enumerate() {
+            let here = if k + 1 == from.members.len() {
+                at
+            } else {
+                let name = Operand::Const(Const::Symbol(member.to_string().as_str().into()));
+                let c = self.prim(at, Prim::UnionIsa, vec![y.clone(), name], Type::Bool);
+                let (then_b, else_b) = self.branch(at, c);
+                at = else_b;
+                then_b
+            };
+            let v = self.prim(here, Prim::UnionConvert, vec![y.clone()], member.clone());
+            let v = self.prim(here, Prim::UnionConvert, vec![v], to.clone());
+            self.jump(here, join_b, vec![v]);
+        }
+        (join_b, Operand::Value(out))
     }
 
     /// `y` (of the union of numbers `from`) converted to the number `to`, by a test of the

@@ -117,6 +117,31 @@ impl Caught {
                     )),
                 }
             }
+            // `BoundsError: attempt to access <what> at index [<i>]`: an array's indices as a
+            // tuple, a tuple's or a string's one index as it is.
+            ("BoundsError", "i") => {
+                let (what, index) = rest
+                    .strip_prefix(": attempt to access ")
+                    .and_then(|r| r.rsplit_once(" at index ["))
+                    .ok_or_else(|| "UndefRefError: access to undefined reference".to_string())?;
+                let index = index.strip_suffix(']').unwrap_or(index);
+                let Ok(ks) = index
+                    .split(", ")
+                    .map(str::parse::<i64>)
+                    .collect::<Result<Vec<i64>, _>>()
+                else {
+                    return Err(format!(
+                        "ErrorException: zy reads `i` of a BoundsError at integer indices only, \
+                         not `[{index}]`"
+                    ));
+                };
+                let array = what.contains("-element ")
+                    || what.split(' ').next().is_some_and(|d| d.contains('×'));
+                match ks.as_slice() {
+                    [k] if !array => Ok(Value::Int(*k)),
+                    _ => Ok(Value::Tuple(ks.into_iter().map(Value::Int).collect())),
+                }
+            }
             (
                 "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"
                 | "OverflowError" | "TypeError",
@@ -133,6 +158,7 @@ impl Caught {
     fn fields(&self) -> &'static str {
         match self.name() {
             "DomainError" => "`val`, `msg`",
+            "BoundsError" => "`i`",
             "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"
             | "OverflowError" => "`msg`",
             _ => "none that zy reads",

@@ -956,8 +956,9 @@ function _gen_elem(p::ProductIterator, k::Int)
 end
 
 # The values of `f` on no elements of `it`: an empty Vector of `f`'s result type, which `map`
-# infers (Julia's `collect` takes the element type from inference too).
-_gen_results(f, it) = map(k -> f(_gen_elem(it, k)), fill(0, 0))
+# infers (Julia's `collect` takes the element type from inference too; results of a call on a
+# container of `Any`, each kept as it is by `_map_each`, give theirs by `_narrow_eltype`).
+_gen_results(f, it) = _map_each(k -> f(_gen_elem(it, k)), fill(0, 0))
 
 # The array `collect` fills: of `f`'s result type and of the iteration's shape.
 _gen_array(f, it) = _vector(_gen_results(f, it), length(it))
@@ -1002,7 +1003,7 @@ function _gen_collect(f, it)
     for k in 1:length(y)
         y[k] = f(_gen_elem(it, k))
     end
-    return y
+    return _narrow_eltype(y)
 end
 
 function _gen_collect(f, it::Filter)
@@ -1016,7 +1017,7 @@ function _gen_collect(f, it::Filter)
             y[n] = f(x)
         end
     end
-    return n == length(y) ? y : _slice(y, StepRange(1, 1, n))
+    return _narrow_eltype(n == length(y) ? y : _slice(y, StepRange(1, 1, n)))
 end
 
 # The index of the first element of `it` from index `k` on that its filter keeps (one past the
@@ -5505,7 +5506,7 @@ pairs(nt::NamedTuple) = Pairs(nt)
 length(p::Pairs) = length(p.data)
 # Julia's: indexed by a key, the value; iterated, the pair.
 getindex(p::Pairs, k::Int) = p.data[k]
-_gen_elem(p::Pairs, k::Int) = Pair(k, p.data[k])
+_gen_elem(p::Pairs, k::Int) = _open_pair(k, p.data[k])
 first(p::Pairs) = _gen_elem(p, 1)
 last(p::Pairs) = _gen_elem(p, length(p))
 keys(p::Pairs) = 1:length(p.data)
@@ -5515,7 +5516,7 @@ values(p::Pairs) = p.data
 pairs(A::AbstractMatrix) = Pairs(A)
 keys(p::Pairs{<:AbstractMatrix}) = keys(p.data)
 getindex(p::Pairs{<:AbstractMatrix}, I::CartesianIndex) = p.data[I[1], I[2]]
-_gen_elem(p::Pairs{<:AbstractMatrix}, k::Int) = Pair(_cartesian_of(p.data, k), p.data[k])
+_gen_elem(p::Pairs{<:AbstractMatrix}, k::Int) = _open_pair(_cartesian_of(p.data, k), p.data[k])
 # Of a named tuple: its names are the keys, `pairs(nt)[:a]` its value; iterated, `:a => nt.a`.
 keys(p::Pairs{<:NamedTuple}) = keys(p.data)
 getindex(p::Pairs{<:NamedTuple}, k::Symbol) = p.data[k]
@@ -11822,7 +11823,7 @@ end
 # in the table's order first, once after a change).
 function _gen_elem(d::Dict, i::Int)
     e = _dict_dense(d)
-    return Pair(e.keys[i], e.vals[i])
+    return _open_pair(e.keys[i], e.vals[i])
 end
 
 function getindex(d::Dict, k)
@@ -12018,7 +12019,7 @@ function filter(f, d::Dict)
     e = _dict_dense(d)
     r = Dict(e.keys[1:0], e.vals[1:0])
     for i in 1:length(e.keys)
-        if f(Pair(e.keys[i], e.vals[i]))
+        if f(_open_pair(e.keys[i], e.vals[i]))
             r[e.keys[i]] = e.vals[i]
         end
     end
@@ -12029,7 +12030,7 @@ function filter!(f, d::Dict)
     e = _dict_dense(d)
     dropped = e.keys[1:0]
     for i in 1:length(e.keys)
-        if !f(Pair(e.keys[i], e.vals[i]))
+        if !f(_open_pair(e.keys[i], e.vals[i]))
             push!(dropped, e.keys[i])
         end
     end

@@ -18,7 +18,8 @@ use zy_ir::{tangent_type, Const, Op, Operand, Prim, Span, Type};
 use super::split::{fdata_of, full_of, rdata_of};
 use super::{Emit, FwdOut, FwdStmt, RevStmt};
 use crate::tangent::{
-    fdata_type, mixed_elements, object_array, object_array_refusal, returned_elements,
+    fdata_type, mixed_elements, object_array, object_array_refusal, object_array_why,
+    returned_elements,
 };
 use crate::AdError;
 
@@ -46,6 +47,8 @@ const HANDLED: &[Prim] = &[
     Prim::RefNew,
     Prim::RefGet,
     Prim::RefSet,
+    // (A number into a union and back, or an array seen as a value of `Any`, `map`'s over a
+    // container of `Any`: the same object, its shadow passed as it is.)
     Prim::UnionConvert,
 ];
 
@@ -61,8 +64,7 @@ pub(super) fn refuse_unsupported(
     for t in args.iter().chain([ty]) {
         match object_array(t) {
             Some((a, false)) => {
-                let why = "its elements hold mutable structs or boxes inside other values, which \
-                           the AD cannot split into array and number parts";
+                let why = object_array_why(&a);
                 return Err(AdError::new(span, object_array_refusal(&a, why)));
             }
             Some((a, true)) => match op {

@@ -699,6 +699,17 @@ pub(crate) fn retyped_field(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
 /// `Any`.
 fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     plain_values(elems)?;
+    if let Some(e) = elems
+        .iter()
+        .find(|e| crate::join::strings_or_numbers(&e.ty))
+    {
+        return Err(Fail::unsupported(format!(
+            "an array literal holding a value of {} (Julia's element type comes from the \
+             values: a `Vector{{Any}}` of a string and a number); convert it first, \
+             `string(x)`",
+            e.ty
+        )));
+    }
     let Some(first) = elems.first() else {
         // `[]` is Julia's `Any[]`: a `Vector{Any}`, holding numbers each of its own type.
         return crate::open::open_union("Any", &[])

@@ -134,6 +134,7 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
     let mut found: Vec<(Name, Type)> = match f {
         "msg" => vec![("ErrorException".into(), Type::String)],
         "val" => vec![("DomainError".into(), any_number)],
+        "i" => vec![("BoundsError".into(), bounds_index())],
         _ => Vec::new(),
     };
     for def in user_exceptions(program) {
@@ -161,6 +162,10 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
         found.push((def.name.clone(), ty));
     }
     match found.split_first() {
+        None if f == "a" => Err(Fail::unsupported(
+            "field `a` of a caught exception, a `BoundsError`'s object indexed: zy keeps the \
+             exception's message, not the object; read the object where it was indexed",
+        )),
         None => Err(Fail::unsupported(format!(
             "field `{f}` of a caught exception: no exception type zy knows has it"
         ))),
@@ -176,6 +181,14 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
             })
         }),
     }
+}
+
+/// A `BoundsError`'s `i` (Julia's field of type `Any`): the index of a tuple or a string, an
+/// `Int`; the tuple of the indices of an array, of one to three.
+fn bounds_index() -> Type {
+    let tuples = (1..=3).map(|n| Type::tuple(std::iter::repeat_n(Type::Int64, n)));
+    let held: Vec<Type> = std::iter::once(Type::Int64).chain(tuples).collect();
+    crate::open::open_union("Any", &held).unwrap_or(Type::Int64)
 }
 
 /// Type a builtin call on a caught exception, or a `throw`; `None` if it is not one.

@@ -25,10 +25,24 @@ pub(crate) fn call(
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
     Some(match (name, args) {
-        ("map", [f, xs @ ..]) if !xs.is_empty() => map(cx, b, f, xs, args),
+        ("map", [f, xs @ ..]) if !xs.is_empty() => {
+            map(cx, b, f, xs, args).map(|v| narrow_eltype(cx, b, v))
+        }
         ("map", _) => Err(no_method("map", &types(args))),
+        ("_map_each", [f, xs @ ..]) if !xs.is_empty() => map(cx, b, f, xs, args),
+        ("_map_each", _) => Err(no_method("_map_each", &types(args))),
+        ("_narrow_eltype", [ys]) => Ok(narrow_eltype(cx, b, ys.clone())),
+        ("_narrow_eltype", _) => Err(no_method("_narrow_eltype", &types(args))),
+        // A dictionary's entry: Julia's `Pair{K, V}` of its key and value types.
+        (crate::calls::OPEN_PAIR, [_, _]) => match cx.program.structs.get("Base.Pair") {
+            Some(def) => dispatch::construct(cx.program, def, b, args),
+            None => Err(no_method(crate::calls::OPEN_PAIR, &types(args))),
+        },
+        (crate::calls::OPEN_PAIR, _) => Err(no_method(crate::calls::OPEN_PAIR, &types(args))),
         ("sum", [f, xs]) => sum(cx, b, f, xs, args),
-        ("broadcast", [f, xs @ ..]) if !xs.is_empty() => broadcast(cx, b, f, xs, args),
+        ("broadcast", [f, xs @ ..]) if !xs.is_empty() => {
+            broadcast(cx, b, f, xs, args).map(|v| narrow_eltype(cx, b, v))
+        }
         ("broadcast", _) => Err(no_method("broadcast", &types(args))),
         ("checkpointed", [f, xs @ ..]) => checkpointed(cx, b, f, xs, args),
         ("checkpointed", _) => Err(no_method("checkpointed", &types(args))),
@@ -110,6 +124,18 @@ fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Ty
         )));
     }
     Ok(r)
+}
+
+/// `ys` with its element type taken from its values where it is an array of results of a call
+/// on a container of `Any` ([`crate::open::narrows`]): the synthesised
+/// [`crate::synth::NARROW`]; else `ys` itself.
+fn narrow_eltype(cx: &mut Cx, b: &mut PlanBuilder, ys: Val) -> Val {
+    match &ys.ty {
+        Type::Array(e, _) if crate::open::narrows(e) => {
+            invoke_synth(cx, b, crate::synth::NARROW, std::slice::from_ref(&ys))
+        }
+        _ => ys,
+    }
 }
 
 fn invoke_synth(cx: &mut Cx, b: &mut PlanBuilder, name: &str, args: &[Val]) -> Val {
