@@ -14,7 +14,10 @@
 //! scope (`prelude_scope`, through `src/scope_names.rs` and `src/resolve.rs`), which a program
 //! whose files leave the library's names as they are reads as it is
 //! (`ScopeNames::library_as_built`), so that a process resolves no library item it reads whole;
-//! and so is each signature's type names (`BundledItem::resolved_sig`).
+//! and so is each signature's type names (`BundledItem::resolved_sig`). That scope itself is
+//! packed into `$OUT_DIR/prelude_names.bin`, from which such a program's scope starts
+//! (`root_names` in `src/scope.rs`), so that a process does not list the library's items to
+//! build it.
 //! `bundled_items_parse_alone` checks that each range parses to the same item as the whole
 //! file does, that the signatures are those of the item lowered alone, and that each packed
 //! lowering reads back as that lowering.
@@ -173,6 +176,8 @@ fn main() {
     let dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(dir.join("bundled.rs"), out).expect("OUT_DIR is writable");
     std::fs::write(dir.join("lowered.bin"), packed).expect("OUT_DIR is writable");
+    let scope = postcard::to_allocvec(&names).expect("the prelude's scope packs");
+    std::fs::write(dir.join("prelude_names.bin"), scope).expect("OUT_DIR is writable");
 }
 
 /// `sig` as `Signature` code.
@@ -206,7 +211,7 @@ fn prelude_scope(files: &[Vec<(String, &Item, u32, u32, u32)>]) -> scope_names::
             names.add_module(&module, &m.name);
         }
     }
-    names.see_base();
+    names.see_base(|_| true);
     for (module, item) in items() {
         match item {
             Item::Module(m) if m.bare => names.make_bare(&scope_names::join(&module, &m.name)),
