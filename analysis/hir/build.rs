@@ -128,6 +128,21 @@ fn main() {
                 subject: resolved_subject.as_deref(),
                 ..sig.clone()
             };
+            // The name `prelude_items` (`src/program.rs`) keys a definition by: an in-source
+            // rule by the function it is for.
+            let key = matches!(
+                kind,
+                item_kind::ItemKind::Function
+                    | item_kind::ItemKind::Struct
+                    | item_kind::ItemKind::Global
+            )
+            .then(|| {
+                let key = names.definition(&full_module, &name);
+                match resolved_sig.subject {
+                    Some(f) if ["rrule", "frule"].contains(&&*key) => f.to_string(),
+                    _ => key.to_string(),
+                }
+            });
             let bare = matches!(item, Item::Module(m) if m.bare);
             let ordinal = match kind {
                 item_kind::ItemKind::Function => {
@@ -164,7 +179,7 @@ fn main() {
             };
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: {}, resolved_sig: {}, method: {}, lowered: {lowered:?}, resolved: {resolved:?}, binding: {binding:?}, exports: &{exports:?} }},",
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: {}, resolved_sig: {}, method: {}, lowered: {lowered:?}, resolved: {resolved:?}, binding: {binding:?}, exports: &{exports:?}, key: {key:?} }},",
                 static_signature(&sig),
                 static_signature(&resolved_sig),
                 bundled_method(item),
