@@ -14,7 +14,10 @@
 //! scope (`prelude_scope`, through `src/scope_names.rs` and `src/resolve.rs`), which a program
 //! whose files leave the library's names as they are reads as it is
 //! (`ScopeNames::library_as_built`), so that a process resolves no library item it reads whole;
-//! and so is each signature's type names (`BundledItem::resolved_sig`).
+//! and so is each signature's type names (`BundledItem::resolved_sig`). That scope itself is
+//! packed into `$OUT_DIR/prelude_names.bin`, from which such a program's scope starts
+//! (`root_names` in `src/scope.rs`), so that a process does not list the library's items to
+//! build it.
 //! `bundled_items_parse_alone` checks that each range parses to the same item as the whole
 //! file does, that the signatures are those of the item lowered alone, and that each packed
 //! lowering reads back as that lowering.
@@ -125,6 +128,21 @@ fn main() {
                 subject: resolved_subject.as_deref(),
                 ..sig.clone()
             };
+            // The name `prelude_items` (`src/program.rs`) keys a definition by: an in-source
+            // rule by the function it is for.
+            let key = matches!(
+                kind,
+                item_kind::ItemKind::Function
+                    | item_kind::ItemKind::Struct
+                    | item_kind::ItemKind::Global
+            )
+            .then(|| {
+                let key = names.definition(&full_module, &name);
+                match resolved_sig.subject {
+                    Some(f) if ["rrule", "frule"].contains(&&*key) => f.to_string(),
+                    _ => key.to_string(),
+                }
+            });
             let bare = matches!(item, Item::Module(m) if m.bare);
             let ordinal = match kind {
                 item_kind::ItemKind::Function => {
@@ -161,7 +179,7 @@ fn main() {
             };
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: {}, resolved_sig: {}, method: {}, lowered: {lowered:?}, resolved: {resolved:?}, binding: {binding:?}, exports: &{exports:?} }},",
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: {}, resolved_sig: {}, method: {}, lowered: {lowered:?}, resolved: {resolved:?}, binding: {binding:?}, exports: &{exports:?}, key: {key:?} }},",
                 static_signature(&sig),
                 static_signature(&resolved_sig),
                 bundled_method(item),
@@ -173,6 +191,8 @@ fn main() {
     let dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(dir.join("bundled.rs"), out).expect("OUT_DIR is writable");
     std::fs::write(dir.join("lowered.bin"), packed).expect("OUT_DIR is writable");
+    let scope = postcard::to_allocvec(&names).expect("the prelude's scope packs");
+    std::fs::write(dir.join("prelude_names.bin"), scope).expect("OUT_DIR is writable");
 }
 
 /// `sig` as `Signature` code.
@@ -206,7 +226,7 @@ fn prelude_scope(files: &[Vec<(String, &Item, u32, u32, u32)>]) -> scope_names::
             names.add_module(&module, &m.name);
         }
     }
-    names.see_base();
+    names.see_base(|_| true);
     for (module, item) in items() {
         match item {
             Item::Module(m) if m.bare => names.make_bare(&scope_names::join(&module, &m.name)),

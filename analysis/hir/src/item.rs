@@ -114,6 +114,10 @@ pub(crate) struct BundledItem {
     pub binding: Option<(bool, Option<&'static str>)>,
     /// For an `export`, the names it lists.
     pub exports: &'static [&'static str],
+    /// For a function, struct or binding, the name the program's index of library items
+    /// finds it by, resolved in the prelude's own scope (`prelude_items` in
+    /// [`crate::program`]).
+    pub key: Option<&'static str>,
 }
 
 /// The items of each file of [`crate::prelude::PRELUDE`], in `flat_items` order.
@@ -147,6 +151,22 @@ fn bundled_item(db: &dyn salsa::Database, id: ItemId) -> Option<&'static Bundled
     BUNDLED
         .get(positions.bundled?)?
         .get(*positions.at.get(&id)?)
+}
+
+/// Each item of `file` with the name the program's index of library items finds it by, as
+/// resolved in the prelude's own scope ([`BundledItem::key`]), if `file` is a prelude file with
+/// the bundled text.
+pub(crate) fn built_keys(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+) -> Option<impl Iterator<Item = (ItemId, Option<&'static str>)> + '_> {
+    let bundled = bundled(db, file)?;
+    Some(
+        item_tree(db, file)
+            .iter()
+            .zip(bundled)
+            .map(|(&id, b)| (id, b.key)),
+    )
 }
 
 /// The docstrings that may document `id`, with offsets in its file: for a bundled prelude item

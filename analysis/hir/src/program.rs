@@ -25,8 +25,8 @@ use zy_lower::LowerError;
 use crate::call::CallFunctions;
 use crate::input::SourceFile;
 use crate::item::{
-    built_resolution, built_signature, bundled_lowering, bundled_method, item_signature, item_tree,
-    ItemId, ItemKind,
+    built_keys, built_resolution, built_signature, bundled_lowering, bundled_method,
+    item_signature, item_tree, ItemId, ItemKind,
 };
 use crate::lower::ssa;
 use crate::reach::{
@@ -341,8 +341,35 @@ pub fn needed_names(
 /// The prelude's function, struct and binding items by the qualified name each defines (the
 /// callable struct's call methods by `(::T)`, an `rrule` for `f` by `f`: a rule is needed only
 /// where its function is called).
+///
+/// Where the library's names are as built ([`ScopeNames::library_as_built`]), each item's name
+/// is the one the build script resolved ([`built_keys`]), not resolved again here.
 #[salsa::tracked(returns(ref))]
 fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> FxHashMap<Name, Vec<ItemId>> {
+    if root_scope_names(db, root).library_as_built() {
+        let mut out: FxHashMap<Name, Vec<ItemId>> = FxHashMap::default();
+        let files = crate::input::Prelude::get(db).files(db);
+        for keyed in files.iter().filter_map(|&f| built_keys(db, f)) {
+            for (item, key) in keyed {
+                let Some(key) = key else { continue };
+                match out.get_mut(key) {
+                    Some(items) => items.push(item),
+                    None => {
+                        out.insert(key.into(), vec![item]);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+    listed_prelude_items(db, root)
+}
+
+/// [`prelude_items`] of `root` with each item's name resolved in the root's scope.
+fn listed_prelude_items(
+    db: &dyn salsa::Database,
+    root: SourceFile,
+) -> FxHashMap<Name, Vec<ItemId>> {
     let names = root_scope_names(db, root);
     let mut out: FxHashMap<Name, Vec<ItemId>> = FxHashMap::default();
     for (item, module) in loaded_items(db, root, |f| is_prelude(db, f)) {
@@ -870,6 +897,29 @@ mod tests {
             let (db, file) = program(text);
             let names = root_scope_names(&db, scope_root(&db, file));
             assert_eq!(names.library_as_built(), as_built, "{text}");
+        }
+    }
+
+    /// The library's items are keyed by the names the build script resolved exactly where
+    /// they are the names resolved in the program's scope: for programs that leave the
+    /// library's names as they are, and for the prelude's own files.
+    #[test]
+    fn library_items_keyed_as_built_are_keyed_as_resolved() {
+        let (mut db, file) = program("f(x) = sum(x)\n");
+        let base = crate::input::Prelude::get(&db).files(&db)[0];
+        for text in [
+            "f(x) = sum(x)\n",
+            "Base.sum(x::Bool) = 1.0\nrrule(::typeof(f), x) = (f(x), y -> (nothing, y))\n",
+            "import Base: sum\nsum(x::Bool) = 1.0\n_prod_tail(x) = 1\n",
+            "using LinearAlgebra\nstruct P end\n(p::P)(x) = norm(x)\n",
+        ] {
+            file.set_text(&mut db).to(text.to_string());
+            for root in [scope_root(&db, file), base] {
+                assert!(root_scope_names(&db, root).library_as_built(), "{text}");
+                let keyed = prelude_items(&db, root);
+                assert!(keyed.contains_key("Base.sum") && keyed.contains_key("LinearAlgebra.norm"));
+                assert!(*keyed == listed_prelude_items(&db, root), "{text}");
+            }
         }
     }
 

@@ -542,7 +542,10 @@ struct ItemsByKind {
 }
 
 impl ItemsByKind {
-    fn of(db: &dyn salsa::Database, files: &[LoadedFile]) -> ItemsByKind {
+    fn of<'a>(
+        db: &dyn salsa::Database,
+        files: impl IntoIterator<Item = &'a LoadedFile>,
+    ) -> ItemsByKind {
         let mut out = ItemsByKind::default();
         for l in files {
             let own = !is_prelude(db, l.file);
@@ -579,18 +582,61 @@ impl ItemsByKind {
     }
 }
 
+/// The prelude's own scope, packed by the build script (`build.rs`).
+static PRELUDE_NAMES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/prelude_names.bin"));
+
+/// The prelude's own scope as the build script built it, if the prelude has the bundled text.
+fn built_prelude_names(db: &dyn salsa::Database) -> Option<ModuleNames> {
+    if !*prelude_bundled(db, Prelude::get(db)) {
+        return None;
+    }
+    postcard::from_bytes(PRELUDE_NAMES).ok()
+}
+
+/// The scope of `root`'s program. Where the program's files put nothing in a library module,
+/// it starts from the prelude's scope as the build script built it and adds the files' own
+/// items, as [`listed_root_names`] would after listing the library's ~3,000 items: the
+/// library's passes come first in each, and the files' items change no library module's
+/// imports or exports.
 #[salsa::tracked(returns(ref))]
 fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
-    let mut names = ScopeNames::default();
     let files = root_files(db, root);
-    let items = ItemsByKind::of(db, files);
+    let own = ItemsByKind::of(db, files.iter().filter(|l| !is_prelude(db, l.file)));
+    match built_prelude_names(db).filter(|_| !own.own_in_library) {
+        Some(built) => scope_of(db, files, Some(built), own),
+        None => listed_root_names(db, root),
+    }
+}
+
+/// [`root_names`] of `root` from every item of its program's files, the library's included.
+fn listed_root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
+    let files = root_files(db, root);
+    scope_of(db, files, None, ItemsByKind::of(db, files))
+}
+
+/// The scope of a program of `files` with `items`: those of every file, or, if the prelude's
+/// `built` scope is given, those of the files that are not the prelude's.
+fn scope_of(
+    db: &dyn salsa::Database,
+    files: &[LoadedFile],
+    built: Option<ModuleNames>,
+    items: ItemsByKind,
+) -> ScopeNames {
+    let from_build = built.is_some();
+    let mut names = ScopeNames {
+        names: built.unwrap_or_default(),
+        ..ScopeNames::default()
+    };
     // Every module first, then what each imports (which names modules), then what each defines
     // (which depends on what it imports).
     for l in files {
         names.modules.entry(l.module.clone()).or_default();
     }
     let by_path = files_by_path(db, Workspace::get(db));
-    for l in files {
+    for l in files
+        .iter()
+        .filter(|l| !from_build || !is_prelude(db, l.file))
+    {
         for (package, path) in package_sources(db, l.file) {
             if by_path.contains_key(path) {
                 names.packages.insert(package.clone());
@@ -600,7 +646,7 @@ fn root_names(db: &dyn salsa::Database, root: SourceFile) -> ScopeNames {
     for (item, module) in &items.modules {
         names.add_module(module, item.name(db));
     }
-    names.see_base();
+    names.see_base(|m| !from_build || !in_library(m));
     // A module's own item comes before its items, and so before the imports written in it.
     for (item, module) in &items.modules {
         if is_bare_module(db, *item) {
@@ -788,5 +834,86 @@ fn share_changes(names: &mut ScopeNames, effects: &Effects, bindings: &[Name]) {
         if !grew {
             break;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use salsa::Setter;
+
+    use super::*;
+    use crate::RootDatabase;
+
+    /// Every `.jl` file under `dir`, recursively.
+    fn julia_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                julia_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jl") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// A program's scope started from the prelude's built scope is the scope listed from every
+    /// item, the library's included: for every fixture (a workspace of all of them, each with
+    /// the files it includes) and for programs that import, alias, extend and shadow the
+    /// library's names; a program that puts an item in a library module is listed.
+    #[test]
+    fn scope_from_the_built_prelude_is_the_listed_scope() {
+        let mut db = RootDatabase::default();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let mut paths = Vec::new();
+        julia_files(&dir, &mut paths);
+        paths.sort();
+        assert!(paths.len() > 100, "fixtures in {}", dir.display());
+        let mut files: Vec<SourceFile> = paths
+            .iter()
+            .filter_map(|p| {
+                Some(SourceFile::new(
+                    &db,
+                    p.clone(),
+                    std::fs::read_to_string(p).ok()?,
+                ))
+            })
+            .collect();
+        let programs = [
+            "using LinearAlgebra\nconst LA = LinearAlgebra\nf(x) = LA.norm(x) + dot(x, x)\n",
+            "import Base: sum\nsum(x::Bool) = 1.0\nBase.length(x::Bool) = 2\n",
+            "module M\nusing Statistics: mean\nexport g\ng(x) = mean(x)\nend\nusing .M\nh(x) = g(x)\n",
+            "baremodule B\nf(x) = x\nend\nstruct S\n    a::Float64\nend\n(s::S)(x) = s.a * x\n",
+            "module Outer\nexport Inner\nmodule Inner\nk() = 1\nend\nend\nusing .Outer\nconst I = Inner\n",
+            "_prod_tail(x) = 1\nBase.zy_new_name(x) = 2\nxs = [1.0]\npush!(xs, 2.0)\n",
+            "module Base\nzy_inner(x) = 1\nend\n",
+            "module LinearAlgebra\nend\nusing Random: rand\nr() = rand()\n",
+        ];
+        for (i, text) in programs.iter().enumerate() {
+            let path = PathBuf::from(format!("program{i}.jl"));
+            files.push(SourceFile::new(&db, path, text.to_string()));
+        }
+        Workspace::get(&db).set_files(&mut db).to(files.clone());
+        let mut built = 0;
+        for &file in &files {
+            let root = scope_root(&db, file);
+            let at = file.path(&db).display().to_string();
+            let listed = listed_root_names(&db, root);
+            assert!(root_names(&db, root) == &listed, "{at}: the scopes differ");
+            built += usize::from(
+                !ItemsByKind::of(
+                    &db,
+                    root_files(&db, root)
+                        .iter()
+                        .filter(|l| !is_prelude(&db, l.file)),
+                )
+                .own_in_library,
+            );
+        }
+        assert!(built > 100, "{built} programs started from the built scope");
     }
 }

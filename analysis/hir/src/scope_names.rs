@@ -84,7 +84,7 @@ fn parent(module: &str) -> &str {
 
 /// What one module of a program defines and sees. Hashed by name: resolution looks names up
 /// here thousands of times in a first gradient.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ModuleScope {
     /// Functions, structs and bindings it defines, unqualified, to their qualified names
     /// (made once, shared by every resolution to them).
@@ -112,8 +112,9 @@ pub struct ModuleScope {
 
 /// The modules of a program with what each defines and sees, and the bindings that skipped
 /// statements may change: what resolution reads ([`crate::scope::ScopeNames`] adds what the
-/// editor reports).
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+/// editor reports). The build script packs the prelude's own (`build.rs`), which a program
+/// whose files leave the library's modules alone starts from ([`crate::scope`]).
+#[derive(Clone, PartialEq, Eq, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ModuleNames {
     pub(crate) modules: FxHashMap<Name, ModuleScope>,
     /// Qualified bindings changed by top-level code zy does not run, with where that code is.
@@ -357,10 +358,11 @@ impl ModuleNames {
         inner
     }
 
-    /// Every module but Base sees Base's names (until [`ModuleNames::make_bare`]).
-    pub(crate) fn see_base(&mut self) {
+    /// Every module but Base for which `fresh` holds sees Base's names (until
+    /// [`ModuleNames::make_bare`]): all of them, or those added to the prelude's built scope.
+    pub(crate) fn see_base(&mut self, fresh: impl Fn(&str) -> bool) {
         for (module, scope) in self.modules.iter_mut() {
-            if module.as_ref() != BASE {
+            if module.as_ref() != BASE && fresh(module) {
                 scope.usings.push(BASE.into());
             }
         }
