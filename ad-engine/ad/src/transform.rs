@@ -266,7 +266,39 @@ impl<'f> Cx<'f> {
         let source =
             name.starts_with(|c: char| c.is_alphabetic() || c == '_') && !name.contains('#');
         let one_kind = has_rdata(&d.ty) != has_fdata(&d.ty);
-        (self.trace && source && one_kind && self.act.is_active(v)).then_some(name)
+        let tapped = self.trace && source && one_kind && self.act.is_active(v);
+        (tapped && !self.rejoins_itself(v)).then_some(name)
+    }
+
+    /// Whether `v` is a φ whose every incoming value is (up to `union_convert`) one of its own
+    /// definition, at its span with its name: the exit of a loop whose first iteration is
+    /// peeled joins the two copies of the loop's `r`. Tapping it would show again a value the
+    /// definition's row already holds, as one more run.
+    fn rejoins_itself(&self, v: Value) -> bool {
+        let d = self.f.value(v);
+        let ValueKind::Param { block, index } = d.kind else {
+            return false;
+        };
+        let own = |op: &Operand| {
+            let mut x = op.as_value();
+            while let Some(s) = x.and_then(|x| self.f.stmt(x)) {
+                match (&s.op, s.args.as_slice()) {
+                    (Op::Prim(Prim::UnionConvert), [a]) => x = a.as_value(),
+                    _ => break,
+                }
+            }
+            x.is_some_and(|x| {
+                let xd = self.f.value(x);
+                x != v && xd.span == d.span && xd.name == d.name
+            })
+        };
+        let mut incoming = self.preds[block.index()]
+            .iter()
+            .flat_map(|&p| self.f.block(p).term.calls())
+            .filter(|c| c.block == block)
+            .map(|c| c.args.get(index as usize))
+            .peekable();
+        block != Block::ENTRY && incoming.peek().is_some() && incoming.all(|a| a.is_some_and(own))
     }
 
     fn is_stmt_active(&self, v: Value) -> bool {

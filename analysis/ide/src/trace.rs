@@ -583,6 +583,37 @@ trace:
     }
 
     #[test]
+    fn a_peeled_loop_join_counts_each_test_of_the_condition_once() {
+        // pow(2, 3): the Int r = 1 enters (no gradient, no run); r at the join is then 2, 4, 8
+        // with adjoints x^2 = 4, x = 2, 1. The loop's exit joins the two copies of that r
+        // (the first iteration is peeled): not one more run of 8.0.
+        let src = "\
+function pow(x, n)
+    r = 1
+    while n > 0
+        r *= x
+        n -= 1
+    end
+    return r
+end
+";
+        assert_eq!(
+            trace(src, "pow(2.0, 3)"),
+            "\
+trace:
+  where      name  value                             adjoint
+  t.jl:1:14  x     2.0                               12.0
+  t.jl:3:5   r     ×3: 2.0 → 8.0 (min 2.0, max 8.0)  ×3: 4.0 → 1.0 (min 1.0, max 4.0)
+  t.jl:4:9   r     ×3: 2.0 → 8.0 (min 2.0, max 8.0)  ×3: 4.0 → 1.0 (min 1.0, max 4.0)"
+        );
+        // The loop does not run: r is the Int 1, which carries no gradient.
+        assert_eq!(
+            trace(src, "pow(2.0, 0)"),
+            "trace:\n  where      name  value  adjoint\n  t.jl:1:14  x     2.0    0.0"
+        );
+    }
+
+    #[test]
     fn a_local_holding_a_nested_gradient_has_its_row() {
         // g = d/dx x^3 = 3x^2 = 12 at 2; h = 2g; the result h x = 6x^3: ḡ = 2x = 4, h̄ = x = 2,
         // x̄ = 18x^2 = 72.
