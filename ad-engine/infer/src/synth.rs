@@ -648,24 +648,9 @@ impl Synth {
     /// `y` (of the union `from`) as a value of the union `to` holding the same member, by a
     /// test of the member it holds; the block after the conversion and the converted value.
     fn rewrapped(&mut self, b: Block, y: Operand, from: &UnionType, to: &Type) -> (Block, Operand) {
-        let join_b = self.f.add_block();
-        let out = self.f.add_param(join_b, to.clone(), SPAN, None);
-        let mut at = b;
-        for (k, member) in from.members.iter().enumerate() {
-            let here = if k + 1 == from.members.len() {
-                at
-            } else {
-                let name = Operand::Const(Const::Symbol(member.to_string().as_str().into()));
-                let c = self.prim(at, Prim::UnionIsa, vec![y.clone(), name], Type::Bool);
-                let (then_b, else_b) = self.branch(at, c);
-                at = else_b;
-                then_b
-            };
-            let v = self.prim(here, Prim::UnionConvert, vec![y.clone()], member.clone());
-            let v = self.prim(here, Prim::UnionConvert, vec![v], to.clone());
-            self.jump(here, join_b, vec![v]);
-        }
-        (join_b, Operand::Value(out))
+        self.split_into(b, y, &from.members, to, |s, here, v, _| {
+            s.prim(here, Prim::UnionConvert, vec![v], to.clone())
+        })
     }
 
     /// `y` (of the union of numbers `from`) converted to the number `to`, by a test of the
@@ -674,11 +659,33 @@ impl Synth {
         let Type::Union(u) = from else {
             return (b, y);
         };
+        self.split_into(
+            b,
+            y,
+            &u.members,
+            to,
+            |s, here, v, member| match crate::join::conversion(member, to) {
+                Some(p) => s.prim(here, p, vec![v], to.clone()),
+                None => v,
+            },
+        )
+    }
+
+    /// `y` (a value of a union of `members`) split on the member it holds, each member's value
+    /// `convert`ed to `to`; the block after the split and the joined value.
+    fn split_into(
+        &mut self,
+        b: Block,
+        y: Operand,
+        members: &[Type],
+        to: &Type,
+        mut convert: impl FnMut(&mut Self, Block, Operand, &Type) -> Operand,
+    ) -> (Block, Operand) {
         let join_b = self.f.add_block();
         let out = self.f.add_param(join_b, to.clone(), SPAN, None);
         let mut at = b;
-        for (k, member) in u.members.iter().enumerate() {
-            let here = if k + 1 == u.members.len() {
+        for (k, member) in members.iter().enumerate() {
+            let here = if k + 1 == members.len() {
                 at
             } else {
                 let name = Operand::Const(Const::Symbol(member.to_string().as_str().into()));
@@ -688,10 +695,7 @@ impl Synth {
                 then_b
             };
             let v = self.prim(here, Prim::UnionConvert, vec![y.clone()], member.clone());
-            let v = match crate::join::conversion(member, to) {
-                Some(p) => self.prim(here, p, vec![v], to.clone()),
-                None => v,
-            };
+            let v = convert(self, here, v, member);
             self.jump(here, join_b, vec![v]);
         }
         (join_b, Operand::Value(out))

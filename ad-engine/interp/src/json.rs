@@ -140,7 +140,9 @@ pub fn to_json(v: &Value) -> Json {
             let row = (0..a.data.len()).map(|i| element(&a.data, i)).collect();
             Json::Array(vec![Json::Array(row)])
         }
-        Value::Func(n) | Value::Symbol(n) | Value::Str(n) => Json::String(n.to_string()),
+        // A type or function as Julia names it (`UnitRange{Int64}`, `Base.OneTo{Int64}`).
+        Value::Func(n) => Json::String(crate::show::visible_name(n)),
+        Value::Symbol(n) | Value::Str(n) => Json::String(n.to_string()),
         Value::Exception(e) => Json::String(e.text.clone()),
         Value::Stack(s) => Json::Array(s.borrow().iter().map(to_json).collect()),
     }

@@ -521,7 +521,7 @@ const INT_RANGE_LEN_TYPE: &str = "StepRangeLen{Int64, Int64, Int64, Int64}";
 /// `using Distributions`):
 /// the library's names unqualified (`UnitRange{Int64}`, `Tridiagonal{Float64, Vector{Float64}}`,
 /// `sin`), complex numbers as `ComplexF64` and `Complex{Int64}`.
-fn visible_name(n: &str) -> String {
+pub(crate) fn visible_name(n: &str) -> String {
     let n = n.replace("Base.Complex{Float64}", "ComplexF64");
     let mut out = String::with_capacity(n.len());
     let mut rest = n.as_str();

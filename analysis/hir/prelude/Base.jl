@@ -9206,46 +9206,22 @@ end
 Julia's atomic updates of an [`Atomic`](@ref): each stores its new value and returns the old
 one (`atomic_cas!` stores `v` only if the old value is `expected`).
 """
-function atomic_add!(a::Atomic{T}, v) where {T}
+atomic_add!(a::Atomic, v) = _atomic_update!(a, +, v)
+atomic_sub!(a::Atomic, v) = _atomic_update!(a, -, v)
+atomic_max!(a::Atomic, v) = _atomic_update!(a, max, v)
+atomic_min!(a::Atomic, v) = _atomic_update!(a, min, v)
+atomic_and!(a::Atomic, v) = _atomic_update!(a, (x, y) -> x & y, v)
+atomic_or!(a::Atomic, v) = _atomic_update!(a, (x, y) -> x | y, v)
+atomic_xor!(a::Atomic, v) = _atomic_update!(a, xor, v)
+atomic_xchg!(a::Atomic, v) = _atomic_update!(a, _second, v)
+
+# `a`'s value replaced by `op(old, v)`, converted to `T`; the old value.
+function _atomic_update!(a::Atomic{T}, op, v) where {T}
     old = a.value
-    a.value = convert(T, old + v)
+    a.value = convert(T, op(old, v))
     return old
 end
-function atomic_sub!(a::Atomic{T}, v) where {T}
-    old = a.value
-    a.value = convert(T, old - v)
-    return old
-end
-function atomic_max!(a::Atomic{T}, v) where {T}
-    old = a.value
-    a.value = convert(T, max(old, v))
-    return old
-end
-function atomic_min!(a::Atomic{T}, v) where {T}
-    old = a.value
-    a.value = convert(T, min(old, v))
-    return old
-end
-function atomic_and!(a::Atomic{T}, v) where {T}
-    old = a.value
-    a.value = convert(T, old & v)
-    return old
-end
-function atomic_or!(a::Atomic{T}, v) where {T}
-    old = a.value
-    a.value = convert(T, old | v)
-    return old
-end
-function atomic_xor!(a::Atomic{T}, v) where {T}
-    old = a.value
-    a.value = convert(T, xor(old, v))
-    return old
-end
-function atomic_xchg!(a::Atomic{T}, v) where {T}
-    old = a.value
-    a.value = convert(T, v)
-    return old
-end
+_second(old, new) = new
 function atomic_cas!(a::Atomic{T}, expected, v) where {T}
     old = a.value
     if old == expected

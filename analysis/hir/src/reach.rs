@@ -715,6 +715,7 @@ pub const MATRIX_MAKERS: &[&str] = &[
     "LinearAlgebra.I",
     "LinearAlgebra.UniformScaling",
     "LinearAlgebra.Diagonal",
+    "LinearAlgebra.Bidiagonal",
     "LinearAlgebra.UpperTriangular",
     "LinearAlgebra.LowerTriangular",
     "LinearAlgebra.UnitUpperTriangular",
