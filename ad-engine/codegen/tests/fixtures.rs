@@ -188,8 +188,26 @@ fn fixture_files() -> Vec<PathBuf> {
     files
 }
 
+/// Runs `f` on a thread with a stack as large as the tools give analyses (1 GiB, reserved, not
+/// used, until reached): typing and running the fixtures follows their chains of calls (a
+/// countdown through 256 specialisations, a 20,000-deep recursion).
+fn on_analysis_stack(f: impl FnOnce() + Send + 'static) {
+    let joined = std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(f)
+        .expect("spawning the test's thread")
+        .join();
+    if let Err(panic) = joined {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 #[test]
 fn jit_agrees_with_the_interpreter_on_every_fixture() {
+    on_analysis_stack(jit_agrees_with_the_interpreter);
+}
+
+fn jit_agrees_with_the_interpreter() {
     let mut failures = Vec::new();
     let mut declined = Vec::new();
     let mut checked = 0;
@@ -239,7 +257,10 @@ fn a_counted_loop_that_pushes_runs_unchecked_once_its_tape_has_room() {
     let (inst, prog) = typed(&text, "triangle", &tys).expect("types");
     let (driver, prog) = zy_ad::gradient_program(&prog, &inst).expect("differentiable");
     let clif = zy_codegen::clif_text(&prog, &driver).expect("compiles");
-    assert!(clif.contains(") compiled twice: its pushes unchecked"), "{clif}");
+    assert!(
+        clif.contains(") compiled twice: its pushes unchecked"),
+        "{clif}"
+    );
     let f = JitSession::new()
         .and_then(|mut s| s.compile(&prog, &driver))
         .expect("compiles");
@@ -550,6 +571,10 @@ fn gradients_near(text: &str, call: &str, tally: &mut Tally) -> Result<(), Strin
 /// engines (which must agree bit for bit) and against central finite differences.
 #[test]
 fn fixture_gradients_near_their_points_match_finite_differences_on_both_engines() {
+    on_analysis_stack(gradients_near_fixture_points);
+}
+
+fn gradients_near_fixture_points() {
     let mut tally = Tally::default();
     let mut failures = Vec::new();
     for path in fixture_files()
