@@ -284,12 +284,14 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 .children
                 .get(1)
                 .is_some_and(|s| s.kind == Kind::CmdStringLit);
-            let what = if is_cmd {
-                "command literal"
-            } else {
-                "string macro"
+            let what = match cx.text(name) {
+                _ if is_cmd => "command literal".to_string(),
+                "big" => "string macro `big\"...\"`: zy has no BigInt or BigFloat (it computes \
+                          with Float64, Float32 and the fixed-size integers)"
+                    .to_string(),
+                m => format!("string macro `{m}\"...\"`"),
             };
-            cx.unsupported(node, what)
+            cx.unsupported(node, &what)
         }
         Some(name) => {
             let text = cx.text(name).to_string();
