@@ -6138,6 +6138,25 @@ last(s::String) = s[thisind(s, ncodeunits(s))]
 firstindex(s::String) = 1
 lastindex(s::String) = thisind(s, ncodeunits(s))
 sizeof(s::String) = ncodeunits(s)
+# The bytes a value of a bits type takes, and an array's elements together.
+sizeof(::Type{Float64}) = 8
+sizeof(::Type{Int64}) = 8
+sizeof(::Type{UInt64}) = 8
+sizeof(::Type{ComplexF64}) = 16
+sizeof(::Type{Float32}) = 4
+sizeof(::Type{Int32}) = 4
+sizeof(::Type{UInt32}) = 4
+sizeof(::Type{Char}) = 4
+sizeof(::Type{Int16}) = 2
+sizeof(::Type{UInt16}) = 2
+sizeof(::Type{Int8}) = 1
+sizeof(::Type{UInt8}) = 1
+sizeof(::Type{Bool}) = 1
+sizeof(x::Union{Float64, Int64, UInt64, Float32, Int32, UInt32, Char, Int16, UInt16, Int8, UInt8, Bool}) =
+    sizeof(typeof(x))
+sizeof(z::Complex) = 2 * sizeof(real(z))
+sizeof(a::Array{<:Union{Float64, Int64, UInt64, ComplexF64, Float32, Int32, UInt32, Char, Int16, UInt16, Int8, UInt8, Bool}}) =
+    length(a) * sizeof(eltype(a))
 nextind(s::String, i::Int) = _str_ind(:nextind, s, i)
 prevind(s::String, i::Int) = _str_ind(:prevind, s, i)
 thisind(s::String, i::Int) = _str_ind(:thisind, s, i)

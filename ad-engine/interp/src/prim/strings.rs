@@ -9,12 +9,13 @@ use super::parse::{is_space, parse_float, parse_int, valid_base};
 use super::printf::{sprintf, sprintf_text, Num};
 use super::regex;
 
-/// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, anything else
-/// as `show` writes it.
+/// `x` as Julia's `print` writes it: a string as its text, a symbol as its name, an unsigned
+/// integer in decimal (`show` writes it in hexadecimal), anything else as `show` writes it.
 pub fn print_string(x: &Value) -> String {
     match x {
         Value::Str(s) | Value::Symbol(s) => s.to_string(),
         Value::F32(x) => zy_ir::print_float32(*x),
+        Value::Sized(k, held) => k.value(*held).to_string(),
         v => match crate::show::char_of(v) {
             Some(c) => c.to_string(),
             None => show(v),
