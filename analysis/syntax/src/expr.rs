@@ -297,7 +297,34 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
             let text = cx.text(name).to_string();
             match (text.as_str(), &node.children[1..]) {
                 // Promises about the code that leave its meaning as it is.
-                ("@inbounds" | "@fastmath" | "@inline" | "@noinline", [arg]) => expr(cx, arg),
+                (
+                    "@inbounds"
+                    | "Base.@inbounds"
+                    | "@fastmath"
+                    | "Base.@fastmath"
+                    | "@inline"
+                    | "Base.@inline"
+                    | "@noinline"
+                    | "Base.@noinline"
+                    | "@propagate_inbounds"
+                    | "Base.@propagate_inbounds",
+                    [arg],
+                ) => expr(cx, arg),
+                // `@nospecialize x y` in a body: a hint about the named arguments, whose
+                // value is `nothing`.
+                (
+                    "@nospecialize" | "Base.@nospecialize" | "@specialize" | "Base.@specialize",
+                    args,
+                ) if args.iter().all(|a| a.leaf && a.kind == Kind::Identifier) => {
+                    Expr::new(ExprKind::Nothing, node.range)
+                }
+                // `GC.@preserve a b expr`: keeps `a` and `b` alive while `expr` runs (zy's
+                // values live as long as they are reachable), the value of `expr`.
+                ("GC.@preserve" | "Base.GC.@preserve", [kept @ .., arg])
+                    if kept.iter().all(|a| a.leaf && a.kind == Kind::Identifier) =>
+                {
+                    expr(cx, arg)
+                }
                 ("@simd", [arg]) if arg.kind == Kind::For => expr(cx, arg),
                 ("@threads" | "Threads.@threads" | "Base.Threads.@threads", [.., arg])
                     if arg.kind == Kind::For && node.children.len() <= 3 =>
