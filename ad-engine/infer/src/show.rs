@@ -45,8 +45,12 @@ impl crate::calls::Cx<'_> {
                 let all = [Val::lit(Const::Str("".into())), x.clone()];
                 return Some(self.call_named(b, &SHOW_TEXT_PLAIN.into(), &all));
             }
-            if let Some(shown) = self.by_show(b, name, std::slice::from_ref(x)) {
-                return Some(shown);
+            // A dictionary's display is the prelude's, a line per entry.
+            let dict = matches!(&x.ty, Type::Struct(s) if is_dict(s));
+            if !dict {
+                if let Some(shown) = self.by_show(b, name, std::slice::from_ref(x)) {
+                    return Some(shown);
+                }
             }
             return match &x.ty {
                 // Of a number, string, symbol or `nothing`, Julia's display is `repr`'s text.
@@ -87,6 +91,13 @@ impl crate::calls::Cx<'_> {
                 _ => None,
             };
         }
+        // The compact form of a value the program shows (an entry of a dictionary's display)
+        // is its `show`, as Julia calls it in a `:compact` context.
+        if let ("_compact_text", [x]) = (base, args) {
+            if shows(self.program, &x.ty) {
+                return Some(self.call_named(b, &"repr".into(), std::slice::from_ref(x)));
+            }
+        }
         if !matches!(base, "string" | "repr") || !args.iter().any(|a| shows(self.program, &a.ty)) {
             return None;
         }
@@ -101,6 +112,23 @@ impl crate::calls::Cx<'_> {
                     ("Base._show_vector", vec![prefix])
                 }
                 Type::Tuple(_) if shows(self.program, &a.ty) => ("Base._show_tuple", vec![]),
+                Type::Struct(s) if is_dict(s) && shows(self.program, &a.ty) => {
+                    // Julia names the type where a key or value type is abstract.
+                    let open = s.params.iter().any(|p| matches!(p, Type::Union(_)));
+                    let prefix = if open {
+                        a.ty.to_string()
+                    } else {
+                        "Dict".to_string()
+                    };
+                    ("Base._show_dict", vec![Val::lit(Const::Str(prefix.into()))])
+                }
+                t @ (Type::NamedTuple(_) | Type::Struct(_)) if shows(self.program, t) => {
+                    match self.show_fields(b, a) {
+                        Ok(text) => texts.push(text),
+                        Err(e) => return Some(Err(e)),
+                    }
+                    continue;
+                }
                 _ => {
                     texts.push(a.clone());
                     continue;
@@ -119,6 +147,81 @@ impl crate::calls::Cx<'_> {
     }
 }
 
+impl crate::calls::Cx<'_> {
+    /// The text Julia's `show` writes for a named tuple (`(a = P<1.0>,)`), a `Pair` (`1 =>
+    /// P<1.0>`) or a struct of the program without a `show` method (`Q(P<1.0>, 2.0)`, its
+    /// fields as `show` writes them), one of whose fields a `show` method of the program
+    /// writes.
+    fn show_fields(&mut self, b: &mut crate::plan::PlanBuilder, x: &Val) -> Result<Val, Fail> {
+        let text = |t: &str| Val::lit(Const::Str(t.into()));
+        let (names, open, sep, close): (Vec<zy_ir::Name>, String, &str, &str) = match &x.ty {
+            Type::NamedTuple(fields) => {
+                let names = fields.iter().map(|(n, _)| n.clone()).collect();
+                let close = if fields.len() == 1 { ",)" } else { ")" };
+                (names, "(".into(), ", ", close)
+            }
+            Type::Struct(s) if &*s.name == "Base.Pair" => {
+                let names = s.fields.iter().map(|(n, _)| n.clone()).collect();
+                (names, String::new(), " => ", "")
+            }
+            Type::Struct(s) => {
+                let names = s.fields.iter().map(|(n, _)| n.clone()).collect();
+                (names, format!("{}(", x.ty), ", ", ")")
+            }
+            _ => {
+                return Err(Fail::unsupported(
+                    "showing the fields of a value without fields",
+                ))
+            }
+        };
+        let mut pieces = vec![text(&open)];
+        for (k, name) in names.iter().enumerate() {
+            if k > 0 {
+                pieces.push(text(sep));
+            }
+            if matches!(x.ty, Type::NamedTuple(_)) {
+                pieces.push(text(&format!("{name} = ")));
+            }
+            let field = Val::lit(Const::Symbol(name.clone()));
+            let value = self.call_named(b, &"getfield".into(), &[x.clone(), field])?;
+            pieces.push(self.call_named(b, &"repr".into(), &[value])?);
+        }
+        pieces.push(text(close));
+        self.call_named(b, &"string".into(), &pieces)
+    }
+}
+
+/// The prelude's `Dict` (a mutable struct of its keys, values and table).
+fn is_dict(s: &zy_ir::StructType) -> bool {
+    &*s.name == "Base.Dict"
+}
+
+/// Is `s` a struct that Julia's default `show` writes as its type and fields (a struct of the
+/// program, or a `Pair`), not one the library shows its own way?
+fn shows_fields(s: &zy_ir::StructType) -> bool {
+    s.kind == zy_ir::StructKind::User
+        && (&*s.name == "Base.Pair" || !LIBRARY_MODULES.iter().any(|m| s.name.starts_with(m)))
+}
+
+/// The prefixes of the library's struct names (the prelude's modules).
+const LIBRARY_MODULES: &[&str] = &[
+    "Base.",
+    "Core.",
+    "LinearAlgebra.",
+    "Statistics.",
+    "Random.",
+    "SparseArrays.",
+    "Printf.",
+    "Test.",
+    "ForwardDiff.",
+    "Zygote.",
+    "ReverseDiff.",
+    "SpecialFunctions.",
+    "LogExpFunctions.",
+    "StatsFuns.",
+    "Distributions.",
+];
+
 /// The prelude's `text/plain` display of a vector or matrix of numbers.
 const PLAIN_ARRAY: &str = "Base._plain_array";
 
@@ -133,13 +236,17 @@ const LAZY_WRAPPERS: &[&str] = &[
     "Base.Transpose",
 ];
 
-/// Is `t` a struct with a `Base.show(io::IO, x::T)` method of `program`, or a Vector or tuple
-/// holding one? (`string`, `repr` and the result display then call the program's method.)
+/// Is `t` a struct with a `Base.show(io::IO, x::T)` method of `program`, or a vector, tuple,
+/// named tuple, `Pair`, `Dict` or struct without its own `show` holding one? (`string`, `repr` and the result display then call the program's method.)
 pub fn shows(program: &zy_ir::Program, t: &Type) -> bool {
     match t {
         Type::Array(elem, 1) => shows(program, elem),
         Type::Tuple(ts) => ts.iter().any(|t| shows(program, t)),
-        t => shown_by(program, t, SHOW),
+        Type::NamedTuple(fields) => fields.iter().any(|(_, t)| shows(program, t)),
+        t if shown_by(program, t, SHOW) => true,
+        Type::Struct(s) if s.mutable && is_dict(s) => s.params.iter().any(|t| shows(program, t)),
+        Type::Struct(s) if shows_fields(s) => s.fields.iter().any(|(_, t)| shows(program, t)),
+        _ => false,
     }
 }
 

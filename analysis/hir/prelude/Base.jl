@@ -8618,6 +8618,16 @@ end
 # A value with its text, for the display of a call's result (Julia's REPL shows it as
 # `text/plain`, by `show(io, x)` unless a method for that MIME type is defined).
 _with_repr(x) = (x, repr("text/plain", x))
+# `show` of a dictionary, `prefix` its type where Julia names it (`Dict{Int64, Any}`).
+function _show_dict(prefix, d)
+    s = string(prefix, "(")
+    k = 0
+    for (a, b) in d
+        s = string(s, k == 0 ? "" : ", ", repr(a), " => ", repr(b))
+        k += 1
+    end
+    return string(s, ")")
+end
 function _show_tuple(t)
     s = "("
     k = 0

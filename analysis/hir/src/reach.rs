@@ -207,6 +207,7 @@ pub const HOOKS: &[Hooks] = &[
         hooks: &[
             "Base._show_vector",
             "Base._show_tuple",
+            "Base._show_dict",
             "Base._with_repr",
             "Base._show_text_plain",
         ],
