@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use zy_ir::{
-    Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram, ValueKind,
+    Function, Instance, Name, Op, Operand, Prim, Terminator, Type, TypedProgram, Value, ValueKind,
 };
 
 use crate::activity::{analyse_masked, Activity};
@@ -30,6 +30,8 @@ pub struct GlobalShadows {
     /// Globals whose value is computed from another global with mutable parts (`const B = A`):
     /// two names for one object, which one shadow per name would miss.
     shared: FxHashMap<Name, Name>,
+    /// The functions that may write memory of a global, themselves or through a callee.
+    writes_globals: FxHashSet<Arc<Instance>>,
 }
 
 impl GlobalShadows {
@@ -71,11 +73,13 @@ impl GlobalShadows {
         let mut shadows = GlobalShadows {
             reach: FxHashMap::default(),
             shared: FxHashMap::default(),
+            writes_globals: FxHashSet::default(),
         };
         shadows.reach = reach
             .into_iter()
             .map(|(k, v)| (k, v.into_iter().collect::<Vec<_>>().into()))
             .collect();
+        shadows.writes_globals = writers_of_globals(prog, &calls, &shadows);
         for (name, thunk) in &prog.globals {
             if !has_fdata(&thunk.ret) {
                 continue;
@@ -170,9 +174,14 @@ impl GlobalShadows {
         out
     }
 
-    /// An error if a global that `inst` reaches shares mutable parts with another global (its
-    /// gradient would be split between two shadows).
+    /// An error if a global that `inst` reaches shares mutable parts with another global and
+    /// `inst` may write a global's memory (the gradient of what is written through one name
+    /// and read through the other would be split between two shadows; where nothing is
+    /// written, the globals are constants of the call).
     pub fn check(&self, inst: &Instance, func: &Function) -> Result<(), AdError> {
+        if !self.writes_globals.contains(inst) {
+            return Ok(());
+        }
         for (name, _) in self.reached(inst) {
             if let Some(other) = self.shared.get(name) {
                 let span = func
@@ -190,6 +199,132 @@ impl GlobalShadows {
         }
         Ok(())
     }
+}
+
+/// The functions of `prog` that may write memory a global holds: by a mutating primitive on
+/// a value that may be (part of) a global's object, by passing one to a function that may
+/// write, or by calling a function that writes one. `calls` are the functions' callees.
+fn writers_of_globals(
+    prog: &TypedProgram,
+    calls: &FxHashMap<Arc<Instance>, Vec<Arc<Instance>>>,
+    shadows: &GlobalShadows,
+) -> FxHashSet<Arc<Instance>> {
+    let mutates = |f: &Function, v: Value| match f.stmt(v).map(|s| &s.op) {
+        Some(Op::Prim(p)) => {
+            let e = p.info().effects;
+            e.mutates.is_some() || e.calls
+        }
+        _ => false,
+    };
+    // The functions that may write any memory, to a fixpoint over the calls.
+    let mut writers: FxHashSet<Arc<Instance>> = prog
+        .functions
+        .iter()
+        .filter(|(_, f)| {
+            f.values
+                .iter()
+                .enumerate()
+                .any(|(i, _)| mutates(f, Value(i as u32)))
+        })
+        .map(|(inst, _)| inst.clone())
+        .collect();
+    grow(calls, &mut writers);
+    let mut out: FxHashSet<Arc<Instance>> = prog
+        .functions
+        .iter()
+        .filter(|(_, f)| writes_global_memory(f, &writers, shadows))
+        .map(|(inst, _)| inst.clone())
+        .collect();
+    grow(calls, &mut out);
+    out
+}
+
+/// Adds to `set` every function that calls one in it, to a fixpoint.
+fn grow(calls: &FxHashMap<Arc<Instance>, Vec<Arc<Instance>>>, set: &mut FxHashSet<Arc<Instance>>) {
+    loop {
+        let add: Vec<Arc<Instance>> = calls
+            .iter()
+            .filter(|(inst, callees)| {
+                !set.contains(*inst) && callees.iter().any(|c| set.contains(c))
+            })
+            .map(|(inst, _)| inst.clone())
+            .collect();
+        if add.is_empty() {
+            break;
+        }
+        set.extend(add);
+    }
+}
+
+/// Does `f` itself write memory that may be a global's: a mutating primitive (or one that
+/// calls a function) given a value that may hold a global's object, or a call passing one to
+/// a function among `writers`?
+fn writes_global_memory(
+    f: &Function,
+    writers: &FxHashSet<Arc<Instance>>,
+    shadows: &GlobalShadows,
+) -> bool {
+    // The values that may be (part of) a global's object: loads of globals with mutable
+    // parts, what is built or read from one, what a call reaching a global returns, and φs
+    // any of these reach.
+    let mut held = FxHashSet::default();
+    loop {
+        let before = held.len();
+        for (i, d) in f.values.iter().enumerate() {
+            let v = Value(i as u32);
+            if held.contains(&v) || !has_fdata(&d.ty) {
+                continue;
+            }
+            let from = |ops: &[Operand]| {
+                ops.iter()
+                    .any(|a| a.as_value().is_some_and(|a| held.contains(&a)))
+            };
+            let hold = match &d.kind {
+                ValueKind::Stmt(s) => match &s.op {
+                    Op::Global(_) => true,
+                    Op::Invoke(c) if !shadows.reached(c).is_empty() => true,
+                    _ => from(&s.args),
+                },
+                ValueKind::Param { block, index } => f.block_ids().any(|b| {
+                    f.block(b).term.calls().into_iter().any(|c| {
+                        c.block == *block
+                            && c.args
+                                .get(*index as usize)
+                                .and_then(Operand::as_value)
+                                .is_some_and(|a| held.contains(&a))
+                    })
+                }),
+            };
+            if hold {
+                held.insert(v);
+            }
+        }
+        if held.len() == before {
+            break;
+        }
+    }
+    let passes = |args: &[Operand]| {
+        args.iter()
+            .any(|a| a.as_value().is_some_and(|a| held.contains(&a)))
+    };
+    f.values.iter().any(|d| match &d.kind {
+        ValueKind::Stmt(s) => match &s.op {
+            Op::Prim(p) => {
+                let e = p.info().effects;
+                match e.mutates {
+                    Some(i) => s
+                        .args
+                        .get(usize::from(i))
+                        .and_then(Operand::as_value)
+                        .is_some_and(|a| held.contains(&a)),
+                    None => e.calls && passes(&s.args),
+                }
+            }
+            Op::Invoke(c) => writers.contains(c) && passes(&s.args),
+            _ => false,
+        },
+        ValueKind::Param { .. } => false,
+    })
 }
 
 /// The globals with shadows that `f` loads itself, and the functions it calls (for a call of
