@@ -144,14 +144,19 @@ pub(crate) fn hover_specialisation<'db>(
     if let Some(call) = f.at_call.as_ref().or(f.gradcheck_call.as_ref()) {
         return specialised_at(db, file, f, call, f);
     }
+    if let Some(s) = specialised_as_annotated(db, file, f, f) {
+        return Some(s);
+    }
     let mut callers: Vec<FunctionOutline> = outline(db, file)
         .into_iter()
-        .filter(|g| g.name != f.name && (g.at_call.is_some() || g.gradcheck_call.is_some()))
+        .filter(|g| g.name != f.name)
         .collect();
     callers.sort_by_key(|g| g.start.abs_diff(f.start));
     callers.iter().take(CALLERS_TRIED).find_map(|g| {
-        let call = g.at_call.as_ref().or(g.gradcheck_call.as_ref())?;
-        let mut s = specialised_at(db, file, g, call, f)?;
+        let mut s = match g.at_call.as_ref().or(g.gradcheck_call.as_ref()) {
+            Some(call) => specialised_at(db, file, g, call, f)?,
+            None => specialised_as_annotated(db, file, g, f)?,
+        };
         s.through_caller = true;
         Some(s)
     })
@@ -170,14 +175,82 @@ fn specialised_at<'db>(
     let module = zy_hir::module_at(db, file, g.name_start);
     let typed = zy_hir::type_call_in(db, file, &module, &expr).ok()?;
     // A function of a module (also of a file the module includes) is named by it.
+    let (inst, func) = instance_of(db, file, &typed.program, f)?;
+    Some(specialised(db, typed.id(db, inst), func, call.to_string()))
+}
+
+/// The instance of `f` in the typed program of `g` (`f` itself, or a function calling it) at
+/// `g`'s parameter annotations where each is a concrete type (`W::Matrix{Float64}`,
+/// `x::Float64`), as `check` types such a function.
+fn specialised_as_annotated<'db>(
+    db: &'db RootDatabase,
+    file: SourceFile,
+    g: &FunctionOutline,
+    f: &FunctionOutline,
+) -> Option<Specialised<'db>> {
+    let item = zy_hir::item_tree(db, file).iter().copied().find(|&i| {
+        i.kind(db) == zy_hir::ItemKind::Function
+            && match zy_hir::item_ast(db, i).as_deref() {
+                Some(zy_syntax::ast::Item::Function(d)) => {
+                    let at = zy_hir::item_range(db, i, d.name_range.start, d.name_range.end);
+                    at.is_some_and(|(start, _)| start == g.name_start)
+                }
+                _ => false,
+            }
+    })?;
+    let index = zy_hir::program_index(db, file);
+    let root = zy_hir::scope_root(db, file);
+    let name = zy_hir::qualify(&zy_hir::item_module(db, root, item), item.name(db));
+    let gf = index.program.functions.get(&name)?;
+    let origin = index.method_origin.get(&gf.name)?;
+    let (m, method) = gf.methods.iter().enumerate().find(|(m, method)| {
+        method.keywords.is_none() && origin.get(*m).is_some_and(|(i, _)| *i == item)
+    })?;
+    let args: Vec<Type> = method
+        .sig
+        .iter()
+        .map(|t| t.as_ref().and_then(crate::view_ir::concrete))
+        .collect::<Option<_>>()?;
+    let inst = Arc::new(zy_ir::Instance {
+        name: gf.name.clone(),
+        method: m as u32,
+        args: args.into(),
+    });
+    let key = zy_hir::ProgramKey::of(db, file);
+    let (program, errors) = zy_hir::typed_program(db, key, std::slice::from_ref(&inst));
+    if !errors.is_empty() {
+        return None;
+    }
+    let types: Vec<String> = inst.args.iter().map(|t| format!("::{t}")).collect();
+    let call = format!("{}({})", g.name, types.join(", "));
+    let (inst, func) = instance_of(db, file, &program, f)?;
+    let id = zy_hir::InstanceId::in_program(db, key, inst);
+    Some(specialised(db, id, func, call))
+}
+
+/// A specialisation of `f` (named by its module where it is in one) in `program`.
+fn instance_of<'p>(
+    db: &RootDatabase,
+    file: SourceFile,
+    program: &'p zy_ir::TypedProgram,
+    f: &FunctionOutline,
+) -> Option<(&'p Arc<zy_ir::Instance>, &'p Arc<Function>)> {
     let name = f.name.as_str();
     let qualified = zy_hir::qualify(&zy_hir::module_at(db, file, f.name_start), name);
-    let (inst, func) = typed
-        .program
+    program
         .functions
         .iter()
-        .find(|(inst, _)| *inst.name == *name || inst.name == qualified)?;
-    let id = typed.id(db, inst);
+        .find(|(inst, _)| *inst.name == *name || inst.name == qualified)
+}
+
+/// The specialisation `id` with its typed body `func`, shown as typed at `call`: its adjoint
+/// and what a gradient reaches in it.
+fn specialised<'db>(
+    db: &'db RootDatabase,
+    id: zy_hir::InstanceId,
+    func: &Arc<Function>,
+    call: String,
+) -> Specialised<'db> {
     let key = AdjointKey::of(db, id);
     let adjoint = zy_hir::adjoint(db, key);
     let (func, activity) = match (adjoint, zy_hir::reaching(db, key)) {
@@ -190,13 +263,13 @@ fn specialised_at<'db>(
         ) => (body.clone(), Cow::Borrowed(activity)),
         _ => (func.clone(), Cow::Owned(analyse(func))),
     };
-    Some(Specialised {
+    Specialised {
         func,
         activity,
-        call: call.to_string(),
+        call,
         through_caller: false,
         adjoint,
-    })
+    }
 }
 
 impl Specialised<'_> {

@@ -317,6 +317,48 @@ fit(x) = horner([1.0, 2.0, 3.0], x)
 }
 
 #[test]
+fn hover_on_a_function_with_concrete_annotations_is_specialised_at_them() {
+    // Every parameter annotated with a concrete type, in a module: typed at those types, and
+    // its helper as it calls it.
+    check_hover(
+        r#"
+module M
+function to$0tal(W::Matrix{Float64}, b::Vector{Float64})
+    sum(affine(W, b, [1.0, 2.0]))
+end
+affine(W, b, x) = W * x + b
+end
+"#,
+        expect![[r#"
+            [total]
+            ```julia
+            total(W::Matrix{Float64}, b::Vector{Float64}) -> Float64
+            ```
+            specialised at `total(::Matrix{Float64}, ::Vector{Float64})`
+
+            gradient: `Tuple{Matrix{Float64}, Vector{Float64}}`
+        "#]],
+    );
+    check_hover(
+        r#"
+function total(W::Matrix{Float64}, b::Vector{Float64})
+    sum(affine(W, b, [1.0, 2.0]))
+end
+aff$0ine(W, b, x) = W * x + b
+"#,
+        expect![[r#"
+            [affine]
+            ```julia
+            affine(W::Matrix{Float64}, b::Vector{Float64}, x::Vector{Float64}) -> Vector{Float64}
+            ```
+            specialised as `total(::Matrix{Float64}, ::Vector{Float64})` calls it
+
+            gradient: `Tuple{Matrix{Float64}, Vector{Float64}, Vector{Float64}}`
+        "#]],
+    );
+}
+
+#[test]
 fn hover_on_a_local_gives_its_reaching_gradient_summary() {
     check_hover(
         r#"
@@ -1221,7 +1263,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 87982..87986: abs2
-            <zy>/prelude/Base.jl (prelude) 413420..413424: abs2
+            <zy>/prelude/Base.jl (prelude) 414473..414477: abs2
         "#]],
     );
 }

@@ -120,11 +120,15 @@ pub(crate) fn typed_functions(
         take(&s.typed.program, &mut out);
     }
     let index = zy_hir::program_index(db, file);
+    let root = zy_hir::scope_root(db, file);
     for &item in items.values() {
         if out.iter().any(|t| t.item == item) {
             continue;
         }
-        let Some(gf) = index.program.functions.get(&**item.name(db)) else {
+        // A function in a module (`module M`, or a file a package's module includes) is
+        // named with its module's path.
+        let name = zy_hir::qualify(&zy_hir::item_module(db, root, item), item.name(db));
+        let Some(gf) = index.program.functions.get(&name) else {
             continue;
         };
         let origin = index.method_origin.get(&gf.name);

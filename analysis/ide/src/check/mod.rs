@@ -554,6 +554,22 @@ mod tests {
                 ]
             }
         );
+        // In a module, a function is typed at its concrete annotations as at top level.
+        let file = host.set_file_text(
+            Path::new("m.jl"),
+            "module M\ntotal(W::Matrix{Float64}) = sum(W)\ngeneric(x) = x\nend\n".to_string(),
+        );
+        assert_eq!(
+            host.analysis().coverage(file).unwrap(),
+            crate::Coverage {
+                checked: 1,
+                untyped: vec![crate::Untyped {
+                    name: "generic".into(),
+                    line: 3,
+                    col: 1
+                }]
+            }
+        );
         // A function whose own `# zy: at` does not type is reported there, not counted.
         let file = host.set_file_text(
             Path::new("u.jl"),
