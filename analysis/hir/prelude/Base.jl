@@ -540,24 +540,24 @@ function _block(A::Matrix, I::StepRange{Int, Int}, J::StepRange{Int, Int})
     return B
 end
 
-getindex(x::Array, r::UnitRange{Int}) = _slice(x, _steps(x, 1, r))
-getindex(x::Array, r::StepRange{Int, Int}) = _slice(x, r)
-getindex(x::Array, c::Colon) = _slice(x, StepRange(1, 1, length(x)))
-getindex(A::Matrix, i::Int, J::UnitRange{Int}) = _slice(A, _row(A, i, _steps(A, 2, J)))
-getindex(A::Matrix, i::Int, J::StepRange{Int, Int}) = _slice(A, _row(A, i, J))
-getindex(A::Matrix, i::Int, J::Colon) = _slice(A, _row(A, i, _steps(A, 2, J)))
-getindex(A::Matrix, I::UnitRange{Int}, j::Int) = _slice(A, _column(A, _steps(A, 1, I), j))
-getindex(A::Matrix, I::StepRange{Int, Int}, j::Int) = _slice(A, _column(A, I, j))
-getindex(A::Matrix, I::Colon, j::Int) = _slice(A, _column(A, _steps(A, 1, I), j))
-getindex(A::Matrix, I::UnitRange{Int}, J::UnitRange{Int}) = _block(A, _steps(A, 1, I), _steps(A, 2, J))
-getindex(A::Matrix, I::UnitRange{Int}, J::StepRange{Int, Int}) = _block(A, _steps(A, 1, I), J)
-getindex(A::Matrix, I::UnitRange{Int}, J::Colon) = _block(A, _steps(A, 1, I), _steps(A, 2, J))
-getindex(A::Matrix, I::StepRange{Int, Int}, J::UnitRange{Int}) = _block(A, I, _steps(A, 2, J))
-getindex(A::Matrix, I::StepRange{Int, Int}, J::StepRange{Int, Int}) = _block(A, I, J)
-getindex(A::Matrix, I::StepRange{Int, Int}, J::Colon) = _block(A, I, _steps(A, 2, J))
-getindex(A::Matrix, I::Colon, J::UnitRange{Int}) = _block(A, _steps(A, 1, I), _steps(A, 2, J))
-getindex(A::Matrix, I::Colon, J::StepRange{Int, Int}) = _block(A, _steps(A, 1, I), J)
-getindex(A::Matrix, I::Colon, J::Colon) = _block(A, _steps(A, 1, I), _steps(A, 2, J))
+getindex(x::Array, r::UnitRange{Int}) = (checkbounds(x, r); _slice(x, _steps(x, 1, r)))
+getindex(x::Array, r::StepRange{Int, Int}) = (checkbounds(x, r); _slice(x, r))
+getindex(x::Array, c::Colon) = (checkbounds(x, c); _slice(x, StepRange(1, 1, length(x))))
+getindex(A::Matrix, i::Int, J::UnitRange{Int}) = (checkbounds(A, i, J); _slice(A, _row(A, i, _steps(A, 2, J))))
+getindex(A::Matrix, i::Int, J::StepRange{Int, Int}) = (checkbounds(A, i, J); _slice(A, _row(A, i, J)))
+getindex(A::Matrix, i::Int, J::Colon) = (checkbounds(A, i, J); _slice(A, _row(A, i, _steps(A, 2, J))))
+getindex(A::Matrix, I::UnitRange{Int}, j::Int) = (checkbounds(A, I, j); _slice(A, _column(A, _steps(A, 1, I), j)))
+getindex(A::Matrix, I::StepRange{Int, Int}, j::Int) = (checkbounds(A, I, j); _slice(A, _column(A, I, j)))
+getindex(A::Matrix, I::Colon, j::Int) = (checkbounds(A, I, j); _slice(A, _column(A, _steps(A, 1, I), j)))
+getindex(A::Matrix, I::UnitRange{Int}, J::UnitRange{Int}) = (checkbounds(A, I, J); _block(A, _steps(A, 1, I), _steps(A, 2, J)))
+getindex(A::Matrix, I::UnitRange{Int}, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block(A, _steps(A, 1, I), J))
+getindex(A::Matrix, I::UnitRange{Int}, J::Colon) = (checkbounds(A, I, J); _block(A, _steps(A, 1, I), _steps(A, 2, J)))
+getindex(A::Matrix, I::StepRange{Int, Int}, J::UnitRange{Int}) = (checkbounds(A, I, J); _block(A, I, _steps(A, 2, J)))
+getindex(A::Matrix, I::StepRange{Int, Int}, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block(A, I, J))
+getindex(A::Matrix, I::StepRange{Int, Int}, J::Colon) = (checkbounds(A, I, J); _block(A, I, _steps(A, 2, J)))
+getindex(A::Matrix, I::Colon, J::UnitRange{Int}) = (checkbounds(A, I, J); _block(A, _steps(A, 1, I), _steps(A, 2, J)))
+getindex(A::Matrix, I::Colon, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block(A, _steps(A, 1, I), J))
+getindex(A::Matrix, I::Colon, J::Colon) = (checkbounds(A, I, J); _block(A, _steps(A, 1, I), _steps(A, 2, J)))
 
 # `x[I] = v` for linear indices `I`: the elements of `v` in order; Julia's setindex! returns x.
 function _slice!(x::Array, v, I::StepRange{Int, Int})
@@ -637,15 +637,15 @@ end
 
 The elements `x[I...]` as a view of `x`: reading them reads `x`, writing them writes `x`.
 """
-view(x::Array, r::UnitRange{Int}) = SubArray(x, _steps(x, 1, r))
-view(x::Array, r::StepRange{Int, Int}) = SubArray(x, r)
-view(x::Array, c::Colon) = SubArray(x, StepRange(1, 1, length(x)))
-view(A::Matrix, i::Int, J::UnitRange{Int}) = SubArray(A, _row(A, i, _steps(A, 2, J)))
-view(A::Matrix, i::Int, J::StepRange{Int, Int}) = SubArray(A, _row(A, i, J))
-view(A::Matrix, i::Int, J::Colon) = SubArray(A, _row(A, i, _steps(A, 2, J)))
-view(A::Matrix, I::UnitRange{Int}, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
-view(A::Matrix, I::StepRange{Int, Int}, j::Int) = SubArray(A, _column(A, I, j))
-view(A::Matrix, I::Colon, j::Int) = SubArray(A, _column(A, _steps(A, 1, I), j))
+view(x::Array, r::UnitRange{Int}) = (checkbounds(x, r); SubArray(x, _steps(x, 1, r)))
+view(x::Array, r::StepRange{Int, Int}) = (checkbounds(x, r); SubArray(x, r))
+view(x::Array, c::Colon) = (checkbounds(x, c); SubArray(x, StepRange(1, 1, length(x))))
+view(A::Matrix, i::Int, J::UnitRange{Int}) = (checkbounds(A, i, J); SubArray(A, _row(A, i, _steps(A, 2, J))))
+view(A::Matrix, i::Int, J::StepRange{Int, Int}) = (checkbounds(A, i, J); SubArray(A, _row(A, i, J)))
+view(A::Matrix, i::Int, J::Colon) = (checkbounds(A, i, J); SubArray(A, _row(A, i, _steps(A, 2, J))))
+view(A::Matrix, I::UnitRange{Int}, j::Int) = (checkbounds(A, I, j); SubArray(A, _column(A, _steps(A, 1, I), j)))
+view(A::Matrix, I::StepRange{Int, Int}, j::Int) = (checkbounds(A, I, j); SubArray(A, _column(A, I, j)))
+view(A::Matrix, I::Colon, j::Int) = (checkbounds(A, I, j); SubArray(A, _column(A, _steps(A, 1, I), j)))
 # A range viewed by a range of indices is the range `getindex` computes, as in Julia (its
 # parts in `Iterators.partition(1:n, k)` are ranges).
 view(r::AbstractRange, s::OrdinalRange{<:Integer}) = r[s]
@@ -7264,6 +7264,29 @@ function checkbounds(A::Array, i::Int)
     return nothing
 end
 
+# Julia's `checkbounds(A, I...)` of one (linear) or two indices, each an `Int`, a range, `:` or
+# a vector of `Int`s: `nothing` when each is within its dimension, else the `BoundsError`
+# naming the indices as Julia's `to_indices` makes them (`:` as `Base.Slice(Base.OneTo(n))`).
+checkbounds(::Type{Bool}, A::AbstractArray, i::Union{Int, AbstractRange{Int}, Colon, Vector{Int}}) = _index_within(length(A), i)
+checkbounds(::Type{Bool}, A::AbstractArray, i::Union{Int, AbstractRange{Int}, Colon, Vector{Int}}, j::Union{Int, AbstractRange{Int}, Colon, Vector{Int}}) =
+    _index_within(size(A, 1), i) && _index_within(size(A, 2), j)
+function checkbounds(A::AbstractArray, i::Union{AbstractRange{Int}, Colon, Vector{Int}})
+    checkbounds(Bool, A, i) ||
+        error(:BoundsError, string(_bounds_message(A), " at index [", _index_shown(length(A), i), "]"))
+    return nothing
+end
+function checkbounds(A::AbstractArray, i::Union{Int, AbstractRange{Int}, Colon, Vector{Int}}, j::Union{Int, AbstractRange{Int}, Colon, Vector{Int}})
+    checkbounds(Bool, A, i, j) || error(:BoundsError, string(_bounds_message(A), " at index [",
+        _index_shown(size(A, 1), i), ", ", _index_shown(size(A, 2), j), "]"))
+    return nothing
+end
+_index_within(n::Int, i::Int) = 1 <= i <= n
+_index_within(n::Int, r::AbstractRange{Int}) = isempty(r) || (1 <= minimum(r) && maximum(r) <= n)
+_index_within(n::Int, ::Colon) = true
+_index_within(n::Int, v::Vector{Int}) = all(i -> 1 <= i <= n, v)
+_index_shown(n::Int, i) = repr(i)
+_index_shown(n::Int, ::Colon) = "Base.Slice(Base.OneTo($n))"
+
 """
     get(A::AbstractArray, i::Integer, default)
 
@@ -7807,7 +7830,7 @@ function _pick(A::Matrix, i::Int, J::Vector{Int})
     return y
 end
 
-getindex(x::Array, I::Vector{Int}) = _slice(x, I)
+getindex(x::Array, I::Vector{Int}) = (checkbounds(x, I); _slice(x, I))
 getindex(x::Array, m::Vector{Bool}) = _slice(x, _index_list(x, 0, m))
 getindex(x::Array, m::Matrix{Bool}) = _slice(x, _index_list(x, 0, m))
 getindex(A::Matrix, I::Vector, J::Vector) = _pick(A, _index_list(A, 1, I), _index_list(A, 2, J))
