@@ -12245,6 +12245,15 @@ function repr(mime::String, p::Pairs{<:NamedTuple})
     isempty(p) && return repr(p)
     return _plain_entries("pairs(::NamedTuple)", _named_pairs(p.data))
 end
+# `repr("text/plain", s)` of a set: its summary (`Set{Int64} with 2 elements`), then a line
+# `  x` per element in the set's order; empty, its one-line `show`.
+function repr(mime::String, s::Set)
+    mime == "text/plain" || _no_show(mime, s)
+    isempty(s) && return repr(s)
+    n = length(s)
+    head = string(typeof(s), " with ", n, n == 1 ? " element:" : " elements:")
+    return string(head, join([string("\n  ", repr(x)) for x in s]))
+end
 _no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
 
 # `repr("text/plain", A)` of a vector or matrix of Float64s, Ints or Bools, or of a lazy
@@ -12257,7 +12266,11 @@ _no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MI
 _plain_array(A::Vector) = isempty(A) ? repr(A) : _plain_grid(summary(A), A)
 _plain_array(A::Matrix) = _plain_grid(summary(A), A)
 _plain_wrapper(A) = _plain_grid(summary(A), collect(A))
-function _plain_grid(head::String, A::Union{Vector{Float64}, Vector{Int}, Vector{Bool}, Matrix{Float64}, Matrix{Int}, Matrix{Bool}})
+_plain_grid(head::String, A) = _plain_grid(head, A, nothing)
+# `hidden[i, j]` marks a structural zero of a `Diagonal` or triangular matrix (Julia's
+# `replace_in_print_matrix`): a `⋅` centred where the zero's text would be, aligned as it.
+function _plain_grid(head::String, A::Union{Vector{Float64}, Vector{Int}, Vector{Bool}, Matrix{Float64}, Matrix{Int}, Matrix{Bool}},
+                     hidden::Union{Nothing, Matrix{Bool}})
     isempty(A) && return head
     m = size(A, 1)
     n = length(A) ÷ m
@@ -12277,13 +12290,27 @@ function _plain_grid(head::String, A::Union{Vector{Float64}, Vector{Int}, Vector
             k = (j - 1) * m + i
             l, r = _grid_align(A[k], texts[k])
             push!(parts, " "^(lefts[j] - l))
-            push!(parts, texts[k])
+            push!(parts, hidden === nothing || !hidden[i, j] ? texts[k] : _centred_mark(texts[k]))
             j < n && push!(parts, string(" "^(rights[j] - r), "  "))
         end
     end
     return join(parts)
 end
-_plain_grid(head::String, A) = error("unsupported: the `text/plain` display of a $(typeof(A)) (of Float64s, Ints and Bools only); write `show(io, x)` for its one-line form instead")
+_plain_grid(head::String, A, hidden) = error("unsupported: the `text/plain` display of a $(typeof(A)) (of Float64s, Ints and Bools only); write `show(io, x)` for its one-line form instead")
+# `⋅` in the middle of as many spaces as `t` has characters (Julia's
+# `replace_with_centered_mark`).
+function _centred_mark(t::String)
+    n = length(t)
+    k = (n + 1) ÷ 2
+    return string(" "^(k - 1), "⋅", " "^(n - k))
+end
+# `repr("text/plain", v)` of a vector of strings, symbols, tuples or structs (inference calls
+# it for those): the summary and a colon, then each element as `repr` shows it, on a line of
+# its own after a space (Julia aligns such elements at their left); empty, its `show`.
+function _plain_list(v::Vector)
+    isempty(v) && return repr(v)
+    return string(summary(v), ":", join([string("\n ", repr(x)) for x in v]))
+end
 _grid_text(x::Float64, compact::Bool) = compact ? _compact_text(x) : repr(x)
 _grid_text(x::Int, compact::Bool) = repr(x)
 _grid_text(x::Bool, compact::Bool) = x ? "1" : "0"
