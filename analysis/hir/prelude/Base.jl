@@ -2045,6 +2045,10 @@ function _found_index(i::NothingOrInt, message::String)
     i.found || error(:MethodError, message)
     return i.index
 end
+# A `Union{Nothing, T}` (a regex group) stored where a `T` is held (`push!(String[], m[1])`):
+# the value, or Julia's `convert` error (`message`, inference's) on a run where it is `nothing`.
+_convert_present(x, message::String) = x
+_convert_present(::Nothing, message::String) = error(:MethodError, message)
 # `A[i]` of `findfirst`'s result in a branch Julia's inference does not narrow (`if any(m)`
 # before `A[findfirst(m)]`): the element, or Julia's `MethodError` on a run where it is `nothing`.
 function getindex(A::AbstractArray, i::NothingOrInt)

@@ -66,6 +66,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Val"],
         hooks: &[],
     },
+    // A `Union{Nothing, T}` (a regex group, `tryparse`'s result) stored where a `T` is held:
+    // inference checks it at run time (`Base._convert_present`).
+    Hooks {
+        triggers: &["Base.RegexMatch", "Base.tryparse"],
+        hooks: &["Base._convert_present"],
+    },
     // `reduce(vcat, [a, b])` of a literal is lowered to a call of `Base._reduce_cat`, which the
     // item then names: a trigger of nothing more.
     Hooks {
