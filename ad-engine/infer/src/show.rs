@@ -153,12 +153,14 @@ const STRUCTURED: &[&str] = &[
 
 impl crate::calls::Cx<'_> {
     /// Does Julia display a vector of `elem`s as one `repr` a line, each at the left: strings,
-    /// symbols, `nothing` among them, tuples of such or of numbers, the
+    /// symbols, `nothing` among them, unsigned integers, tuples of such or of numbers, the
     /// program's structs without a `text/plain` method of their own? (Numbers align at their
     /// decimal point, and a library struct may have a display of its own.)
     fn listed(&self, elem: &Type) -> bool {
         match elem {
             Type::String | Type::SubString | Type::Symbol(_) | Type::Nothing => true,
+            // Unsigned integers are shown in hexadecimal, all of one width (`0x61`).
+            Type::Int(k) => !k.signed(),
             Type::Tuple(ts) => ts.iter().all(|t| t.is_number() || self.listed(t)),
             Type::Union(u) => u.is_julias() && u.members.iter().all(|t| self.listed(t)),
             Type::Struct(s) => {

@@ -6085,6 +6085,30 @@ function readlines(io::IOBuffer; keep::Bool = false)
     return lines
 end
 
+"""
+    codeunits(s)
+
+The bytes of the string `s` as a vector that cannot be written (Julia's
+`Base.CodeUnits{UInt8, String}`): `c[i]`, `length`, loops, `collect` (a `Vector{UInt8}`).
+"""
+struct CodeUnits <: AbstractVector{UInt8}
+    bytes::Vector{UInt8}
+end
+codeunits(s::AbstractString) = CodeUnits(_str_bytes(string(s)))
+size(c::CodeUnits) = size(c.bytes)
+summary(c::CodeUnits) = string(length(c.bytes), "-element Base.CodeUnits{UInt8, String}")
+function getindex(c::CodeUnits, i::Int)
+    1 <= i <= length(c.bytes) || throw(BoundsError(c, i))
+    return c.bytes[i]
+end
+write(io::IOBuffer, c::CodeUnits) = _write_bytes(io, c.bytes)
+# The display of the bytes: the summary, then a byte a line (`0x61`); empty, the summary.
+function repr(mime::String, c::CodeUnits)
+    mime == "text/plain" || _no_show(mime, c)
+    isempty(c.bytes) && return summary(c)
+    return string(summary(c), ":", join([string("\n ", repr(x)) for x in c.bytes]))
+end
+
 # ---- Bits of an Int (Julia's int.jl) ---------------------------------------------------------
 
 """
