@@ -6086,6 +6086,21 @@ function readlines(io::IOBuffer; keep::Bool = false)
 end
 
 """
+    reinterpret(T, x)
+
+The number of type `T` whose bytes are those of the number `x` (`reinterpret(UInt64, 1.0) ==
+0x3ff0000000000000`); Julia's error where their sizes differ. Of an array (Julia's
+`ReinterpretArray`, which shares the array's memory), refused by name.
+"""
+function reinterpret(T::Type, x::Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool})
+    bytes, proto = _bits_bytes(x), zero(T)
+    length(bytes) == length(_bits_bytes(proto)) ||
+        error("bitcast: argument size does not match size of target type")
+    return _bytes_bits(bytes, 1, proto)
+end
+reinterpret(T::Type, A::AbstractArray) = error("unsupported: `reinterpret` of an array (Julia's `ReinterpretArray` shares the array's memory); `write` its elements to an `IOBuffer` and `take!` the bytes, or `read(io, T)` them back")
+
+"""
     codeunits(s)
 
 The bytes of the string `s` as a vector that cannot be written (Julia's
