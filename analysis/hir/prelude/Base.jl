@@ -6119,7 +6119,7 @@ end
 write(io::IOBuffer, c::CodeUnits) = _write_bytes(io, c.bytes)
 # The display of the bytes: the summary, then a byte a line (`0x61`); empty, the summary.
 function repr(mime::String, c::CodeUnits)
-    mime == "text/plain" || _no_show(mime, c)
+    mime == "text/plain" || _no_show(mime, typeof(c))
     isempty(c.bytes) && return summary(c)
     return string(summary(c), ":", join([string("\n ", repr(x)) for x in c.bytes]))
 end
@@ -12279,7 +12279,7 @@ end
 # `  k => v` per entry, keys and values shown compactly (`:compact => true`); empty, its
 # one-line `show`.
 function repr(mime::String, d::Dict)
-    mime == "text/plain" || _no_show(mime, d)
+    mime == "text/plain" || _no_show(mime, typeof(d))
     isempty(d) && return repr(d)
     return _plain_entries(string(typeof(d)), collect(d))
 end
@@ -12291,13 +12291,15 @@ end
 # `repr("text/plain", s)` of a set: its summary (`Set{Int64} with 2 elements`), then a line
 # `  x` per element in the set's order; empty, its one-line `show`.
 function repr(mime::String, s::Set)
-    mime == "text/plain" || _no_show(mime, s)
+    mime == "text/plain" || _no_show(mime, typeof(s))
     isempty(s) && return repr(s)
     n = length(s)
     head = string(typeof(s), " with ", n, n == 1 ? " element:" : " elements:")
     return string(head, join([string("\n  ", repr(x)) for x in s]))
 end
-_no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
+# Julia's error for a MIME type other than `text/plain` of a value of type `T` (its type only,
+# which carries no gradient into a call that never returns).
+_no_show(mime, T) = error(:MethodError, "no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$T)")
 
 # `repr("text/plain", A)` of a vector or matrix of Float64s, Ints or Bools, or of a lazy
 # adjoint or transpose of one (inference calls these for exactly those types): Julia's

@@ -396,7 +396,7 @@ end
 # `repr("text/plain", C)`: Julia's display of the factorization, its type and its upper
 # factor (`cholesky` of a matrix keeps the upper triangle, as Julia's dense one does).
 function Base.repr(mime::String, C::Cholesky)
-    mime == "text/plain" || Base._no_show(mime, C)
+    mime == "text/plain" || Base._no_show(mime, typeof(C))
     return string(typeof(C), "\nU factor:\n", repr(mime, C.U))
 end
 
@@ -912,13 +912,13 @@ Base.summary(A::Union{Tridiagonal, SymTridiagonal, Bidiagonal}) = Base._array_su
 # matrix under the wrapper's summary, each structural zero a `⋅`; of a `Symmetric` or
 # `Hermitian` one, every element.
 function Base.repr(mime::String, A::Union{Diagonal, UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular})
-    mime == "text/plain" || Base._no_show(mime, A)
+    mime == "text/plain" || Base._no_show(mime, typeof(A))
     n = size(A, 1)
     return Base._plain_grid(Base._array_summary(A), Matrix(A),
                             [_structural_zero(A, i, j) for i in 1:n, j in 1:n])
 end
 function Base.repr(mime::String, A::Union{Symmetric, Hermitian})
-    mime == "text/plain" || Base._no_show(mime, A)
+    mime == "text/plain" || Base._no_show(mime, typeof(A))
     return Base._plain_grid(Base._array_summary(A), Matrix(A))
 end
 _structural_zero(A::Diagonal, i, j) = i != j

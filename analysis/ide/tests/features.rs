@@ -1221,7 +1221,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 88290..88294: abs2
-            <zy>/prelude/Base.jl (prelude) 418991..418995: abs2
+            <zy>/prelude/Base.jl (prelude) 418999..419003: abs2
         "#]],
     );
 }
