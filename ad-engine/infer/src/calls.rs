@@ -428,10 +428,14 @@ impl<'a> Cx<'a> {
             return Some(self.call_named(b, name, &narrowed));
         }
         if let ("_elem_of", [v, x]) = (bare, args) {
-            // `push!` of a struct into a `Vector{Shape}`: the struct seen as a `Shape`.
             let Type::Array(e, _) = &v.ty else {
                 return None;
             };
+            // A regex group into a `Vector{String}`: the text it holds, checked at run time.
+            if let Some(present) = self.convert_present(b, x, e) {
+                return Some(present.and_then(|x| self.call_named(b, name, &[v.clone(), x])));
+            }
+            // `push!` of a struct into a `Vector{Shape}`: the struct seen as a `Shape`.
             return matches!(**e, Type::Union(_)).then(|| crate::value::convert(b, x.clone(), e));
         }
         let stores = matches!(

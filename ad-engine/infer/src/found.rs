@@ -60,6 +60,38 @@ impl Cx<'_> {
     }
 }
 
+impl Cx<'_> {
+    /// `x`, a `Union{Nothing, T}` (a regex group, `m[1]`), as the `T` it holds where it is
+    /// stored into an array of a concrete `elem` type (`push!(String[], m[1])`),
+    /// checked at run time (`Base._convert_present`: Julia's `convert` error naming `Nothing`
+    /// on a run where it is `nothing`); `None` for any other value.
+    pub(crate) fn convert_present(
+        &mut self,
+        b: &mut PlanBuilder,
+        x: &Val,
+        elem: &Type,
+    ) -> Option<Result<Val, Fail>> {
+        nothing_or(&x.ty)?;
+        if matches!(elem, Type::Union(_)) {
+            return None;
+        }
+        let message =
+            format!("Cannot `convert` an object of type Nothing to an object of type {elem}");
+        let check = [x.clone(), Val::lit(Const::Str(message.into()))];
+        Some(self.call_named(b, &"Base._convert_present".into(), &check))
+    }
+}
+
+/// The `T` of a `Union{Nothing, T}`, `None` for any other type.
+fn nothing_or(t: &Type) -> Option<&Type> {
+    match t {
+        Type::Union(u) if u.members.len() == 2 && u.members.contains(&Type::Nothing) => {
+            u.members.iter().find(|m| **m != Type::Nothing)
+        }
+        _ => None,
+    }
+}
+
 /// Is `v` `findfirst`'s union, the prelude's `Base.NothingOrInt`?
 fn is_found_union(v: &Val) -> bool {
     matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.NothingOrInt")

@@ -72,6 +72,20 @@ impl crate::calls::Cx<'_> {
                 {
                     Some(self.call_named(b, &PLAIN_ARRAY.into(), std::slice::from_ref(x)))
                 }
+                // A vector of strings, symbols, tuples or the program's structs: one element
+                // a line, as `repr` shows it.
+                Type::Array(e, 1) if self.listed(e) => {
+                    Some(self.call_named(b, &PLAIN_LIST.into(), std::slice::from_ref(x)))
+                }
+                // A range but a `LinRange` is shown as itself (`1:3`, `0.0:0.5:1.0`).
+                t if crate::calls::is_range(t)
+                    && !matches!(t, Type::Struct(s) if &*s.name == "Base.LinRange") =>
+                {
+                    Some(self.call_named(b, &"Base.repr".into(), std::slice::from_ref(x)))
+                }
+                // A `Diagonal`, triangular, `Symmetric` or `Hermitian` matrix: the library's
+                // own `repr("text/plain", A)` methods.
+                Type::Struct(s) if STRUCTURED.contains(&&*s.name) => None,
                 Type::Adjoint(_) => {
                     Some(self.call_named(b, &PLAIN_WRAPPER.into(), std::slice::from_ref(x)))
                 }
@@ -224,6 +238,41 @@ const LIBRARY_MODULES: &[&str] = &[
 
 /// The prelude's `text/plain` display of a vector or matrix of numbers.
 const PLAIN_ARRAY: &str = "Base._plain_array";
+
+/// The prelude's `text/plain` display of a vector of strings, symbols, tuples or structs.
+const PLAIN_LIST: &str = "Base._plain_list";
+
+/// The structured matrices whose `text/plain` display is the library's (structural zeros
+/// marked `⋅`).
+const STRUCTURED: &[&str] = &[
+    "LinearAlgebra.Diagonal",
+    "LinearAlgebra.UpperTriangular",
+    "LinearAlgebra.LowerTriangular",
+    "LinearAlgebra.UnitUpperTriangular",
+    "LinearAlgebra.UnitLowerTriangular",
+    "LinearAlgebra.Symmetric",
+    "LinearAlgebra.Hermitian",
+];
+
+impl crate::calls::Cx<'_> {
+    /// Does Julia display a vector of `elem`s as one `repr` a line, each at the left: strings,
+    /// symbols, `nothing` among them, unsigned integers, tuples of such or of numbers, the
+    /// program's structs without a `text/plain` method of their own? (Numbers align at their
+    /// decimal point, and a library struct may have a display of its own.)
+    fn listed(&self, elem: &Type) -> bool {
+        match elem {
+            Type::String | Type::SubString | Type::Symbol(_) | Type::Nothing => true,
+            // Unsigned integers are shown in hexadecimal, all of one width (`0x61`).
+            Type::Int(k) => !k.signed(),
+            Type::Tuple(ts) => ts.iter().all(|t| t.is_number() || self.listed(t)),
+            Type::Union(u) => u.is_julias() && u.members.iter().all(|t| self.listed(t)),
+            Type::Struct(s) => {
+                !crate::calls::is_library(&s.name) && !shown_by(self.program, elem, SHOW_TEXT_PLAIN)
+            }
+            _ => false,
+        }
+    }
+}
 
 /// The prelude's `text/plain` display of a lazy adjoint or transpose.
 const PLAIN_WRAPPER: &str = "Base._plain_wrapper";

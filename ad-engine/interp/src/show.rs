@@ -523,14 +523,23 @@ const INT_RANGE_LEN_TYPE: &str = "StepRangeLen{Int64, Int64, Int64, Int64}";
 /// `sin`), complex numbers as `ComplexF64` and `Complex{Int64}`.
 pub(crate) fn visible_name(n: &str) -> String {
     let n = n.replace("Base.Complex{Float64}", "ComplexF64");
+    // `codeunits(s)`'s type, whose parameters zy's struct does not carry.
+    let n = n.replace("Base.CodeUnits", "Base.CodeUnits{UInt8, String}");
     let mut out = String::with_capacity(n.len());
     let mut rest = n.as_str();
     while !rest.is_empty() {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
-        // `Base.OneTo` is not exported: Julia names it with its module.
+        // `Base.OneTo` and `Base.CodeUnits` are not exported: Julia names them with their
+        // module.
         let module = ["Base.", "LinearAlgebra.", "Distributions."]
             .into_iter()
-            .find(|m| at_word && rest.starts_with(m) && !rest[m.len()..].starts_with("OneTo"));
+            .find(|m| {
+                at_word
+                    && rest.starts_with(m)
+                    && !["OneTo", "CodeUnits"]
+                        .iter()
+                        .any(|t| rest[m.len()..].starts_with(t))
+            });
         // `Int` and `UInt` are aliases: Julia shows the types they name.
         let alias = ["Int", "UInt"].into_iter().find(|a| {
             at_word

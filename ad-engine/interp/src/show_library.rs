@@ -521,16 +521,26 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             write!(f, "Task ({state}) @0x{:016x}", 0)?;
         }
         Form::IoBuffer => {
-            let (Some(Value::Str(data)), Some(Value::Int(ptr)), Some(Value::Bool(writable))) =
-                (field("data"), field("ptr"), field("writable"))
+            let (Some(Value::Str(text)), Some(Value::Array(bytes)), Some(Value::Bool(binary))) =
+                (field("data"), field("bytes"), field("binary"))
             else {
                 return Ok(false);
+            };
+            let (Some(Value::Int(ptr)), Some(Value::Bool(writable))) =
+                (field("ptr"), field("writable"))
+            else {
+                return Ok(false);
+            };
+            // A buffer's contents are its text, or its bytes once it holds more than text.
+            let size = if *binary {
+                bytes.borrow().data.len()
+            } else {
+                text.len()
             };
             write!(
                 f,
                 "IOBuffer(data=UInt8[...], readable=true, writable={writable}, seekable=true, \
-                 append=false, size={}, maxsize=Inf, ptr={ptr}, mark=-1)",
-                data.len()
+                 append=false, size={size}, maxsize=Inf, ptr={ptr}, mark=-1)"
             )?;
         }
         Form::Val => match t.params.as_slice() {

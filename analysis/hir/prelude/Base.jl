@@ -2045,6 +2045,10 @@ function _found_index(i::NothingOrInt, message::String)
     i.found || error(:MethodError, message)
     return i.index
 end
+# A `Union{Nothing, T}` (a regex group) stored where a `T` is held (`push!(String[], m[1])`):
+# the value, or Julia's `convert` error (`message`, inference's) on a run where it is `nothing`.
+_convert_present(x, message::String) = x
+_convert_present(::Nothing, message::String) = error(:MethodError, message)
 # `A[i]` of `findfirst`'s result in a branch Julia's inference does not narrow (`if any(m)`
 # before `A[findfirst(m)]`): the element, or Julia's `MethodError` on a run where it is `nothing`.
 function getindex(A::AbstractArray, i::NothingOrInt)
@@ -5855,27 +5859,65 @@ Julia's abstract stream type; zy's one stream is an `IOBuffer`.
 abstract type IO end
 
 """
-    IOBuffer(), IOBuffer(s)
+    IOBuffer(), IOBuffer(s), IOBuffer(bytes)
 
 An in-memory stream: `print`, `println`, `write`, `show`, `join` and `@printf` to an
-`IOBuffer()` append text, `take!(io)` gives its bytes and empties it (`String(take!(io))`);
-one made of a string is read by `readline`, `eachline`, `readlines` and `read(io, String)`.
+`IOBuffer()` write text at its position, `write(io, x)` of a number its bytes
+(little-endian), `take!(io)` gives its bytes and empties it (`String(take!(io))`); one made of
+a string or a `Vector{UInt8}` is read by `readline`, `eachline`, `readlines`, `read(io,
+String)`, `read(io, T)` of a number type and `read(io)`. The contents are a `String` while
+only text has been written at the end, and a `Vector{UInt8}` (`bytes`) once anything else
+has been written or read, so text is appended as fast as strings are.
 """
 mutable struct IOBuffer <: IO
     data::String
+    bytes::Vector{UInt8}
+    binary::Bool
     ptr::Int
     writable::Bool
-    IOBuffer() = new("", 1, true)
-    IOBuffer(s::AbstractString) = new(string(s), 1, false)
+    IOBuffer() = new("", UInt8[], false, 1, true)
+    IOBuffer(s::AbstractString) = new(string(s), UInt8[], false, 1, false)
+    IOBuffer(v::Vector{UInt8}) = new("", v, true, 1, false)
 end
-# Nothing is held back from an `IOBuffer`'s text, so there is nothing to flush.
+# Nothing is held back from an `IOBuffer`'s contents, so there is nothing to flush.
 flush(io::IOBuffer) = nothing
-# Appends `s` (Julia's buffer has the write position at its end), the number of bytes written.
-function _write_text(io::IOBuffer, s::String)
+# The number of bytes the buffer holds.
+_size(io::IOBuffer) = io.binary ? length(io.bytes) : ncodeunits(io.data)
+# Holds the contents as bytes from now on.
+function _to_bytes!(io::IOBuffer)
+    if !io.binary
+        io.bytes = _str_bytes(io.data)
+        io.data = ""
+        io.binary = true
+    end
+    return io.bytes
+end
+_check_writable(io::IOBuffer) =
     io.writable || throw(ArgumentError("ensureroom failed, IOBuffer is not writeable"))
+# Writes `s` at the position (appended while the position is at the end of text), the number
+# of bytes written.
+function _write_text(io::IOBuffer, s::String)
+    _check_writable(io)
+    (io.binary || io.ptr <= ncodeunits(io.data)) && return _write_bytes(io, _str_bytes(s))
     io.data = string(io.data, s)
     io.ptr = ncodeunits(io.data) + 1
     return ncodeunits(s)
+end
+# Writes `b` at the position, over the bytes there and past the end, the number written.
+function _write_bytes(io::IOBuffer, b::Vector{UInt8})
+    _check_writable(io)
+    d = _to_bytes!(io)
+    p = io.ptr
+    for k in 1:length(b)
+        if p <= length(d)
+            d[p] = b[k]
+        else
+            push!(d, b[k])
+        end
+        p += 1
+    end
+    io.ptr = p
+    return length(b)
 end
 function print(io::IOBuffer, xs...)
     _write_text(io, string(xs...))
@@ -5884,8 +5926,17 @@ end
 println(io::IOBuffer, xs...) = print(io, xs..., "\n")
 write(io::IOBuffer, s::AbstractString) = _write_text(io, string(s))
 write(io::IOBuffer, c::Char) = _write_text(io, string(c))
+write(io::IOBuffer, x::Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool}) =
+    _write_bytes(io, _bits_bytes(x))
+function write(io::IOBuffer, v::Array)
+    n = 0
+    for x in v
+        n += write(io, x)
+    end
+    return n
+end
 write(io::IOBuffer, x, y, zs...) = write(io, x) + write(io, y, zs...)
-write(io::IOBuffer, x) = error("unsupported: `write` of a $(typeof(x)) to an `IOBuffer` (Julia writes its bytes); write a string or `print` it")
+write(io::IOBuffer, x) = error("unsupported: `write` of a $(typeof(x)) to an `IOBuffer` (Julia writes its bytes); write a string, a number or an array of numbers, or `print` it")
 function show(io::IOBuffer, x)
     print(io, repr(x))
     return nothing
@@ -5918,35 +5969,79 @@ function _written(f)
     return String(take!(io))
 end
 function take!(io::IOBuffer)
-    bytes = _str_bytes(io.data)
+    bytes = io.binary ? copy(io.bytes) : _str_bytes(io.data)
     if io.writable
         io.data = ""
+        io.bytes = UInt8[]
+        io.binary = false
         io.ptr = 1
     end
     return bytes
 end
-eof(io::IOBuffer) = io.ptr > ncodeunits(io.data)
+eof(io::IOBuffer) = io.ptr > _size(io)
 position(io::IOBuffer) = io.ptr - 1
 function seekstart(io::IOBuffer)
     io.ptr = 1
     return io
 end
+function seekend(io::IOBuffer)
+    io.ptr = _size(io) + 1
+    return io
+end
+function seek(io::IOBuffer, n::Integer)
+    io.ptr = clamp(n, 0, _size(io)) + 1
+    return io
+end
+function skip(io::IOBuffer, n::Integer)
+    io.ptr = clamp(io.ptr + n, 1, _size(io) + 1)
+    return io
+end
+# The text from the position on, the index in it the position is at, and the position before
+# its first byte: a text buffer's own string, or the `String` of the bytes left.
+function _text_rest(io::IOBuffer)
+    io.binary || return io.data, io.ptr, 0
+    return String(io.bytes[io.ptr:end]), 1, io.ptr - 1
+end
 function read(io::IOBuffer, ::Type{String})
-    s, i = io.data, io.ptr
-    io.ptr = ncodeunits(s) + 1
+    s, i, base = _text_rest(io)
+    io.ptr = base + ncodeunits(s) + 1
     return s[i:lastindex(s)]
 end
+# The bytes from the position on.
+function read(io::IOBuffer)
+    d = _to_bytes!(io)
+    bytes = d[io.ptr:end]
+    io.ptr = length(d) + 1
+    return bytes
+end
+# The number of type `T` whose bytes start at the position (Julia's `EOFError` past the end).
+function _read_bits(io::IOBuffer, proto)
+    x = _bytes_bits(_to_bytes!(io), io.ptr, proto)
+    io.ptr += length(_bits_bytes(proto))
+    return x
+end
+read(io::IOBuffer, T::Type{Float64}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{Float32}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{Int64}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{Int32}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{Int16}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{Int8}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{UInt64}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{UInt32}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{UInt16}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{UInt8}) = _read_bits(io, zero(T))
+read(io::IOBuffer, T::Type{Bool}) = _read_bits(io, false)
 # The next line, without its `\n` (or `\r\n`) unless `keep`; `""` at the end.
 function readline(io::IOBuffer; keep::Bool = false)
-    s, i = io.data, io.ptr
+    s, i, base = _text_rest(io)
     n = ncodeunits(s)
     i > n && return ""
     j = _str_find(s, "\n", i, true)
     if j == 0
-        io.ptr = n + 1
+        io.ptr = base + n + 1
         return s[i:lastindex(s)]
     end
-    io.ptr = j + 1
+    io.ptr = base + j + 1
     keep && return s[i:j]
     j > i && s[prevind(s, j)] == '\r' && return s[i:prevind(s, prevind(s, j))]
     return s[i:prevind(s, j)]
@@ -5954,16 +6049,17 @@ end
 # The text up to the next `delim` (a character or a string), which is read too but left out
 # unless `keep`; the rest of the text if there is none.
 function readuntil(io::IOBuffer, delim::Union{Char, AbstractString}; keep::Bool = false)
-    s, i, d = io.data, io.ptr, string(delim)
+    s, i, base = _text_rest(io)
+    d = string(delim)
     n = ncodeunits(s)
     i > n && return ""
     j = isempty(d) ? i : _str_find(s, d, i, true)
     if j == 0
-        io.ptr = n + 1
+        io.ptr = base + n + 1
         return s[i:lastindex(s)]
     end
-    io.ptr = j + ncodeunits(d)
-    keep && return s[i:prevind(s, io.ptr)]
+    io.ptr = base + j + ncodeunits(d)
+    keep && return s[i:prevind(s, j + ncodeunits(d))]
     return s[i:prevind(s, j)]
 end
 
@@ -5987,6 +6083,45 @@ function readlines(io::IOBuffer; keep::Bool = false)
         push!(lines, readline(io; keep = keep))
     end
     return lines
+end
+
+"""
+    reinterpret(T, x)
+
+The number of type `T` whose bytes are those of the number `x` (`reinterpret(UInt64, 1.0) ==
+0x3ff0000000000000`); Julia's error where their sizes differ. Of an array (Julia's
+`ReinterpretArray`, which shares the array's memory), refused by name.
+"""
+function reinterpret(T::Type, x::Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool})
+    bytes, proto = _bits_bytes(x), zero(T)
+    length(bytes) == length(_bits_bytes(proto)) ||
+        error("bitcast: argument size does not match size of target type")
+    return _bytes_bits(bytes, 1, proto)
+end
+reinterpret(T::Type, A::AbstractArray) = error("unsupported: `reinterpret` of an array (Julia's `ReinterpretArray` shares the array's memory); `write` its elements to an `IOBuffer` and `take!` the bytes, or `read(io, T)` them back")
+
+"""
+    codeunits(s)
+
+The bytes of the string `s` as a vector that cannot be written (Julia's
+`Base.CodeUnits{UInt8, String}`): `c[i]`, `length`, loops, `collect` (a `Vector{UInt8}`).
+"""
+struct CodeUnits <: AbstractVector{UInt8}
+    bytes::Vector{UInt8}
+end
+codeunits(s::AbstractString) = CodeUnits(_str_bytes(string(s)))
+size(c::CodeUnits) = size(c.bytes)
+summary(c::CodeUnits) = string(length(c.bytes), "-element Base.CodeUnits{UInt8, String}")
+function getindex(c::CodeUnits, i::Int)
+    1 <= i <= length(c.bytes) || throw(BoundsError(c, i))
+    return c.bytes[i]
+end
+write(io::IOBuffer, c::CodeUnits) = _write_bytes(io, c.bytes)
+# The display of the bytes: the summary, then a byte a line (`0x61`); empty, the summary.
+function repr(mime::String, c::CodeUnits)
+    mime == "text/plain" || _no_show(mime, typeof(c))
+    isempty(c.bytes) && return summary(c)
+    return string(summary(c), ":", join([string("\n ", repr(x)) for x in c.bytes]))
 end
 
 # ---- Bits of an Int (Julia's int.jl) ---------------------------------------------------------
@@ -12196,7 +12331,7 @@ end
 # `  k => v` per entry, keys and values shown compactly (`:compact => true`); empty, its
 # one-line `show`.
 function repr(mime::String, d::Dict)
-    mime == "text/plain" || _no_show(mime, d)
+    mime == "text/plain" || _no_show(mime, typeof(d))
     isempty(d) && return repr(d)
     return _plain_entries(string(typeof(d)), collect(d))
 end
@@ -12205,7 +12340,18 @@ function repr(mime::String, p::Pairs{<:NamedTuple})
     isempty(p) && return repr(p)
     return _plain_entries("pairs(::NamedTuple)", _named_pairs(p.data))
 end
-_no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
+# `repr("text/plain", s)` of a set: its summary (`Set{Int64} with 2 elements`), then a line
+# `  x` per element in the set's order; empty, its one-line `show`.
+function repr(mime::String, s::Set)
+    mime == "text/plain" || _no_show(mime, typeof(s))
+    isempty(s) && return repr(s)
+    n = length(s)
+    head = string(typeof(s), " with ", n, n == 1 ? " element:" : " elements:")
+    return string(head, join([string("\n  ", repr(x)) for x in s]))
+end
+# Julia's error for a MIME type other than `text/plain` of a value of type `T` (its type only,
+# which carries no gradient into a call that never returns).
+_no_show(mime, T) = error(:MethodError, "no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$T)")
 
 # `repr("text/plain", A)` of a vector or matrix of Float64s, Ints or Bools, or of a lazy
 # adjoint or transpose of one (inference calls these for exactly those types): Julia's
@@ -12217,7 +12363,11 @@ _no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MI
 _plain_array(A::Vector) = isempty(A) ? repr(A) : _plain_grid(summary(A), A)
 _plain_array(A::Matrix) = _plain_grid(summary(A), A)
 _plain_wrapper(A) = _plain_grid(summary(A), collect(A))
-function _plain_grid(head::String, A::Union{Vector{Float64}, Vector{Int}, Vector{Bool}, Matrix{Float64}, Matrix{Int}, Matrix{Bool}})
+_plain_grid(head::String, A) = _plain_grid(head, A, nothing)
+# `hidden[i, j]` marks a structural zero of a `Diagonal` or triangular matrix (Julia's
+# `replace_in_print_matrix`): a `⋅` centred where the zero's text would be, aligned as it.
+function _plain_grid(head::String, A::Union{Vector{Float64}, Vector{Int}, Vector{Bool}, Matrix{Float64}, Matrix{Int}, Matrix{Bool}},
+                     hidden::Union{Nothing, Matrix{Bool}})
     isempty(A) && return head
     m = size(A, 1)
     n = length(A) ÷ m
@@ -12237,13 +12387,27 @@ function _plain_grid(head::String, A::Union{Vector{Float64}, Vector{Int}, Vector
             k = (j - 1) * m + i
             l, r = _grid_align(A[k], texts[k])
             push!(parts, " "^(lefts[j] - l))
-            push!(parts, texts[k])
+            push!(parts, hidden === nothing || !hidden[i, j] ? texts[k] : _centred_mark(texts[k]))
             j < n && push!(parts, string(" "^(rights[j] - r), "  "))
         end
     end
     return join(parts)
 end
-_plain_grid(head::String, A) = error("unsupported: the `text/plain` display of a $(typeof(A)) (of Float64s, Ints and Bools only); write `show(io, x)` for its one-line form instead")
+_plain_grid(head::String, A, hidden) = error("unsupported: the `text/plain` display of a $(typeof(A)) (of Float64s, Ints and Bools only); write `show(io, x)` for its one-line form instead")
+# `⋅` in the middle of as many spaces as `t` has characters (Julia's
+# `replace_with_centered_mark`).
+function _centred_mark(t::String)
+    n = length(t)
+    k = (n + 1) ÷ 2
+    return string(" "^(k - 1), "⋅", " "^(n - k))
+end
+# `repr("text/plain", v)` of a vector of strings, symbols, tuples or structs (inference calls
+# it for those): the summary and a colon, then each element as `repr` shows it, on a line of
+# its own after a space (Julia aligns such elements at their left); empty, its `show`.
+function _plain_list(v::Vector)
+    isempty(v) && return repr(v)
+    return string(summary(v), ":", join([string("\n ", repr(x)) for x in v]))
+end
 _grid_text(x::Float64, compact::Bool) = compact ? _compact_text(x) : repr(x)
 _grid_text(x::Int, compact::Bool) = repr(x)
 _grid_text(x::Bool, compact::Bool) = x ? "1" : "0"

@@ -393,6 +393,13 @@ function cholesky(A::AbstractMatrix)
     return Cholesky(LowerTriangular(L), UpperTriangular(_transpose_copy(L)))
 end
 
+# `repr("text/plain", C)`: Julia's display of the factorization, its type and its upper
+# factor (`cholesky` of a matrix keeps the upper triangle, as Julia's dense one does).
+function Base.repr(mime::String, C::Cholesky)
+    mime == "text/plain" || Base._no_show(mime, typeof(C))
+    return string(typeof(C), "\nU factor:\n", repr(mime, C.U))
+end
+
 # `C \ b`: two triangular solves, `L \ b` then `U \ (L \ b)`; of a Float64 factor and
 # right-hand side by `_cholesky_solve`, whose rrule differentiates the two solves as one.
 (\)(C::Cholesky, b) = _cholesky_ldiv(C, C.L.data, b)
@@ -901,6 +908,22 @@ function getindex(A::Bidiagonal, i::Int, j::Int)
 end
 
 Base.summary(A::Union{Tridiagonal, SymTridiagonal, Bidiagonal}) = Base._array_summary(A)
+# `repr("text/plain", A)` of a `Diagonal` or triangular matrix: Julia's display of the dense
+# matrix under the wrapper's summary, each structural zero a `⋅`; of a `Symmetric` or
+# `Hermitian` one, every element.
+function Base.repr(mime::String, A::Union{Diagonal, UpperTriangular, LowerTriangular, UnitUpperTriangular, UnitLowerTriangular})
+    mime == "text/plain" || Base._no_show(mime, typeof(A))
+    n = size(A, 1)
+    return Base._plain_grid(Base._array_summary(A), Matrix(A),
+                            [_structural_zero(A, i, j) for i in 1:n, j in 1:n])
+end
+function Base.repr(mime::String, A::Union{Symmetric, Hermitian})
+    mime == "text/plain" || Base._no_show(mime, typeof(A))
+    return Base._plain_grid(Base._array_summary(A), Matrix(A))
+end
+_structural_zero(A::Diagonal, i, j) = i != j
+_structural_zero(A::Union{UpperTriangular, UnitUpperTriangular}, i, j) = i > j
+_structural_zero(A::Union{LowerTriangular, UnitLowerTriangular}, i, j) = i < j
 
 function _band_checkbounds(A, i::Int, j::Int)
     n = size(A, 1)

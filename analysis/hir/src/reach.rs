@@ -66,6 +66,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.Val"],
         hooks: &[],
     },
+    // A `Union{Nothing, T}` (a regex group, `tryparse`'s result) stored where a `T` is held:
+    // inference checks it at run time (`Base._convert_present`).
+    Hooks {
+        triggers: &["Base.RegexMatch", "Base.tryparse"],
+        hooks: &["Base._convert_present"],
+    },
     // `reduce(vcat, [a, b])` of a literal is lowered to a call of `Base._reduce_cat`, which the
     // item then names: a trigger of nothing more.
     Hooks {
@@ -596,7 +602,7 @@ pub const HOOKS: &[Hooks] = &[
     // adjoint or transpose: inference calls the prelude's display.
     Hooks {
         triggers: &["repr", "Base.repr"],
-        hooks: &["Base._plain_array", "Base._plain_wrapper"],
+        hooks: &["Base._plain_array", "Base._plain_wrapper", "Base._plain_list"],
     },
     // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude,
     // tests `isnothing(i)` at run time for `i isa Int`, and checks the index where a call

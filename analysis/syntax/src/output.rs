@@ -192,8 +192,9 @@ fn evaluated_parts(e: Expr, out: &mut Vec<Expr>) {
 pub(crate) const TEXT_PLAIN: &str = "MIME\"text/plain\"";
 
 /// `show(io, MIME"text/plain"(), x)` (or `MIME("text/plain")`) as a call: `print(io,
-/// repr("text/plain", x))`, the text Julia's display writes (zy has no MIME values). `None`
-/// for any other call, and inside a `show` method, whose `io` is the text written so far.
+/// repr("text/plain", x))`, the text Julia's display writes (zy has no MIME values); to
+/// `stdout` that text left out as output is. `None` for any other call, and inside a `show`
+/// method, whose `io` is the text written so far.
 pub(crate) fn text_plain_show_call(
     cx: &mut Cx,
     node: &SyntaxNode,
@@ -220,6 +221,10 @@ pub(crate) fn text_plain_show_call(
     let io = expr(cx, io);
     let mime = Expr::new(ExprKind::Str("text/plain".into()), mime.range);
     let text = Expr::call("Base.repr", vec![mime, expr(cx, x)], node.range);
+    // To `stdout` (or `stderr`): output, the text made and left out.
+    if matches!(&io.kind, ExprKind::Ident(s) if s == "stdout" || s == "stderr") {
+        return Some(printing(cx, node, "show", vec![io, text]));
+    }
     Some(Expr::call("print", vec![io, text], node.range))
 }
 

@@ -42,6 +42,8 @@ pub(crate) const NAMES: &[&str] = &[
     "_regex_split",
     "_regex_names",
     "_str_bytes",
+    "_bits_bytes",
+    "_bytes_bits",
     "_parse_int",
     "_parse_float",
     "_tryparse_int",
@@ -67,7 +69,15 @@ fn string_fn(b: &mut PlanBuilder, f: &str, args: &[Val], ty: Type) -> Val {
 
 /// No `base` keyword, or an Int one (`nothing`: none given).
 fn int_base(base: &[Val]) -> bool {
-    base.len() <= 1 && base.iter().all(|b| matches!(b.ty, Type::Int64 | Type::Nothing))
+    base.len() <= 1
+        && base
+            .iter()
+            .all(|b| matches!(b.ty, Type::Int64 | Type::Nothing))
+}
+
+/// Is `ty` a number type whose bytes `write` puts in a stream (`Float64`, `Int32`, `Bool`, ...)?
+fn is_bits(ty: &Type) -> bool {
+    ty.is_number() || matches!(ty, Type::Float32 | Type::Int(_))
 }
 
 /// `!v` of a `Bool`.
@@ -283,6 +293,19 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         ("_str_bytes", [_]) if all_str => {
             let ty = Type::Array(Arc::new(Type::Int(IntKind::UInt8)), 1);
             string_fn(b, "str_bytes", args, ty)
+        }
+        // The bytes of a number as `write` puts them in a stream (little-endian), and the
+        // number of `proto`'s type whose bytes start at `i` of a `Vector{UInt8}` (`read`).
+        ("_bits_bytes", [x]) if is_bits(&x.ty) => {
+            let ty = Type::Array(Arc::new(Type::Int(IntKind::UInt8)), 1);
+            string_fn(b, "bits_bytes", args, ty)
+        }
+        ("_bytes_bits", [v, i, proto])
+            if v.ty == Type::Array(Arc::new(Type::Int(IntKind::UInt8)), 1)
+                && i.ty == Type::Int64
+                && is_bits(&proto.ty) =>
+        {
+            string_fn(b, "bytes_bits", args, proto.ty.clone())
         }
         ("_regex_replace", [p, f, s, rep, substitute, count])
             if [p, f, s, rep].into_iter().all(is_str)

@@ -107,6 +107,40 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
                 Err(_) => Err("unsupported: `String` of bytes that are not UTF-8 text".into()),
             };
         }
+        // A number's bytes as `write` puts them in a stream (little-endian), and the number
+        // of `proto`'s type read back from bytes `i` on (Julia's `EOFError` past their end).
+        ("bits_bytes", [x]) => {
+            let Some(bytes) = bits_bytes(x) else {
+                return Err(method_error("write", operands));
+            };
+            let items = bytes
+                .into_iter()
+                .map(|b| Value::Sized(zy_ir::IntKind::UInt8, i64::from(b)))
+                .collect();
+            return Ok(objects(zy_ir::Type::Int(zy_ir::IntKind::UInt8), items));
+        }
+        ("bytes_bits", [Value::Array(v), Value::Int(i), proto]) => {
+            let v = v.borrow();
+            let ArrayData::Obj(o) = &v.data else {
+                return Err(method_error("read", operands));
+            };
+            let Some(n) = bits_bytes(proto).map(|b| b.len()) else {
+                return Err(method_error("read", operands));
+            };
+            let start = usize::try_from(*i - 1).map_err(|_| "EOFError: read end of file")?;
+            let Some(held) = o.items.get(start..start + n) else {
+                return Err("EOFError: read end of file".into());
+            };
+            let mut bytes = [0u8; 8];
+            for (b, h) in bytes.iter_mut().zip(held) {
+                match h {
+                    Value::Sized(zy_ir::IntKind::UInt8, h) => *b = *h as u8,
+                    _ => return Err(method_error("read", operands)),
+                }
+            }
+            return bits_value(proto, u64::from_le_bytes(bytes))
+                .ok_or_else(|| method_error("read", operands));
+        }
         (
             "regex_replace",
             [Value::Str(p), Value::Str(flags), Value::Str(s), Value::Str(rep), Value::Bool(substitute), Value::Int(count)],
@@ -279,6 +313,31 @@ fn replace(s: &str, pairs: &[std::sync::Arc<str>], limit: usize) -> String {
 
 /// A `Vector{SubString{String}}` of `parts` (each held as its text, as every string is).
 /// A vector of `items`, each of type `elem`.
+/// The little-endian bytes of a number of a fixed width, `None` for any other value.
+fn bits_bytes(x: &Value) -> Option<Vec<u8>> {
+    Some(match x {
+        Value::F64(x) => x.to_le_bytes().to_vec(),
+        Value::F32(x) => x.to_le_bytes().to_vec(),
+        Value::Int(x) => x.to_le_bytes().to_vec(),
+        Value::Bool(b) => vec![u8::from(*b)],
+        Value::Sized(k, held) => held.to_le_bytes()[..k.bits() as usize / 8].to_vec(),
+        _ => return None,
+    })
+}
+
+/// The number of `proto`'s type whose bytes are the low bytes of `bits` (as [`bits_bytes`]
+/// gives them).
+fn bits_value(proto: &Value, bits: u64) -> Option<Value> {
+    Some(match proto {
+        Value::F64(_) => Value::F64(f64::from_bits(bits)),
+        Value::F32(_) => Value::F32(f32::from_bits(bits as u32)),
+        Value::Int(_) => Value::Int(bits as i64),
+        Value::Bool(_) => Value::Bool(bits != 0),
+        Value::Sized(k, _) => Value::Sized(*k, k.wrap(i128::from(bits))),
+        _ => return None,
+    })
+}
+
 fn objects(elem: zy_ir::Type, items: Vec<Value>) -> Value {
     let n = items.len();
     Array::new(Shape::Vector(n), ArrayData::Obj(Objects { elem, items })).into_value()
