@@ -9310,8 +9310,8 @@ function _spawn(f)
     return Task(nothing, result, 1, failure)
 end
 
-# Only `f()` is inside the `try`, so that the gradient of a task whose function writes
-# nothing passes through it.
+# Only `f()` is inside the `try`: a gradient passes through it where it returns (where a
+# function that may write throws, the AD stops the gradient by name).
 function _run!(t::Task, f)
     r = try
         (f(),)
