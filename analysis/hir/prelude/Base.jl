@@ -9403,7 +9403,8 @@ function _typed_channel(T, sz::Float64)
     sz == Inf && return _typed_channel(T, typemax(Int))
     return _typed_channel(T, Int(sz))
 end
-function _typed_channel(T, f::Function, sz::Integer = 0)
+# `spawn` and `threadpool` choose where Julia runs the producer: zy runs it here.
+function _typed_channel(T, f::Function, sz::Integer = 0; spawn::Bool = false, threadpool = nothing)
     c = _typed_channel(T, sz)
     failed = try
         f(c)

@@ -1221,7 +1221,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 87982..87986: abs2
-            <zy>/prelude/Base.jl (prelude) 417842..417846: abs2
+            <zy>/prelude/Base.jl (prelude) 417967..417971: abs2
         "#]],
     );
 }
