@@ -291,8 +291,8 @@ fn instance_adjoint_in(
         simplify::tidy(&mut body);
     }
     checkpoint::check_calls(prog, globals, &body)?;
-    trybody::check_calls(prog, &body)?;
     payload::route(prog, &mut body)?;
+    trybody::guard_calls(prog, &mut body);
     let setting = transform::Setting {
         mask,
         fixed: &fixed,

@@ -724,6 +724,15 @@ fn slot_init(ty: &Type) -> VarInit {
             ],
         ),
         Type::Ref(_) | Type::Tuple(_) | Type::NamedTuple(_) => stmt(Prim::ZeroTangent, vec![]),
+        // The old value of a field a `catch` stores its exception into (compiled code holds no
+        // `undef` of it).
+        Type::Exception => stmt(
+            Prim::ExceptionNew,
+            vec![
+                Const::Symbol("ErrorException".into()).into(),
+                Const::Str("".into()).into(),
+            ],
+        ),
         _ => stmt(Prim::Undef, vec![Const::Symbol("slot".into()).into()]),
     }
 }

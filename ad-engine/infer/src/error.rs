@@ -75,9 +75,9 @@ impl Fail {
             | "ENV" => Fail::unsupported(format!(
                 "`{name}`: zy runs functions without files, processes or environment variables; pass what they would read to the function as an argument"
             )),
-            "Channel" | "put!" | "RemoteChannel" | "Condition" | "notify" | "yield" => {
+            "RemoteChannel" | "Condition" | "notify" | "yield" => {
                 Fail::unsupported(format!(
-                    "`{name}`: zy runs each task to completion where it is made, so no task waits for another's values; return them from the tasks and `fetch` them"
+                    "`{name}`: zy runs each task to completion where it is made, so no task waits for another's values; return them from the tasks and `fetch` them, or `put!` them into a `Channel{{T}}`"
                 ))
             }
             "ComplexF32" | "ComplexF16" => Fail::unsupported(format!(

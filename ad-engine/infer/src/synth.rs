@@ -438,10 +438,38 @@ impl Synth {
         let r = cx.callee_result(&Val::of(Arg::Input(0), self.args[0].1.clone()), &elems)?;
         let mut b = Block::ENTRY;
         if r == Type::Bottom {
-            // `f` never returns: the first call throws.
-            self.apply_f(cx, b, Operand::Const(Const::Int(1)))?;
-            self.f.set_term(b, Terminator::Unreachable, SPAN);
-            self.f.ret = Type::Bottom;
+            // `f` never returns: the first call throws; over no elements the result is
+            // Julia's empty `Array{Union{}}` (`[error("x") for _ in 1:0]`).
+            let len = self.prim(b, Prim::Length, vec![first.clone()], Type::Int64);
+            let none = self.prim(
+                b,
+                Prim::Eq,
+                vec![len.clone(), Const::Int(0).into()],
+                Type::Bool,
+            );
+            let (empty, call) = (self.f.add_block(), self.f.add_block());
+            let branch = Terminator::Branch {
+                cond: none,
+                then_to: BlockCall::new(empty),
+                else_to: BlockCall::new(call),
+            };
+            self.f.set_term(b, branch, SPAN);
+            let out_ty = array(Type::Bottom, n);
+            let dims: Vec<Operand> = if n == 1 {
+                vec![len]
+            } else {
+                (1..=i64::from(n))
+                    .map(|d| {
+                        let at = vec![first.clone(), Operand::Const(Const::Int(d))];
+                        self.prim(empty, Prim::Size, at, Type::Int64)
+                    })
+                    .collect()
+            };
+            let out = self.prim(empty, Prim::Zeros, dims, out_ty.clone());
+            self.f.set_term(empty, Terminator::Return(out), SPAN);
+            self.apply_f(cx, call, Operand::Const(Const::Int(1)))?;
+            self.f.set_term(call, Terminator::Unreachable, SPAN);
+            self.f.ret = out_ty;
             return Ok(());
         }
         if let Some(why) = crate::builtins::nested_elements(&r) {

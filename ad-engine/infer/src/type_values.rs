@@ -235,6 +235,8 @@ pub(crate) fn value_name(t: &Type) -> Result<Name, Fail> {
                 Type::Tuple(ts) => ts.iter().all(ok),
                 // `findfirst`'s union: its type is `Nothing` or `Int64`, known only at run time.
                 Type::Struct(s) if &*s.name == "Base.NothingOrInt" => false,
+                // Named `Task`, without the parameters zy keeps (a result type of `Union{}`).
+                Type::Struct(s) if &*s.name == "Base.Task" => true,
                 Type::Struct(s) => s.kind == zy_ir::StructKind::User && s.params.iter().all(ok),
                 Type::Function(n) => !n.contains('{'),
                 Type::Symbol(_) | Type::Union(_) | Type::Param(_) => true,

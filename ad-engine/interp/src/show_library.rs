@@ -67,6 +67,8 @@ enum Form {
     IoBuffer,
     /// `Task (done) @0x0000000000000000`: its state, and an address zy's tasks do not have.
     Task,
+    /// `Channel{Float64}(2)`: its type and its buffer's size.
+    Channel,
     /// A Distributions.jl distribution: its type, then its parameters by name
     /// (`Normal{Float64}(μ=0.0, σ=1.0)`).
     Distribution,
@@ -118,6 +120,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.RegexMatch" => Form::RegexMatch,
         "Base.IOBuffer" => Form::IoBuffer,
         "Base.Task" => Form::Task,
+        "Base.Channel" => Form::Channel,
         name if name.starts_with("Distributions.") => Form::Distribution,
         _ => return None,
     })
@@ -519,6 +522,13 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                 _ => return Ok(false),
             };
             write!(f, "Task ({state}) @0x{:016x}", 0)?;
+        }
+        Form::Channel => {
+            let ty = crate::show::type_string(&Type::Struct(std::sync::Arc::new(t.clone())));
+            let Some(Value::Int(size)) = field("sz_max") else {
+                return Ok(false);
+            };
+            write!(f, "{}({size})", ty.strip_prefix("Base.").unwrap_or(&ty))?;
         }
         Form::IoBuffer => {
             let (Some(Value::Str(text)), Some(Value::Array(bytes)), Some(Value::Bool(binary))) =

@@ -672,6 +672,10 @@ impl fmt::Display for StructType {
             StructKind::User if &*self.name == "Base.NothingOrInt" => {
                 return f.write_str("Union{Nothing, Int64}")
             }
+            // Julia's `Task` has no parameters: zy's keeps its function's and result's types.
+            StructKind::User if &*self.name == "Base.Task" && !f.alternate() => {
+                return f.write_str("Task")
+            }
             // Julia's `Missing` (the IR text keeps the prelude's name, which reads back).
             StructKind::User if &*self.name == "Base.Missing" && !f.alternate() => {
                 return f.write_str("Missing")

@@ -9497,8 +9497,8 @@ function _spawn(f)
     return Task(nothing, result, 1, failure)
 end
 
-# Only `f()` is inside the `try`, so that the gradient of a task whose function writes
-# nothing passes through it.
+# Only `f()` is inside the `try`: a gradient passes through it where it returns (where a
+# function that may write throws, the AD stops the gradient by name).
 function _run!(t::Task, f)
     r = try
         (f(),)
@@ -9555,6 +9555,133 @@ end
 function _sync_end(g::_SyncGroup)
     g.failed == 0 || throw(CompositeException(g.failed, _failed_text(g.first)))
     return nothing
+end
+
+"""
+    Channel{T}(size = 0), Channel{T}(f, size = 0), put!(c, v), take!(c), fetch(c), close(c),
+    isopen(c), isready(c), isempty(c), for x in c, collect(c)
+
+Julia's channel as zy runs it, on one thread: a queue of values of type `T`, taken in the
+order they were put. `Channel{T}(f)` (also with a size, and the `do` form) calls `f(c)` at
+once, to completion, then closes `c` (with the `TaskFailedException` of `f`'s error when it
+throws), as Julia's task bound to the channel does. A `put!` never waits: the buffer grows past
+`size` (Julia's producer waits there for its consumer, which here runs after it; the values
+taken are the same). A `take!`, `fetch` or `for` loop that would wait for a value (an empty
+open channel) is refused by name: Julia waits there for another task's `put!`, and zy has run
+every task to completion where it was made.
+"""
+mutable struct Channel{T}
+    # The values put; the next to take is at `head`.
+    data::Vector{T}
+    head::Int
+    sz_max::Int
+    # 0 while open, 1 once closed, 2 once closed by its producer's failure (`error`).
+    state::Int
+    error
+end
+
+# `Channel{T}(sz)` and `Channel{T}(f, sz)`, which the syntax writes `_typed_channel(T, ...)`.
+function _typed_channel(T, sz::Integer = 0)
+    sz >= 0 || throw(ArgumentError("Channel size must be either 0, a positive integer or Inf"))
+    return Channel(T[], 1, sz, 0, ErrorException(""))
+end
+# `Channel{T}(Inf)`: a buffer of any size.
+function _typed_channel(T, sz::Float64)
+    sz == Inf && return _typed_channel(T, typemax(Int))
+    return _typed_channel(T, Int(sz))
+end
+# `spawn` and `threadpool` choose where Julia runs the producer: zy runs it here.
+function _typed_channel(T, f::Function, sz::Integer = 0; spawn::Bool = false, threadpool = nothing)
+    c = _typed_channel(T, sz)
+    failed = try
+        f(c)
+        false
+    catch e
+        c.error = e
+        true
+    end
+    if isopen(c)
+        c.state = failed ? 2 : 1
+    end
+    return c
+end
+Channel(sz::Integer) = _untyped_channel()
+Channel(f::Function, sz::Integer = 0) = _untyped_channel()
+_untyped_channel() = error(:unsupported, "`Channel(...)` without its element type is Julia's `Channel{Any}`, which zy does not hold; name the type of its values: `Channel{Float64}(...)`")
+
+"""
+    InvalidStateException(msg, state)
+
+The exception of an operation on a closed [`Channel`](@ref): `put!` into it, `take!` from it
+once it is empty.
+"""
+struct InvalidStateException <: Exception
+    msg::String
+    state::Symbol
+end
+showerror(io::String, e::InvalidStateException) = string(io, "InvalidStateException: ", e.msg)
+
+eltype(::Channel{T}) where {T} = T
+isopen(c::Channel) = c.state == 0
+isready(c::Channel) = c.head <= length(c.data)
+isempty(c::Channel) = !isready(c)
+
+function close(c::Channel)
+    if isopen(c)
+        c.state = 1
+    end
+    return nothing
+end
+
+# What Julia throws on a closed channel (of `state` and `error`, not the channel, whose
+# values a gradient may reach): its producer's failure (a failed task, whose result vector is
+# never read), or that it is closed.
+function _closed(state::Int, error)
+    state == 2 && throw(TaskFailedException(Task(nothing, Bool[], 2, error)))
+    throw(InvalidStateException("Channel is closed.", :closed))
+end
+
+# An empty open channel, where Julia would wait for another task's `put!`.
+_would_wait(what) = error(:unsupported, what, " an empty open `Channel` waits in Julia for another task to `put!` a value; zy has run every task to completion where it was made (a consumer made before its producer, or no producer), so none will: put the values first, or make the channel with its producer, `Channel{T}(f)`")
+
+function put!(c::Channel{T}, v) where {T}
+    isopen(c) || _closed(c.state, c.error)
+    x = convert(T, v)
+    push!(c.data, x)
+    return x
+end
+
+function take!(c::Channel)
+    if !isready(c)
+        isopen(c) && _would_wait("`take!` from")
+        _closed(c.state, c.error)
+    end
+    x = c.data[c.head]
+    c.head += 1
+    return x
+end
+
+function fetch(c::Channel)
+    c.sz_max == 0 && error("`fetch` is not supported on an unbuffered Channel.")
+    if !isready(c)
+        isopen(c) && _would_wait("`fetch` of")
+        _closed(c.state, c.error)
+    end
+    return c.data[c.head]
+end
+
+function iterate(c::Channel, state = nothing)
+    isready(c) && return (take!(c), nothing)
+    isopen(c) && _would_wait("a `for` loop over")
+    return nothing
+end
+
+function collect(c::Channel{T}) where {T}
+    out = T[]
+    for x in c
+        push!(out, x)
+    end
+    return out
 end
 
 """

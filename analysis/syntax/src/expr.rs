@@ -753,10 +753,13 @@ fn tuple_types(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
     Some(Expr::new(ExprKind::Tuple(types), curly.range))
 }
 
-/// The element type of `Set{T}` (a callee).
-fn set_type(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
+/// The prelude's function of `Set{T}` or `Channel{T}` (a callee) and the element type `T`.
+fn set_type(cx: &mut Cx, curly: &SyntaxNode) -> Option<(&'static str, Expr)> {
     match curly.children.as_slice() {
-        [base, t] if base.leaf && cx.text(base) == "Set" => Some(expr(cx, t)),
+        [base, t] if base.leaf && cx.text(base) == "Set" => Some(("Base._typed_set", expr(cx, t))),
+        [base, t] if base.leaf && cx.text(base) == "Channel" => {
+            Some(("Base._typed_channel", expr(cx, t)))
+        }
         _ => None,
     }
 }
@@ -835,9 +838,10 @@ fn rewritten_callee(
                     vec![kv],
                 ),
                 None => match set_type(cx, bare) {
-                    // `Set{T}(itr)`: the prelude's `_typed_set(T, itr)`.
-                    Some(t) => (
-                        Expr::new(ExprKind::Ident("Base._typed_set".into()), callee.range),
+                    // `Set{T}(itr)`: the prelude's `_typed_set(T, itr)`; `Channel{T}(f, n)`
+                    // its `_typed_channel(T, f, n)`.
+                    Some((function, t)) => (
+                        Expr::new(ExprKind::Ident(function.into()), callee.range),
                         vec![t],
                     ),
                     None => match tuple_types(cx, bare) {
