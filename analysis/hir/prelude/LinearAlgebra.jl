@@ -2291,15 +2291,99 @@ export ldiv!
 
 # ---- Hessenberg, LDLt of a SymTridiagonal, factorize ------------------------------------------
 
-export hessenberg, Hessenberg, ldlt, LDLt, factorize, schur
+export hessenberg, Hessenberg, ldlt, LDLt, factorize, schur, Schur, GeneralizedEigen
+
+"""
+    Schur{S, C}
+
+The real Schur form `A = F.Z * F.T * F.Z'`: `F.T` quasi-upper-triangular (a 2×2 block on its
+diagonal for each complex pair of eigenvalues, in LAPACK's standard form: equal diagonal and
+`T[k, k+1] * T[k+1, k] < 0`; upper triangular where the eigenvalues are real), `F.Z`
+orthogonal, `F.values` the eigenvalues in `F.T`'s diagonal order (a complex pair with its
+positive imaginary part first), a `Vector{Float64}` when every one is real and a
+`Vector{ComplexF64}` otherwise, as Julia's. `T, Z, vals = F` destructures it.
+"""
+struct Schur{S, C}
+    T::S
+    Z::S
+    values::C
+end
 
 """
     schur(A)
 
-Not in zy yet (faer's real Schur form is not public): refused by name when called, pointing to
-what gives its parts.
+The real Schur form of a square real matrix: faer's Householder reduction to Hessenberg form,
+then Francis double-shift QR steps, each converged 2×2 block standardised as LAPACK's `dlanv2`
+(so `F.T`'s blocks are LAPACK's; `F.Z`'s columns, fixed only up to sign, may differ from
+Julia's). Zygote has no rule for it: a gradient through it is refused by name, as is `schur`
+of a complex matrix.
 """
-schur(A::AbstractMatrix) = error("unsupported: `schur` (the real Schur form) is not in zy yet; `eigvals(A)` gives its values, `hessenberg(A)` the Hessenberg form it starts from")
+schur(A::AbstractMatrix) = _schur_of(_schur_parts(_square_float(A))...)
+schur(A::AbstractMatrix{<:Complex}) = error("unsupported: `schur` of a complex matrix (the complex Schur form) is not in zy; `eigvals(A)` gives its eigenvalues")
+
+function _schur_parts(A::Matrix{Float64})
+    n = size(A, 1)
+    P = _schur(A)
+    return P[:, 1:n], P[:, (n + 1):(2n)], P[:, 2n + 1], P[:, 2n + 2]
+end
+
+# Julia's values are complex when one of them is (a type decided by the values).
+function _schur_of(T, Z, re, im)
+    all(iszero, im) && return Schur(T, Z, re)
+    return Schur(T, Z, [complex(re[k], im[k]) for k in 1:length(re)])
+end
+
+const _SCHUR = "`schur` (neither ChainRules nor Zygote has one)"
+function rrule(::typeof(_schur_parts), A::Matrix{Float64})
+    schur_pullback(ȳ) = (NoTangent(), _refused_gradient(_SCHUR, A))
+    return _schur_parts(A), schur_pullback
+end
+function frule(Δ, ::typeof(_schur_parts), A::Matrix{Float64})
+    T, Z, re, im = _schur_parts(A)
+    return (T, Z, re, im), (_refused_gradient(_SCHUR, T), _refused_gradient(_SCHUR, Z), zero(re), zero(im))
+end
+
+"""
+    GeneralizedEigen{V, M}
+
+The solution of the generalized eigenproblem `A * F.vectors = B * F.vectors * Diagonal(F.values)`:
+`F.values` and `F.vectors` as `Eigen`'s. `λ, V = F` destructures it.
+"""
+struct GeneralizedEigen{V, M}
+    values::V
+    vectors::M
+end
+
+"""
+    eigen(A, B), eigvals(A, B)
+
+The generalized eigenproblem `A v = λ B v` of a symmetric `A` and a symmetric positive definite
+`B` (each `Symmetric`, `Hermitian`, or a matrix that is symmetric), as LAPACK's `sygvd`:
+`B = L Lᵀ` by Cholesky, the symmetric eigenproblem of `C = L⁻¹ A L⁻ᵀ`, and `V = L⁻ᵀ U`, so the
+values are real and ascending and `Vᵀ B V = I` (each vector's sign is `U`'s, whose entry of
+largest magnitude is positive; LAPACK's may be the other). A `B` that is not positive definite
+is Cholesky's `PosDefException`. The gradient flows through the Cholesky factor, the solves and
+the symmetric eigendecomposition: `λ̇ₖ = vₖᵀ (Ȧ - λₖ Ḃ) vₖ`. A pencil that is not
+symmetric-definite (Julia's `ggev`, complex values) is refused by name.
+"""
+eigen(A::AbstractMatrix, B::AbstractMatrix) = GeneralizedEigen(_generalized(A, B)...)
+eigvals(A::AbstractMatrix, B::AbstractMatrix) = _generalized(A, B)[1]
+
+function _generalized(A::AbstractMatrix, B::AbstractMatrix)
+    Af = float(Matrix(_square_float(A)))
+    Bf = float(Matrix(_square_float(B)))
+    size(Af) == size(Bf) || throw(DimensionMismatch("dimensions of A, $(size(A)), and B, $(size(B)), must match"))
+    issymmetric(Af) && issymmetric(Bf) || error("unsupported: the generalized eigenproblem of a pencil that is not symmetric (Julia's `ggev`); zy solves `eigen(A, B)` for a symmetric `A` and a symmetric positive definite `B`")
+    return _symmetric_generalized(Af, Bf)
+end
+
+function _symmetric_generalized(A::Matrix{Float64}, B::Matrix{Float64})
+    L = tril(cholesky_lower(B))
+    X = _solve_square(L, A)
+    C = _transpose_copy(_solve_square(L, _transpose_copy(X)))
+    λ, U = _symeigen(0.5 * (C + _transpose_copy(C)))
+    return λ, _solve_square(_transpose_copy(L), U)
+end
 
 """
     Hessenberg{M}
