@@ -1121,7 +1121,8 @@ eigenvector of unit 2-norm with its entry of largest modulus real (LAPACK's norm
 here positive (LAPACK's sign may be the other). Gradients are ChainRules' formulas for
 distinct eigenvalues: `Ā = U (Diagonal(λ̄) + F ∘ (Uᵀ Ū)) Uᵀ`, `Fᵢⱼ = 1 / (λⱼ - λᵢ)`, made
 symmetric; of a matrix that is not symmetric `Ā = real(V⁻ᴴ Diagonal(λ̄) Vᴴ)` for the
-eigenvalues, none for its eigenvectors (refused by name).
+eigenvalues, none for its eigenvectors in reverse mode (refused by name), ChainRules' frule for
+them in forward mode.
 """
 eigen(A::AbstractMatrix) = _eigen(_square_float(A))
 eigvals(A::AbstractMatrix) = _eigvals_any(_square_float(A))
@@ -1192,7 +1193,7 @@ end
 _general_eigen_parts(A::Matrix{Float64}) = _general_parts(A)
 
 # The eigenvalues' gradient as `eigvals`'s; none through the eigenvectors of a matrix that is
-# not symmetric (ChainRules' rule for them is not here): refused by name, in both modes.
+# not symmetric (ChainRules' rrule for them is not here): refused by name in reverse mode.
 const _GENERAL_EIGEN = "the eigenvectors of `eigen` of a matrix that is not symmetric (its values have one)"
 function rrule(::typeof(_general_eigen_parts), A::Matrix{Float64})
     λ, V = _general_parts(A)
@@ -1204,9 +1205,38 @@ function rrule(::typeof(_general_eigen_parts), A::Matrix{Float64})
 end
 _zero_cotangent(::Nothing) = true
 _zero_cotangent(X::AbstractArray) = all(z -> z.re == 0.0 && z.im == 0.0, X)
+# ChainRules' frule for distinct eigenvalues: with `K = V⁻¹ Ȧ V`, `λ̇ = diag(K)` and
+# `V̇ = V (F ∘ K)`, `Fₖₗ = 1 / (λₗ - λₖ)` off the diagonal, then each column moved along its
+# vector to keep LAPACK's normalisation: `v̇ -= v Re(vᴴ v̇)` (unit norm) and, for a complex
+# vector, `v̇ -= i v Im(v̇ₘ) / vₘ` (its largest entry `vₘ` stays real).
 function frule(Δ, ::typeof(_general_eigen_parts), A::Matrix{Float64})
     λ, V = _general_parts(A)
-    return (λ, V), (_refused_gradient(_GENERAL_EIGEN, λ), _refused_gradient(_GENERAL_EIGEN, V))
+    Ȧ = Δ[2]
+    n = length(λ)
+    W = inv(V)
+    K = [sum(W[k, i] * Ȧ[i, j] * V[j, l] for i in 1:n, j in 1:n) for k in 1:n, l in 1:n]
+    D = [sum(k == l ? zero(K[k, l]) : V[i, k] * K[k, l] / (λ[l] - λ[k]) for k in 1:n) for i in 1:n, l in 1:n]
+    for l in 1:n
+        c = real(sum(conj(V[i, l]) * D[i, l] for i in 1:n))
+        m = _largest_modulus(V, l)
+        phase = imag(λ[l]) == 0.0 ? 0.0 : imag(D[m, l]) / real(V[m, l])
+        for i in 1:n
+            D[i, l] = D[i, l] - V[i, l] * complex(c, phase)
+        end
+    end
+    λ̇ = [(re = real(K[k, k]), im = imag(K[k, k])) for k in 1:n]
+    return (λ, V), (λ̇, [(re = real(z), im = imag(z)) for z in D])
+end
+
+# The row of column `l`'s entry of largest modulus (the first of those equal up to rounding),
+# as the kernel's normalisation chose it.
+function _largest_modulus(V, l::Int)
+    n = size(V, 1)
+    top = maximum(abs(V[i, l]) for i in 1:n)
+    for i in 1:n
+        abs(V[i, l]) >= top * (1.0 - 1.0e-12) && return i
+    end
+    return 1
 end
 
 # Refuses a gradient the library has no rule for (none through an empty array, whose zero
