@@ -236,6 +236,7 @@ const EXPORTED_TYPES: &[&str] = &[
     "UniformScaling",
     "UnitLowerTriangular",
     "UnitUpperTriangular",
+    "UpperHessenberg",
     "UpperTriangular",
     "AbstractRNG",
     "MersenneTwister",

@@ -2321,7 +2321,7 @@ export ldiv!
 
 # ---- Hessenberg, LDLt of a SymTridiagonal, factorize ------------------------------------------
 
-export hessenberg, Hessenberg, ldlt, LDLt, factorize, schur, Schur, GeneralizedEigen
+export hessenberg, Hessenberg, UpperHessenberg, ldlt, LDLt, factorize, schur, Schur, GeneralizedEigen
 
 """
     Schur{S, C}
@@ -2416,14 +2416,49 @@ function _symmetric_generalized(A::Matrix{Float64}, B::Matrix{Float64})
 end
 
 """
-    Hessenberg{M}
+    UpperHessenberg(A)
 
-The Hessenberg decomposition `A = F.Q * F.H * F.Q'`: `F.H` upper Hessenberg (zero below its
-subdiagonal) and `F.Q` orthogonal. Julia's `F.H` is an `UpperHessenberg` and its `F.Q` a
-`HessenbergQ`, lazy wrappers of the same entries; here they are dense matrices.
+The upper Hessenberg matrix of `A`'s entries on and above its first subdiagonal (those below
+read as zero; `A` is wrapped, not copied), as Julia's `UpperHessenberg{T, S}`: an
+`AbstractMatrix` whose products, `Matrix(H)`, `sum` and broadcasting are the generic methods
+over its elements. Writing a nonzero below the subdiagonal is Julia's `ArgumentError`.
 """
-struct Hessenberg{M}
-    H::M
+struct UpperHessenberg{T, S <: AbstractMatrix{T}} <: AbstractMatrix{T}
+    data::S
+    function UpperHessenberg(A::S) where {T, S <: AbstractMatrix{T}}
+        size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+        return new{T, S}(A)
+    end
+end
+
+size(H::UpperHessenberg) = size(H.data)
+parent(H::UpperHessenberg) = H.data
+Base.summary(H::UpperHessenberg) = Base._array_summary(H)
+
+function getindex(H::UpperHessenberg, i::Int, j::Int)
+    _band_checkbounds(H, i, j)
+    return i <= j + 1 ? H.data[i, j] : zero(eltype(H.data))
+end
+
+function setindex!(H::UpperHessenberg, x, i::Int, j::Int)
+    if i > j + 1
+        iszero(x) || throw(ArgumentError("cannot set index in the lower triangular part ($i, $j) of an UpperHessenberg matrix to a nonzero value ($x)"))
+    else
+        H.data[i, j] = x
+    end
+    return x
+end
+
+"""
+    Hessenberg{S, M}
+
+The Hessenberg decomposition `A = F.Q * F.H * F.Q'`: `F.H` an `UpperHessenberg` (zero below its
+subdiagonal), as Julia's, and `F.Q` orthogonal. Julia's `F.Q` is a `HessenbergQ`, a lazy
+`AbstractQ` of the reflections; here it is the dense orthogonal matrix (`Matrix(F.Q)` is the
+same in both).
+"""
+struct Hessenberg{S, M}
+    H::S
     Q::M
 end
 
@@ -2434,7 +2469,7 @@ The Hessenberg decomposition of a square real matrix by faer's Householder refle
 LAPACK's signs (each reflection maps its column onto `-sign(x₁) ‖x‖ e₁`, as Julia's `gehrd!`).
 ChainRules has no rule for it: a gradient through it is refused by name.
 """
-hessenberg(A::AbstractMatrix) = Hessenberg(_hessenberg_parts(_square_float(A))...)
+hessenberg(A::AbstractMatrix) = (HQ = _hessenberg_parts(_square_float(A)); Hessenberg(UpperHessenberg(HQ[1]), HQ[2]))
 
 function _hessenberg_parts(A::Matrix{Float64})
     n = size(A, 1)
