@@ -2387,24 +2387,39 @@ end
 """
     eigen(A, B), eigvals(A, B)
 
-The generalized eigenproblem `A v = λ B v` of a symmetric `A` and a symmetric positive definite
-`B` (each `Symmetric`, `Hermitian`, or a matrix that is symmetric), as LAPACK's `sygvd`:
-`B = L Lᵀ` by Cholesky, the symmetric eigenproblem of `C = L⁻¹ A L⁻ᵀ`, and `V = L⁻ᵀ U`, so the
-values are real and ascending and `Vᵀ B V = I` (each vector's sign is `U`'s, whose entry of
-largest magnitude is positive; LAPACK's may be the other). A `B` that is not positive definite
-is Cholesky's `PosDefException`. The gradient flows through the Cholesky factor, the solves and
-the symmetric eigendecomposition: `λ̇ₖ = vₖᵀ (Ȧ - λₖ Ḃ) vₖ`. A pencil that is not
-symmetric-definite (Julia's `ggev`, complex values) is refused by name.
+The generalized eigenproblem `A v = λ B v`. Of a symmetric `A` and a symmetric positive definite
+`B` (both `Symmetric` or `Hermitian`, as LAPACK's `sygvd`, or plain matrices that are, as
+Julia's test before `ggev`): `B = L Lᵀ` by Cholesky, the symmetric eigenproblem of
+`C = L⁻¹ A L⁻ᵀ`, and `V = L⁻ᵀ U`, so the values are real and ascending and `Vᵀ B V = I` (each
+vector's sign is `U`'s, whose entry of largest magnitude is positive; LAPACK's may be the
+other); `Symmetric`/`Hermitian` arguments with a `B` that is not positive definite are
+Cholesky's `PosDefException`. The gradient flows through the Cholesky factor, the solves and
+the symmetric eigendecomposition: `λ̇ₖ = vₖᵀ (Ȧ - λₖ Ḃ) vₖ`. Of any other pencil with `B`
+nonsingular, `eigvals(A, B)` is `eigvals(B \ A)` (Julia's `ggev` values, real or complex by
+the values, sorted by `eigsortby`), differentiated as `eigvals` and the solve; its `eigen` (and
+a singular `B`, whose values Julia makes infinite) is refused by name.
 """
-eigen(A::AbstractMatrix, B::AbstractMatrix) = GeneralizedEigen(_generalized(A, B)...)
-eigvals(A::AbstractMatrix, B::AbstractMatrix) = _generalized(A, B)[1]
+eigen(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}) = GeneralizedEigen(_symmetric_generalized(_dense_pair(A, B)...)...)
+eigvals(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}) = _symmetric_generalized(_dense_pair(A, B)...)[1]
+function eigen(A::AbstractMatrix, B::AbstractMatrix)
+    Af, Bf = _dense_pair(A, B)
+    _definite(Af, Bf) || error("unsupported: `eigen(A, B)` of a pencil that is not symmetric-definite (Julia's `ggev` eigenvectors); zy solves it for a symmetric `A` and a symmetric positive definite `B`, and `eigvals(A, B)` gives the values of others")
+    return GeneralizedEigen(_symmetric_generalized(Af, Bf)...)
+end
+function eigvals(A::AbstractMatrix, B::AbstractMatrix)
+    Af, Bf = _dense_pair(A, B)
+    _definite(Af, Bf) && return _symmetric_generalized(Af, Bf)[1]
+    iszero(det(Bf)) && error("unsupported: `eigvals(A, B)` of a singular `B` (Julia's values are then infinite or NaN)")
+    return _eigvals_any(_solve_square(Bf, Af))
+end
 
-function _generalized(A::AbstractMatrix, B::AbstractMatrix)
+_definite(A::Matrix{Float64}, B::Matrix{Float64}) = issymmetric(A) && issymmetric(B) && isposdef(B)
+
+function _dense_pair(A, B)
     Af = float(Matrix(_square_float(A)))
     Bf = float(Matrix(_square_float(B)))
     size(Af) == size(Bf) || throw(DimensionMismatch("dimensions of A, $(size(A)), and B, $(size(B)), must match"))
-    issymmetric(Af) && issymmetric(Bf) || error("unsupported: the generalized eigenproblem of a pencil that is not symmetric (Julia's `ggev`); zy solves `eigen(A, B)` for a symmetric `A` and a symmetric positive definite `B`")
-    return _symmetric_generalized(Af, Bf)
+    return Af, Bf
 end
 
 function _symmetric_generalized(A::Matrix{Float64}, B::Matrix{Float64})
