@@ -155,7 +155,8 @@ pub fn driver(
             ))
         }
     };
-    // A result that may be a string (`x > 0 ? x^2 : "negative"`): no gradient of it.
+    // A result that may be a string (`x > 0 ? x^2 : "negative"`) or a complex number: no
+    // gradient of it.
     if let Type::Union(u) = &func.ret {
         for m in u.members.iter().filter(|m| !m.is_number()) {
             let name = Operand::Const(Const::Symbol(m.to_string().as_str().into()));
@@ -176,11 +177,20 @@ pub fn driver(
                 },
                 func.span,
             );
-            let why = format!(
-                "gradient of a result that is not a number: `{}` returned a {m} (its result is \
-                 a {})",
-                func.name, func.ret
-            );
+            let why = match m {
+                // Julia's `eigvals(A)[k]`, complex at run time: Zygote's `sensitivity` refuses it.
+                Type::Struct(s) if &*s.name == "Base.Complex" => format!(
+                    "gradient of a complex result: `{}` returned a ComplexF64 (Zygote: \
+                     \"Output is complex, so the gradient is not defined.\"); differentiate a \
+                     real function of it (`real(z)`, `abs2(z)`)",
+                    func.name
+                ),
+                _ => format!(
+                    "gradient of a result that is not a number: `{}` returned a {m} (its result \
+                     is a {})",
+                    func.name, func.ret
+                ),
+            };
             let mut e = Emit {
                 bcast: None,
                 b: &mut sb,

@@ -343,6 +343,9 @@ impl<'a> Cx<'a> {
         name: &Name,
         args: &[Val],
     ) -> Result<Val, Fail> {
+        if let Some(item) = self.destructure_union(b, name, args) {
+            return item;
+        }
         if let Some(split) = self.union_split(b, name, args) {
             return split;
         }

@@ -967,6 +967,24 @@ impl crate::calls::Cx<'_> {
         self.call_named(b, &"Base._nth_iterated".into(), &all)
     }
 
+    /// Item `k` of destructuring `a, b = x` for `x` a union of one factorization's instances
+    /// (`T, Z, vals = schur(A)`, real or complex values by the values): the field by name,
+    /// before the union is split (which would lose the constant `k`). `None` for any other call.
+    pub(crate) fn destructure_union(
+        &mut self,
+        b: &mut crate::plan::PlanBuilder,
+        name: &zy_ir::Name,
+        args: &[crate::value::Val],
+    ) -> Option<Result<crate::value::Val, Fail>> {
+        let [x, i] = args else { return None };
+        if &**name != DESTRUCTURE {
+            return None;
+        }
+        let field = crate::builtins::data::union_item_field(&x.ty, i.int()?)?;
+        let field = crate::value::Val::lit(Const::Symbol(field));
+        Some(self.call_named(b, &"getfield".into(), &[x.clone(), field]))
+    }
+
     /// The items of `x` from `i` on but the last `k` for a slurping target `a, b... = x` or
     /// `a, b..., c = x` (lowering's [`DESTRUCTURE_REST`]), as Julia's `Base.rest` and
     /// `Base.split_rest`: of a tuple the tuple of them (empty when none is left), of an array a

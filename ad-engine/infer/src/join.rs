@@ -119,10 +119,10 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
 }
 
 /// Julia's union of the factorizations a function of a matrix's values may return: `eigen` of
-/// a real matrix (`Eigen` of real or of complex values, decided by them), `factorize` (a
-/// `Diagonal`, `Bidiagonal`, triangular wrapper, `Cholesky` or `LU` by the matrix's structure,
-/// the entry of a 1×1 matrix), or two such unions. `None` unless every member is one of these
-/// LinearAlgebra structs or a `Float64`, and one is a struct.
+/// a real matrix (`Eigen` of real or of complex values, decided by them; `schur`'s `Schur`
+/// likewise), `factorize` (a `Diagonal`, `Bidiagonal`, triangular wrapper, `Cholesky` or `LU`
+/// by the matrix's structure, the entry of a 1×1 matrix), or two such unions. `None` unless
+/// every member is one of these LinearAlgebra structs or a `Float64`, and one is a struct.
 fn factorizations(a: &Type, b: &Type) -> Option<Type> {
     const NAMES: &[&str] = &[
         "LinearAlgebra.Eigen",
@@ -132,6 +132,7 @@ fn factorizations(a: &Type, b: &Type) -> Option<Type> {
         "LinearAlgebra.UpperTriangular",
         "LinearAlgebra.Cholesky",
         "LinearAlgebra.LU",
+        "LinearAlgebra.Schur",
     ];
     let factor = |t: &Type| matches!(t, Type::Struct(s) if NAMES.contains(&&*s.name));
     let mut members = Vec::new();

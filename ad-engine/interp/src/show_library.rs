@@ -24,8 +24,9 @@ enum Form {
     Diagonal,
     /// `Tridiagonal`, `SymTridiagonal` and `Bidiagonal`: the dense matrix of their bands.
     Banded,
-    /// `UpperTriangular` and friends: which triangle (`true`: the upper), unit diagonal.
-    Triangular(bool, bool),
+    /// `UpperTriangular` and friends: which triangle (`true`: the upper), unit diagonal, and
+    /// how many subdiagonals an upper one keeps (`UpperHessenberg`'s one).
+    Triangular(bool, bool, usize),
     /// `Symmetric` and `Hermitian` (of real numbers): the dense symmetric matrix.
     Symmetric,
     /// `transpose(x)` of a vector: the 1×n row.
@@ -88,10 +89,11 @@ fn form(t: &StructType) -> Option<Form> {
         "LinearAlgebra.Tridiagonal"
         | "LinearAlgebra.SymTridiagonal"
         | "LinearAlgebra.Bidiagonal" => Form::Banded,
-        "LinearAlgebra.UpperTriangular" => Form::Triangular(true, false),
-        "LinearAlgebra.LowerTriangular" => Form::Triangular(false, false),
-        "LinearAlgebra.UnitUpperTriangular" => Form::Triangular(true, true),
-        "LinearAlgebra.UnitLowerTriangular" => Form::Triangular(false, true),
+        "LinearAlgebra.UpperTriangular" => Form::Triangular(true, false, 0),
+        "LinearAlgebra.LowerTriangular" => Form::Triangular(false, false, 0),
+        "LinearAlgebra.UnitUpperTriangular" => Form::Triangular(true, true, 0),
+        "LinearAlgebra.UnitLowerTriangular" => Form::Triangular(false, true, 0),
+        "LinearAlgebra.UpperHessenberg" => Form::Triangular(true, false, 1),
         "LinearAlgebra.Symmetric" | "LinearAlgebra.Hermitian" => Form::Symmetric,
         "Base.Transpose" => Form::Transpose,
         "Base.AdjointMatrix" => Form::TransposedMatrix { adjoint: true },
@@ -376,7 +378,7 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             }
             show(f, &Array::new(Shape::Matrix(n, n), data).into_value())?;
         }
-        Form::Triangular(upper, unit) => {
+        Form::Triangular(upper, unit, below) => {
             let Some(a) = field("data").and_then(dense) else {
                 return Ok(false);
             };
@@ -393,7 +395,7 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                     if i == j && unit {
                         // `set` converts the 1 to the element type.
                         data.set(k, &Value::Int(1)).map_err(|_| fmt::Error)?;
-                    } else if (upper && i <= j) || (!upper && i >= j) {
+                    } else if (upper && i <= j + below) || (!upper && i >= j) {
                         set(&mut data, k, &a.data, k);
                     }
                 }

@@ -787,6 +787,14 @@ prims! {
         effects: Effects::allocates("a matrix that is not square or holds a NaN or an Inf"),
         jit: Jit::Interpreted,
     }
+    /// `_schur(A)`: the real Schur form `A = Z T Zᵀ` of a square matrix as the n×(2n+2)
+    /// matrix `[T Z re(λ) im(λ)]` (Francis double-shift QR, 2×2 blocks in LAPACK's standard
+    /// form); the prelude's `schur` takes it apart.
+    Schur => "_schur" {
+        diff: Diff::No,
+        effects: Effects::allocates("a matrix that is not square or holds a NaN or an Inf"),
+        jit: Jit::Interpreted,
+    }
     /// `tril(A, k)`: `A` with the entries above its `k`th superdiagonal zeroed (`k = 0`: the
     /// lower triangle).
     Tril => "tril" {

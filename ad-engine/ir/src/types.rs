@@ -733,8 +733,9 @@ fn is_array_wrapper(name: &str) -> bool {
 }
 
 /// The parameters Julia gives one of the prelude's triangular wrappers (`{T, M}` of the
-/// wrapped `M`) or factorizations (`Cholesky{T, M}`, `LU{T, M, P}`, `Eigen{T, V, M, C}`,
-/// `SVD{T, Tr, M, C}`), where zy's keep only the arrays' types.
+/// wrapped `M`) or factorizations (`Cholesky{T, M}`, `LU{T, M, P}`, `Eigen{T, V, M, C}` and
+/// `GeneralizedEigen` likewise, `SVD{T, Tr, M, C}`, `Schur{T, S, C}`), where zy's keep only the
+/// arrays' types.
 fn julia_parameters(st: &StructType) -> Option<Vec<Type>> {
     let elem = |t: &Type| match t {
         Type::Array(e, _) => Some((**e).clone()),
@@ -757,8 +758,11 @@ fn julia_parameters(st: &StructType) -> Option<Vec<Type>> {
             Some(vec![elem(&m)?, m])
         }
         ("LinearAlgebra.LU", [m, p]) => Some(vec![elem(m)?, m.clone(), p.clone()]),
-        ("LinearAlgebra.Eigen", [v, m]) => Some(vec![elem(m)?, elem(v)?, m.clone(), v.clone()]),
+        ("LinearAlgebra.Eigen" | "LinearAlgebra.GeneralizedEigen", [v, m]) => {
+            Some(vec![elem(m)?, elem(v)?, m.clone(), v.clone()])
+        }
         ("LinearAlgebra.SVD", [m, v]) => Some(vec![elem(m)?, elem(v)?, m.clone(), v.clone()]),
+        ("LinearAlgebra.Schur", [s, c]) => Some(vec![elem(s)?, s.clone(), c.clone()]),
         _ => None,
     }
 }

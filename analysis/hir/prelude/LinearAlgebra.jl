@@ -1144,7 +1144,8 @@ eigenvector of unit 2-norm with its entry of largest modulus real (LAPACK's norm
 here positive (LAPACK's sign may be the other). Gradients are ChainRules' formulas for
 distinct eigenvalues: `Ā = U (Diagonal(λ̄) + F ∘ (Uᵀ Ū)) Uᵀ`, `Fᵢⱼ = 1 / (λⱼ - λᵢ)`, made
 symmetric; of a matrix that is not symmetric `Ā = real(V⁻ᴴ Diagonal(λ̄) Vᴴ)` for the
-eigenvalues, none for its eigenvectors (refused by name).
+eigenvalues, none for its eigenvectors in reverse mode (refused by name), ChainRules' frule for
+them in forward mode.
 """
 eigen(A::AbstractMatrix) = _eigen(_square_float(A))
 eigvals(A::AbstractMatrix) = _eigvals_any(_square_float(A))
@@ -1215,7 +1216,7 @@ end
 _general_eigen_parts(A::Matrix{Float64}) = _general_parts(A)
 
 # The eigenvalues' gradient as `eigvals`'s; none through the eigenvectors of a matrix that is
-# not symmetric (ChainRules' rule for them is not here): refused by name, in both modes.
+# not symmetric (ChainRules' rrule for them is not here): refused by name in reverse mode.
 const _GENERAL_EIGEN = "the eigenvectors of `eigen` of a matrix that is not symmetric (its values have one)"
 function rrule(::typeof(_general_eigen_parts), A::Matrix{Float64})
     λ, V = _general_parts(A)
@@ -1227,9 +1228,38 @@ function rrule(::typeof(_general_eigen_parts), A::Matrix{Float64})
 end
 _zero_cotangent(::Nothing) = true
 _zero_cotangent(X::AbstractArray) = all(z -> z.re == 0.0 && z.im == 0.0, X)
+# ChainRules' frule for distinct eigenvalues: with `K = V⁻¹ Ȧ V`, `λ̇ = diag(K)` and
+# `V̇ = V (F ∘ K)`, `Fₖₗ = 1 / (λₗ - λₖ)` off the diagonal, then each column moved along its
+# vector to keep LAPACK's normalisation: `v̇ -= v Re(vᴴ v̇)` (unit norm) and, for a complex
+# vector, `v̇ -= i v Im(v̇ₘ) / vₘ` (its largest entry `vₘ` stays real).
 function frule(Δ, ::typeof(_general_eigen_parts), A::Matrix{Float64})
     λ, V = _general_parts(A)
-    return (λ, V), (_refused_gradient(_GENERAL_EIGEN, λ), _refused_gradient(_GENERAL_EIGEN, V))
+    Ȧ = Δ[2]
+    n = length(λ)
+    W = inv(V)
+    K = [sum(W[k, i] * Ȧ[i, j] * V[j, l] for i in 1:n, j in 1:n) for k in 1:n, l in 1:n]
+    D = [sum(k == l ? zero(K[k, l]) : V[i, k] * K[k, l] / (λ[l] - λ[k]) for k in 1:n) for i in 1:n, l in 1:n]
+    for l in 1:n
+        c = real(sum(conj(V[i, l]) * D[i, l] for i in 1:n))
+        m = _largest_modulus(V, l)
+        phase = imag(λ[l]) == 0.0 ? 0.0 : imag(D[m, l]) / real(V[m, l])
+        for i in 1:n
+            D[i, l] = D[i, l] - V[i, l] * complex(c, phase)
+        end
+    end
+    λ̇ = [(re = real(K[k, k]), im = imag(K[k, k])) for k in 1:n]
+    return (λ, V), (λ̇, [(re = real(z), im = imag(z)) for z in D])
+end
+
+# The row of column `l`'s entry of largest modulus (the first of those equal up to rounding),
+# as the kernel's normalisation chose it.
+function _largest_modulus(V, l::Int)
+    n = size(V, 1)
+    top = maximum(abs(V[i, l]) for i in 1:n)
+    for i in 1:n
+        abs(V[i, l]) >= top * (1.0 - 1.0e-12) && return i
+    end
+    return 1
 end
 
 # Refuses a gradient the library has no rule for (none through an empty array, whose zero
@@ -2314,25 +2344,159 @@ export ldiv!
 
 # ---- Hessenberg, LDLt of a SymTridiagonal, factorize ------------------------------------------
 
-export hessenberg, Hessenberg, ldlt, LDLt, factorize, schur
+export hessenberg, Hessenberg, UpperHessenberg, ldlt, LDLt, factorize, schur, Schur, GeneralizedEigen
+
+"""
+    Schur{S, C}
+
+The real Schur form `A = F.Z * F.T * F.Z'`: `F.T` quasi-upper-triangular (a 2×2 block on its
+diagonal for each complex pair of eigenvalues, in LAPACK's standard form: equal diagonal and
+`T[k, k+1] * T[k+1, k] < 0`; upper triangular where the eigenvalues are real), `F.Z`
+orthogonal, `F.values` the eigenvalues in `F.T`'s diagonal order (a complex pair with its
+positive imaginary part first), a `Vector{Float64}` when every one is real and a
+`Vector{ComplexF64}` otherwise, as Julia's. `T, Z, vals = F` destructures it.
+"""
+struct Schur{S, C}
+    T::S
+    Z::S
+    values::C
+end
 
 """
     schur(A)
 
-Not in zy yet (faer's real Schur form is not public): refused by name when called, pointing to
-what gives its parts.
+The real Schur form of a square real matrix: faer's Householder reduction to Hessenberg form,
+then Francis double-shift QR steps, each converged 2×2 block standardised as LAPACK's `dlanv2`
+(so `F.T`'s blocks are LAPACK's; `F.Z`'s columns, fixed only up to sign, may differ from
+Julia's). Zygote has no rule for it: a gradient through it is refused by name, as is `schur`
+of a complex matrix.
 """
-schur(A::AbstractMatrix) = error("unsupported: `schur` (the real Schur form) is not in zy yet; `eigvals(A)` gives its values, `hessenberg(A)` the Hessenberg form it starts from")
+schur(A::AbstractMatrix) = _schur_of(_schur_parts(_square_float(A))...)
+schur(A::AbstractMatrix{<:Complex}) = error("unsupported: `schur` of a complex matrix (the complex Schur form) is not in zy; `eigvals(A)` gives its eigenvalues")
+
+function _schur_parts(A::Matrix{Float64})
+    n = size(A, 1)
+    P = _schur(A)
+    return P[:, 1:n], P[:, (n + 1):(2n)], P[:, 2n + 1], P[:, 2n + 2]
+end
+
+# Julia's values are complex when one of them is (a type decided by the values).
+function _schur_of(T, Z, re, im)
+    all(iszero, im) && return Schur(T, Z, re)
+    return Schur(T, Z, [complex(re[k], im[k]) for k in 1:length(re)])
+end
+
+const _SCHUR = "`schur` (neither ChainRules nor Zygote has one)"
+function rrule(::typeof(_schur_parts), A::Matrix{Float64})
+    schur_pullback(ȳ) = (NoTangent(), _refused_gradient(_SCHUR, A))
+    return _schur_parts(A), schur_pullback
+end
+function frule(Δ, ::typeof(_schur_parts), A::Matrix{Float64})
+    T, Z, re, im = _schur_parts(A)
+    return (T, Z, re, im), (_refused_gradient(_SCHUR, T), _refused_gradient(_SCHUR, Z), zero(re), zero(im))
+end
 
 """
-    Hessenberg{M}
+    GeneralizedEigen{V, M}
 
-The Hessenberg decomposition `A = F.Q * F.H * F.Q'`: `F.H` upper Hessenberg (zero below its
-subdiagonal) and `F.Q` orthogonal. Julia's `F.H` is an `UpperHessenberg` and its `F.Q` a
-`HessenbergQ`, lazy wrappers of the same entries; here they are dense matrices.
+The solution of the generalized eigenproblem `A * F.vectors = B * F.vectors * Diagonal(F.values)`:
+`F.values` and `F.vectors` as `Eigen`'s. `λ, V = F` destructures it.
 """
-struct Hessenberg{M}
-    H::M
+struct GeneralizedEigen{V, M}
+    values::V
+    vectors::M
+end
+
+"""
+    eigen(A, B), eigvals(A, B)
+
+The generalized eigenproblem `A v = λ B v`. Of a symmetric `A` and a symmetric positive definite
+`B` (both `Symmetric` or `Hermitian`, as LAPACK's `sygvd`, or plain matrices that are, as
+Julia's test before `ggev`): `B = L Lᵀ` by Cholesky, the symmetric eigenproblem of
+`C = L⁻¹ A L⁻ᵀ`, and `V = L⁻ᵀ U`, so the values are real and ascending and `Vᵀ B V = I` (each
+vector's sign is `U`'s, whose entry of largest magnitude is positive; LAPACK's may be the
+other); `Symmetric`/`Hermitian` arguments with a `B` that is not positive definite are
+Cholesky's `PosDefException`. The gradient flows through the Cholesky factor, the solves and
+the symmetric eigendecomposition: `λ̇ₖ = vₖᵀ (Ȧ - λₖ Ḃ) vₖ`. Of any other pencil with `B`
+nonsingular, `eigvals(A, B)` is `eigvals(B \ A)` (Julia's `ggev` values, real or complex by
+the values, sorted by `eigsortby`), differentiated as `eigvals` and the solve; its `eigen` (and
+a singular `B`, whose values Julia makes infinite) is refused by name.
+"""
+eigen(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}) = GeneralizedEigen(_symmetric_generalized(_dense_pair(A, B)...)...)
+eigvals(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}) = _symmetric_generalized(_dense_pair(A, B)...)[1]
+function eigen(A::AbstractMatrix, B::AbstractMatrix)
+    Af, Bf = _dense_pair(A, B)
+    _definite(Af, Bf) || error("unsupported: `eigen(A, B)` of a pencil that is not symmetric-definite (Julia's `ggev` eigenvectors); zy solves it for a symmetric `A` and a symmetric positive definite `B`, and `eigvals(A, B)` gives the values of others")
+    return GeneralizedEigen(_symmetric_generalized(Af, Bf)...)
+end
+function eigvals(A::AbstractMatrix, B::AbstractMatrix)
+    Af, Bf = _dense_pair(A, B)
+    _definite(Af, Bf) && return _symmetric_generalized(Af, Bf)[1]
+    iszero(det(Bf)) && error("unsupported: `eigvals(A, B)` of a singular `B` (Julia's values are then infinite or NaN)")
+    return _eigvals_any(_solve_square(Bf, Af))
+end
+
+_definite(A::Matrix{Float64}, B::Matrix{Float64}) = issymmetric(A) && issymmetric(B) && isposdef(B)
+
+function _dense_pair(A, B)
+    Af = float(Matrix(_square_float(A)))
+    Bf = float(Matrix(_square_float(B)))
+    size(Af) == size(Bf) || throw(DimensionMismatch("dimensions of A, $(size(A)), and B, $(size(B)), must match"))
+    return Af, Bf
+end
+
+function _symmetric_generalized(A::Matrix{Float64}, B::Matrix{Float64})
+    L = tril(cholesky_lower(B))
+    X = _solve_square(L, A)
+    C = _transpose_copy(_solve_square(L, _transpose_copy(X)))
+    λ, U = _symeigen(0.5 * (C + _transpose_copy(C)))
+    return λ, _solve_square(_transpose_copy(L), U)
+end
+
+"""
+    UpperHessenberg(A)
+
+The upper Hessenberg matrix of `A`'s entries on and above its first subdiagonal (those below
+read as zero; `A` is wrapped, not copied), as Julia's `UpperHessenberg{T, S}`: an
+`AbstractMatrix` whose products, `Matrix(H)`, `sum` and broadcasting are the generic methods
+over its elements. Writing a nonzero below the subdiagonal is Julia's `ArgumentError`.
+"""
+struct UpperHessenberg{T, S <: AbstractMatrix{T}} <: AbstractMatrix{T}
+    data::S
+    function UpperHessenberg(A::S) where {T, S <: AbstractMatrix{T}}
+        size(A, 1) == size(A, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+        return new{T, S}(A)
+    end
+end
+
+size(H::UpperHessenberg) = size(H.data)
+parent(H::UpperHessenberg) = H.data
+Base.summary(H::UpperHessenberg) = Base._array_summary(H)
+
+function getindex(H::UpperHessenberg, i::Int, j::Int)
+    _band_checkbounds(H, i, j)
+    return i <= j + 1 ? H.data[i, j] : zero(eltype(H.data))
+end
+
+function setindex!(H::UpperHessenberg, x, i::Int, j::Int)
+    if i > j + 1
+        iszero(x) || throw(ArgumentError("cannot set index in the lower triangular part ($i, $j) of an UpperHessenberg matrix to a nonzero value ($x)"))
+    else
+        H.data[i, j] = x
+    end
+    return x
+end
+
+"""
+    Hessenberg{S, M}
+
+The Hessenberg decomposition `A = F.Q * F.H * F.Q'`: `F.H` an `UpperHessenberg` (zero below its
+subdiagonal), as Julia's, and `F.Q` orthogonal. Julia's `F.Q` is a `HessenbergQ`, a lazy
+`AbstractQ` of the reflections; here it is the dense orthogonal matrix (`Matrix(F.Q)` is the
+same in both).
+"""
+struct Hessenberg{S, M}
+    H::S
     Q::M
 end
 
@@ -2343,7 +2507,7 @@ The Hessenberg decomposition of a square real matrix by faer's Householder refle
 LAPACK's signs (each reflection maps its column onto `-sign(x₁) ‖x‖ e₁`, as Julia's `gehrd!`).
 ChainRules has no rule for it: a gradient through it is refused by name.
 """
-hessenberg(A::AbstractMatrix) = Hessenberg(_hessenberg_parts(_square_float(A))...)
+hessenberg(A::AbstractMatrix) = (HQ = _hessenberg_parts(_square_float(A)); Hessenberg(UpperHessenberg(HQ[1]), HQ[2]))
 
 function _hessenberg_parts(A::Matrix{Float64})
     n = size(A, 1)

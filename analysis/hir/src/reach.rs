@@ -163,6 +163,8 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.Cholesky",
             "LinearAlgebra.QR",
             "LinearAlgebra.LU",
+            "LinearAlgebra.Schur",
+            "LinearAlgebra.GeneralizedEigen",
         ],
         hooks: &[
             "LinearAlgebra.Eigen",
@@ -170,6 +172,8 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.Cholesky",
             "LinearAlgebra.QR",
             "LinearAlgebra.LU",
+            "LinearAlgebra.Schur",
+            "LinearAlgebra.GeneralizedEigen",
         ],
     },
     // A `for` loop over a collection asks for its elements by `_gen_elem`, which inference

@@ -482,7 +482,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val,
 
 /// The factorization builtins of square matrices: `det`, `logdet`, `inv`, `A \ B` (also
 /// named `_solve_square`, which the library's `\` of a matrix calls), `cholesky_lower`,
-/// `_eigvals_general`, `_eigen_general` and `_hessenberg`, on Float64 (an Int matrix or
+/// `_eigvals_general`, `_eigen_general`, `_hessenberg` and `_schur`, on Float64 (an Int matrix or
 /// right-hand side is converted first).
 pub(crate) fn factor(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Val, Fail> {
     let fail = || Err(no_method(name, &types(args)));
@@ -509,6 +509,7 @@ pub(crate) fn factor(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Result<Va
                 "_eigvals_general" => (Prim::EigvalsGeneral, Type::matrix_f64()),
                 "_eigen_general" => (Prim::EigenGeneral, Type::matrix_f64()),
                 "_hessenberg" => (Prim::Hessenberg, Type::matrix_f64()),
+                "_schur" => (Prim::Schur, Type::matrix_f64()),
                 _ => return fail(),
             };
             Ok(apply(b, p, &[&a], ty))

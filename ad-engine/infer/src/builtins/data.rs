@@ -13,14 +13,16 @@ const PAIR: &str = "Base.Pair";
 
 /// The types Julia destructures by their first fields, with how many its `iterate` yields
 /// (`a, b = p` of a pair; `λ, U = eigen(A)`, `U, S, V = svd(A)`, `L, U = cholesky(A)`,
-/// `Q, R = qr(A)`, `L, U, p = lu(A)`: LinearAlgebra's `iterate` of its factorizations).
+/// `Q, R = qr(A)`, `L, U, p = lu(A)`, `T, Z, λ = schur(A)`: LinearAlgebra's `iterate` of its factorizations).
 const BY_FIELDS: &[(&str, i64)] = &[
     (PAIR, 2),
     ("LinearAlgebra.Eigen", 2),
+    ("LinearAlgebra.GeneralizedEigen", 2),
     ("LinearAlgebra.SVD", 3),
     ("LinearAlgebra.Cholesky", 2),
     ("LinearAlgebra.QR", 2),
     ("LinearAlgebra.LU", 3),
+    ("LinearAlgebra.Schur", 3),
 ];
 
 fn plain_values(args: &[Val]) -> Result<(), Fail> {
@@ -224,6 +226,25 @@ fn fields_iterated(name: &str) -> i64 {
         .iter()
         .find(|(n, _)| *n == name)
         .map_or(0, |(_, k)| *k)
+}
+
+/// The field item `k` of destructuring names, for a union of one [`BY_FIELDS`] struct's
+/// instances (`schur(A)`, real or complex values by the values): the members' fields are in one
+/// order, so `getfield` by name splits on the member held.
+pub(crate) fn union_item_field(ty: &Type, k: i64) -> Option<Name> {
+    let Type::Union(u) = ty else { return None };
+    let mut fields = None;
+    for m in u.members.iter() {
+        let Type::Struct(s) = m else { return None };
+        if !(1..=fields_iterated(&s.name)).contains(&k) {
+            return None;
+        }
+        let f = s.fields.get(usize::try_from(k - 1).ok()?)?.0.clone();
+        if fields.get_or_insert_with(|| f.clone()) != &f {
+            return None;
+        }
+    }
+    fields
 }
 
 fn bounds(ty: &Type, i: i64) -> Fail {

@@ -3,7 +3,7 @@
 pub(crate) mod array;
 pub(crate) mod concat;
 mod copies;
-mod data;
+pub(crate) mod data;
 pub(crate) use data::empty_box;
 pub(crate) use data::is_unbound_library;
 pub(crate) use data::nested_elements;
@@ -140,6 +140,7 @@ pub const BUILTINS: &[&str] = &[
     "_eigvals_general",
     "_eigen_general",
     "_hessenberg",
+    "_schur",
     "tril",
     "triu",
     "transpose",
@@ -928,7 +929,8 @@ pub(crate) fn call(
             "det" | "logdet" | "inv" | "\\" | "_solve_square" | "cholesky_lower"
             | "_eigvals_general"
             | "_eigen_general"
-            | "_hessenberg",
+            | "_hessenberg"
+            | "_schur",
             _,
         ) => {
             array::factor(b, name, args)

@@ -12,6 +12,7 @@ mod printf;
 pub(crate) mod regex;
 mod reduce;
 mod scalar;
+mod schur;
 mod single;
 mod sized;
 mod spectral;
@@ -215,7 +216,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             let [a] = operands(p, args)?;
             linalg::transpose(p, a)
         }
-        Det | LogDet | Inv | CholeskyLower | EigvalsGeneral | EigenGeneral | Hessenberg => {
+        Det | LogDet | Inv | CholeskyLower | EigvalsGeneral | EigenGeneral | Hessenberg | Schur => {
             let [a] = operands(p, args)?;
             match p {
                 Det => factor::det(a),
@@ -224,6 +225,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 EigvalsGeneral => factor::eigvals_general(a),
                 EigenGeneral => spectral::eigen_general(a),
                 Hessenberg => spectral::hessenberg(a),
+                Schur => schur::schur(a),
                 _ => factor::cholesky_lower(a),
             }
         }
