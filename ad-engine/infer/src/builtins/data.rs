@@ -789,7 +789,9 @@ pub(crate) fn typed_literal(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
     }
     let what = match cx.program.structs.get(t) {
         _ if crate::open::is_open(t) => {
-            let other = types(&args[1..]).into_iter().find(|a| !a.is_number());
+            let other = types(&args[1..])
+                .into_iter()
+                .find(|a| !a.is_number() || !crate::open::holds(t, a));
             crate::open::refusal(t, &other.unwrap_or(Type::Nothing))
         }
         Some(def) if def.is_abstract => abstract_elements(t),
