@@ -517,6 +517,32 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_container_of_any_holding_arrays_beside_numbers_splits_by_member() {
+        let any = |members: Vec<Type>| Type::union("Any".into(), members);
+        let params = any(vec![
+            Type::matrix_f64(),
+            Type::vector_f64(),
+            Type::Float64,
+            Type::Int64,
+            Type::String,
+        ]);
+        assert!(mixed_elements(&params), "{params}");
+        let vector = Type::Array(Arc::new(params.clone()), 1);
+        assert_eq!(object_array(&vector), Some((vector.clone(), true)));
+        // The gradient of `Vector{Any}` is a `Vector{Any}` again, as Zygote's.
+        assert!(tangent_type(&vector).to_string().starts_with("Vector{Any"));
+        // A mutable struct beside them has a box for its shadow: refused by name.
+        let boxed = any(vec![
+            Type::vector_f64(),
+            Type::Float64,
+            st("M", vec![("a", Type::Float64)], true),
+        ]);
+        assert!(!mixed_elements(&boxed), "{boxed}");
+        let vector = Type::Array(Arc::new(boxed), 1);
+        assert_eq!(object_array(&vector), Some((vector.clone(), false)));
+    }
+
     /// A recursive struct's node of type `name` with the fields `extra` and `next`, a union of
     /// `nothing` and the node's own type.
     fn node(name: &str, extra: Vec<(&str, Type)>, mutable: bool) -> Type {
