@@ -705,8 +705,9 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     {
         return Err(Fail::unsupported(format!(
             "an array literal holding a value of {} (Julia's element type comes from the \
-             values: a `Vector{{Any}}` of a string and a number); convert it first, \
-             `string(x)`",
+             values at run time: a `Vector{{String}}` of strings, `Vector{{Int64}}` of Ints, \
+             `Vector{{Any}}` of a string beside a number, which zy does not tell apart before \
+             it runs); convert it first, `string(x)`",
             e.ty
         )));
     }
