@@ -197,6 +197,52 @@ fn a_non_scalar_result_is_refused_naming_the_type_julia_gives() {
 }
 
 #[test]
+fn a_gradient_through_any_or_missing_fails_where_the_result_is_no_number() {
+    let (host, file) = host(
+        "loss(p) = sum(abs2, p[1] * [1.0, 2.0] .+ p[2]) * p[3]\n\
+         pick(p, k) = p[k] * 2.0\n\
+         cube(x) = x > 0 ? x^3 : missing\n",
+    );
+    let analysis = host.analysis();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let grad = |call: &str| {
+            analysis
+                .grad(file, call, EvalLimits::default(), engine)
+                .unwrap()
+        };
+        // The parameters' gradients, one per entry; the JIT leaves the container of `Any` to
+        // the interpreter and says so.
+        let g = grad("loss(Any[[1.0 2.0; 3.0 4.0], [0.5, -1.0], 0.5])").unwrap();
+        assert_eq!(
+            g.to_json_text(),
+            r#"{"value":65.125,"gradient":[[[[5.5,11.0],[10.0,20.0]],[5.5,10.0],130.25]],"nonfinite":null,"why":[]}"#
+        );
+        if engine == Engine::Jit {
+            let fallback = g.jit_fallback.clone().unwrap_or_default();
+            assert!(fallback.contains("arrays of Any"), "{fallback}");
+        }
+        // A value of `Any` that is an array where the result is: no gradient of it.
+        let e = grad("pick(Any[[1.0, 2.0], 3.0], 1)").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("`pick` returned a Vector{Float64} (its result is of type Any)"),
+            "{e}"
+        );
+        let text = grad("pick(Any[[1.0, 2.0], 3.0], 2)").unwrap().to_text();
+        assert!(
+            text.starts_with("value: 6.0\ngradient: (Any[[0.0, 0.0], 2.0], nothing)"),
+            "{text}"
+        );
+        assert_eq!(
+            grad("cube(2.0)").unwrap().to_json_text(),
+            r#"{"value":8.0,"gradient":[12.0],"nonfinite":null,"why":[]}"#
+        );
+        let e = grad("cube(-2.0)").unwrap_err();
+        assert!(e.to_string().contains("`cube` returned a Missing"), "{e}");
+    }
+}
+
+#[test]
 fn grad_of_a_library_call_differentiates_it_as_written() {
     let (host, file) = host("using LinearAlgebra\nconst A0 = [2.0 1.0; 0.5 3.0]\n");
     let analysis = host.analysis();

@@ -109,7 +109,7 @@ pub fn driver(
         .filter_map(|&a| crate::tangent::object_array(func.ty(a)))
         .find(|(_, ok)| !ok)
     {
-        let why = crate::tangent::object_array_why(&t);
+        let why = crate::tangent::OBJECT_ARRAY_WHY;
         return Err(AdError::new(
             func.span,
             crate::tangent::object_array_refusal(&t, why),
@@ -155,8 +155,8 @@ pub fn driver(
             ))
         }
     };
-    // A result that may be a string (`x > 0 ? x^2 : "negative"`) or a complex number: no
-    // gradient of it.
+    // A result that may be a string (`x > 0 ? x^2 : "negative"`), `missing` or a complex
+    // number: no gradient of it.
     if let Type::Union(u) = &func.ret {
         for m in u.members.iter().filter(|m| !m.is_number()) {
             let name = Operand::Const(Const::Symbol(m.to_string().as_str().into()));
@@ -187,7 +187,7 @@ pub fn driver(
                 ),
                 _ => format!(
                     "gradient of a result that is not a number: `{}` returned a {m} (its result \
-                     is a {})",
+                     is of type {})",
                     func.name, func.ret
                 ),
             };
@@ -604,20 +604,25 @@ pub fn is_constant(t: &Type) -> bool {
 }
 
 /// Can a result of type `t` be differentiated, seeded with `1.0`: a `Float64` (a `Float32`,
-/// seeded with `1f0`), or a union of
+/// seeded with `1f0`), a value of `Any` that may be one, or a union of
 /// numbers that may hold one (`s = 0; for v in x; s += v; end; s`, Julia's
 /// `Union{Float64, Int64}`; `eigvals(A)[k]`, a `Float64` or a `ComplexF64`)?
 pub fn is_scalar(t: &Type) -> bool {
     match t {
         Type::Float64 | Type::Float32 => true,
-        // A real or complex union (`eigvals(A)[k]`), or a string beside a number: the
-        // gradient fails when the result is not a real number.
+        // A real or complex union (`eigvals(A)[k]`), a string or `missing` beside a number,
+        // or a value of `Any` that may be a Float64 (`sum(abs2, p[1] * x .+ p[2]) * p[3]` of
+        // `p = Any[W, b, 0.5]`, Julia's inferred `Any`): the gradient fails when the result is
+        // not a real number.
         Type::Union(u) => {
             t.is_real_or_complex()
                 || (u.members.contains(&Type::Float64)
-                    && u.members
-                        .iter()
-                        .all(|m| m.is_number() || matches!(m, Type::String | Type::SubString)))
+                    && (matches!(&*u.name, "Any" | "Real" | "Number")
+                        || u.members.iter().all(|m| {
+                            m.is_number()
+                                || m.is_missing()
+                                || matches!(m, Type::String | Type::SubString)
+                        })))
         }
         _ => false,
     }

@@ -188,13 +188,16 @@ pub fn mixed_elements(elem: &Type) -> bool {
 
 /// Can a gradient of type `t` be split into its parts and joined back field by field? Each
 /// field is all shadow (arrays, structs of arrays), all returned (numbers, structs of numbers)
-/// or itself such; no mutable struct (whose shadow is a box) and no other object.
+/// or itself such; no mutable struct (whose shadow is a box) and no other object. A union's
+/// (a container of `Any` holding arrays beside numbers) splits by the member its value is, at
+/// run time ([`zy_ir::Prim::TangentPart`]), where each member does.
 fn splits(t: &Type) -> bool {
     let (f, r, tan) = (fdata_type(t), rdata_type(t), tangent_type(t));
     if f == Type::Nothing || r == Type::Nothing {
         return f == tan || r == tan;
     }
     match t {
+        Type::Union(u) => u.members.iter().all(splits),
         Type::Tuple(ts) => ts.iter().all(splits),
         Type::NamedTuple(fs) => fs.iter().all(|(_, t)| splits(t)),
         Type::Struct(s) if !s.mutable => s.fields.iter().all(|(_, t)| splits(t)),
@@ -226,25 +229,11 @@ pub fn object_array(t: &Type) -> Option<(Type, bool)> {
     }
 }
 
-/// Why the AD does not handle the elements of the array `a` that [`object_array`] found: a
-/// container of `Any` holding arrays beside numbers (`Any[W, b, 0.5]`), or elements holding
-/// mutable structs or boxes inside other values.
-pub fn object_array_why(a: &Type) -> &'static str {
-    let mixes = match a.elem() {
-        Some(Type::Union(u)) => {
-            u.members.iter().any(|m| matches!(m, Type::Array(..)))
-                && u.members.iter().any(Type::is_number)
-        }
-        _ => false,
-    };
-    if mixes {
-        "its elements are arrays beside numbers (a container of `Any` holding both), whose \
-         gradients the AD does not hold in one vector yet; pass the parts as arguments"
-    } else {
-        "its elements hold mutable structs or boxes inside other values, which the AD cannot \
-         split into array and number parts"
-    }
-}
+/// Why the AD does not handle the elements of an array that [`object_array`] found: they hold
+/// boxes (mutable structs, `Ref`s) inside other values, or beside arrays and numbers in a
+/// container of `Any`.
+pub const OBJECT_ARRAY_WHY: &str = "its elements hold mutable structs or boxes inside other \
+     values, which the AD cannot split into array and number parts";
 
 /// The refusal of differentiating `func` where one of its values holds a struct whose shape
 /// depends on the data (its recursive type, [`Type::Recur`] in its fields) that the AD does not
@@ -526,6 +515,32 @@ mod tests {
                 "{t}"
             );
         }
+    }
+
+    #[test]
+    fn a_container_of_any_holding_arrays_beside_numbers_splits_by_member() {
+        let any = |members: Vec<Type>| Type::union("Any".into(), members);
+        let params = any(vec![
+            Type::matrix_f64(),
+            Type::vector_f64(),
+            Type::Float64,
+            Type::Int64,
+            Type::String,
+        ]);
+        assert!(mixed_elements(&params), "{params}");
+        let vector = Type::Array(Arc::new(params.clone()), 1);
+        assert_eq!(object_array(&vector), Some((vector.clone(), true)));
+        // The gradient of `Vector{Any}` is a `Vector{Any}` again, as Zygote's.
+        assert!(tangent_type(&vector).to_string().starts_with("Vector{Any"));
+        // A mutable struct beside them has a box for its shadow: refused by name.
+        let boxed = any(vec![
+            Type::vector_f64(),
+            Type::Float64,
+            st("M", vec![("a", Type::Float64)], true),
+        ]);
+        assert!(!mixed_elements(&boxed), "{boxed}");
+        let vector = Type::Array(Arc::new(boxed), 1);
+        assert_eq!(object_array(&vector), Some((vector.clone(), false)));
     }
 
     /// A recursive struct's node of type `name` with the fields `extra` and `next`, a union of

@@ -315,7 +315,7 @@ fn is_open(name: &str) -> bool {
         .strip_prefix("Tangent{")
         .and_then(|n| n.strip_suffix('}'))
         .unwrap_or(name);
-    matches!(name, "Any" | "Real" | "Number")
+    matches!(name, "Any" | "Real" | "Number" | "Integer")
 }
 
 /// The storage of one array element. Numbers are stored packed (`Float64`, `Int64` in 8 bytes,

@@ -7,7 +7,7 @@ use zy_ir::{Prim, Type, UnionType};
 use crate::plan::PlanBuilder;
 use crate::value::Val;
 
-/// The element type of a container of `Any`, `Real` or `Number` holding `held`: Julia's
+/// The element type of a container of `Any`, `Real`, `Number` or `Integer` holding `held`: Julia's
 /// abstract type as the union of the types held, named as Julia shows it (`Vector{Any}`),
 /// each element keeping its own type (`typeof(Any[1.0, 2][2]) == Int64`) and a call on one
 /// running the method of the type it holds. Where nothing is held yet (`Any[]` with no store
@@ -21,12 +21,14 @@ pub(crate) fn open_union(name: &str, held: &[Type]) -> Option<Type> {
     let mut members = Vec::new();
     for t in held {
         match t {
-            // (`Real` and `Number` are under `Any`, `Real` under `Number`.)
+            // (`Real` and `Number` are under `Any`, `Real` under `Number`, `Integer` under
+            // `Real`.)
             Type::Union(u)
                 if &*u.name == name
                     || u.is_julias()
                     || (is_open(&u.name) && name == "Any")
-                    || (&*u.name == "Real" && name == "Number") =>
+                    || (&*u.name == "Real" && name == "Number")
+                    || (&*u.name == "Integer" && matches!(name, "Real" | "Number")) =>
             {
                 members.extend(u.members.iter().cloned())
             }
@@ -37,6 +39,8 @@ pub(crate) fn open_union(name: &str, held: &[Type]) -> Option<Type> {
     }
     if members.is_empty() {
         members = defaults(name);
+    } else if name == "Integer" {
+        members.extend([Type::Bool, Type::Int64]);
     } else if members.iter().all(Type::is_number) {
         // Numbers alone: a call on one splits over the number types (one for all of them).
         members.extend([Type::Bool, Type::Float64, Type::Int64]);
@@ -54,8 +58,11 @@ pub(crate) fn open_union(name: &str, held: &[Type]) -> Option<Type> {
 
 /// What a container of the open abstract type `name` holds where nothing says what (`Any[]`
 /// filled elsewhere, a `Dict{String, Any}`'s values): the number types, and for `Any` also
-/// `nothing`, strings and symbols (a configuration's values).
+/// `nothing`, strings and symbols (a configuration's values); `Integer`'s only `Bool` and `Int64`.
 pub(crate) fn defaults(name: &str) -> Vec<Type> {
+    if name == "Integer" {
+        return vec![Type::Bool, Type::Int64];
+    }
     let mut members = vec![Type::Bool, Type::Float64, Type::Int64];
     if name == "Any" {
         members.extend([Type::Nothing, Type::String, Type::any_symbol()]);
@@ -90,8 +97,9 @@ pub(crate) fn mixes_kinds(types: &[Type]) -> bool {
 }
 
 /// Can a container of the open abstract type `name` hold a value of type `t`?
-fn holds(name: &str, t: &Type) -> bool {
+pub(crate) fn holds(name: &str, t: &Type) -> bool {
     match t {
+        _ if name == "Integer" => matches!(t, Type::Bool | Type::Int64),
         _ if t.is_number() => true,
         Type::Any
         | Type::Bottom
@@ -110,7 +118,7 @@ fn holds(name: &str, t: &Type) -> bool {
 pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         (Type::Union(u), Type::Union(v)) if is_open(&u.name) && is_open(&v.name) => {
-            let name = ["Any", "Number", "Real"]
+            let name = ["Any", "Number", "Real", "Integer"]
                 .into_iter()
                 .find(|n| *n == &*u.name || *n == &*v.name)?;
             open_union(name, &[a.clone(), b.clone()])
@@ -121,7 +129,7 @@ pub(crate) fn join(a: &Type, b: &Type) -> Option<Type> {
 
 /// Is `name` one of Julia's abstract types whose containers zy holds as numbers?
 pub(crate) fn is_open(name: &str) -> bool {
-    matches!(name, "Any" | "Real" | "Number")
+    matches!(name, "Any" | "Real" | "Number" | "Integer")
 }
 
 /// Why a container of the open abstract type `name` cannot hold a value of type `t`.
@@ -134,6 +142,12 @@ pub(crate) fn refusal(name: &str, t: &Type) -> String {
         ),
         _ => "use a tuple for values of other types".to_string(),
     };
+    if name == "Integer" {
+        return format!(
+            "a container of `Integer` holding a {t}: zy's `Vector{{Integer}}` holds `Bool`s \
+             and `Int64`s, each with its own type; {instead}"
+        );
+    }
     if name == "Any" {
         return format!(
             "a container of `Any` holding a {t}, stored where it was not made: zy's \
@@ -204,7 +218,7 @@ pub(crate) fn narrows(elem: &Type) -> bool {
 /// The type of an `n`-dimensional array of the results `elem` ([`narrows`]) once its element
 /// type is taken from its values: a value of `Any` holding an array of one of `elem`'s members
 /// (the values all of that type), a `Vector{Real}` (numbers of several types, a Float64 among
-/// them) or a `Vector{Any}` (no values).
+/// them), a `Vector{Integer}` (Bools beside Ints) or a `Vector{Any}` (no values).
 pub(crate) fn narrowed(elem: &UnionType, n: u8) -> Option<Type> {
     let mut arrays: Vec<Type> = elem
         .members
@@ -212,6 +226,7 @@ pub(crate) fn narrowed(elem: &UnionType, n: u8) -> Option<Type> {
         .map(|m| crate::value::array(m.clone(), n))
         .collect();
     arrays.push(crate::value::array(open_union("Real", &elem.members)?, n));
+    arrays.push(crate::value::array(open_union("Integer", &[])?, n));
     arrays.push(crate::value::array(open_union("Any", &elem.members)?, n));
     open_union("Any", &arrays)
 }

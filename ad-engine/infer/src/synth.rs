@@ -62,8 +62,8 @@ pub(crate) const UNION_SPLIT: &str = "union_split";
 /// `Any` holding numbers ([`crate::open::narrows`]): the array of the values' element type, as
 /// Julia's `map` and `collect` widen theirs from the first value's type by `promote_typejoin`:
 /// a `Vector{Int64}` of Ints, a `Vector{Real}` of numbers of several types (a Float64 among
-/// them), a `Vector{Any}` of none (Julia's inferred `Any`). Bools beside Ints (Julia's
-/// `Vector{Integer}`) are refused when met.
+/// them), a `Vector{Integer}` of Bools beside Ints, a `Vector{Any}` of none (Julia's inferred
+/// `Any`).
 pub(crate) const NARROW: &str = "narrow_eltype";
 
 /// What the call `all[0](all[1..]...)` returns when it is split over the union `all[at]` (the
@@ -613,11 +613,9 @@ impl Synth {
             self.refill(then_b, &ys, &ty, &real, &ret, done);
             b = else_b;
         }
-        self.throw(
-            b,
-            "unsupported: an array of Bools and Ints made from a container of `Any` (Julia's \
-             `Vector{Integer}`, which zy does not hold); convert the values with `Int(x)`",
-        );
+        // Else Bools beside Ints: a `Vector{Integer}`.
+        let integer = crate::open::open_union("Integer", &[]).unwrap_or(ret.clone());
+        self.refill(b, &ys, &ty, &integer, &ret, done);
         Ok(())
     }
 

@@ -119,7 +119,7 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
             }
             // Julia names the type where a key or value type is abstract (`typeinfo_prefix`):
             // `Dict{String, Any}("lr" => 0.1)`.
-            let open = |p: &Type| matches!(p, Type::Union(u) if matches!(&*u.name, "Any" | "Real" | "Number"));
+            let open = |p: &Type| matches!(p, Type::Union(u) if matches!(&*u.name, "Any" | "Real" | "Number" | "Integer"));
             if t.params.iter().any(open) {
                 write!(f, "{}(", type_string(&Type::Struct(t.clone())))?;
             } else {

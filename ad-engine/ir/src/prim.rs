@@ -1061,6 +1061,14 @@ prims! {
         arity: Exactly(3), diff: Rewritten, jit: Jit::Interpreted,
         effects: Effects::allocates("the structure holds a cycle"),
     }
+    /// `tangent_part(g, part)`: of the gradient `g` of a value of a union whose members split
+    /// apart differently (a container of `Any` holding arrays beside numbers), the part the
+    /// symbol `part` names, decided by what `g` holds at run time: `:fdata` its shadow part
+    /// (the arrays, kept as the same objects), `:rdata` its returned part (the numbers), each
+    /// `nothing` where the value has none. Made by the AD with no rule.
+    TangentPart => "tangent_part" {
+        arity: Exactly(2), diff: Rewritten, jit: Jit::Interpreted,
+    }
     /// `accum(a, b)`: tangent addition, with `nothing` as the additive identity.
     Accum => "accum" {
         arity: Exactly(2), effects: Effects::allocates("arrays of different shapes"),

@@ -140,11 +140,14 @@ impl UnionType {
     }
 
     /// The union of `part` of every member (their tangents, or a part of them), `Nothing` when
-    /// every member's is.
+    /// every member's is. Named `Tangent{Shape}`, except `Any`'s, which is `Any` again (the
+    /// gradient of a `Vector{Any}` is Zygote's `Vector{Any}` of its entries' gradients).
     pub fn map(&self, part: impl Fn(&Type) -> Type) -> Type {
         let parts: Vec<Type> = self.members.iter().map(part).collect();
         if parts.iter().all(|t| *t == Type::Nothing) {
             Type::Nothing
+        } else if &*self.name == "Any" {
+            Type::union(self.name.clone(), parts)
         } else {
             Type::union(format!("Tangent{{{}}}", self.name).as_str().into(), parts)
         }

@@ -18,8 +18,8 @@ use zy_ir::{tangent_type, Const, Op, Operand, Prim, Span, Type};
 use super::split::{fdata_of, full_of, rdata_of};
 use super::{Emit, FwdOut, FwdStmt, RevStmt};
 use crate::tangent::{
-    fdata_type, mixed_elements, object_array, object_array_refusal, object_array_why,
-    returned_elements,
+    fdata_type, mixed_elements, object_array, object_array_refusal, returned_elements,
+    OBJECT_ARRAY_WHY,
 };
 use crate::AdError;
 
@@ -64,7 +64,7 @@ pub(super) fn refuse_unsupported(
     for t in args.iter().chain([ty]) {
         match object_array(t) {
             Some((a, false)) => {
-                let why = object_array_why(&a);
+                let why = OBJECT_ARRAY_WHY;
                 return Err(AdError::new(span, object_array_refusal(&a, why)));
             }
             Some((a, true)) => match op {

@@ -3,7 +3,7 @@
 //! element, its whole gradient, while reading an element gives its shadow part and the reverse
 //! adds the returned part.
 
-use zy_ir::{tangent_type, Const, Operand, Type};
+use zy_ir::{tangent_type, Const, Operand, Prim, Type};
 
 use super::Emit;
 use crate::tangent::{fdata_type, rdata_type};
@@ -20,7 +20,8 @@ pub fn rdata_of(e: &mut Emit, full: Operand, t: &Type) -> Operand {
     part_of(e, full, t, rdata_type)
 }
 
-/// The part of type `part(t)` of the gradient `full`, field by field.
+/// The part of type `part(t)` of the gradient `full`, field by field; of a union's, by the
+/// member the value is, at run time.
 fn part_of(e: &mut Emit, full: Operand, t: &Type, part: fn(&Type) -> Type) -> Operand {
     let (p, tan) = (part(t), tangent_type(t));
     if p == Type::Nothing {
@@ -28,6 +29,11 @@ fn part_of(e: &mut Emit, full: Operand, t: &Type, part: fn(&Type) -> Type) -> Op
     }
     if p == tan {
         return full;
+    }
+    if matches!(t, Type::Union(_)) {
+        let which = if p == fdata_type(t) { "fdata" } else { "rdata" };
+        let which = Const::Symbol(which.into()).into();
+        return e.prim(Prim::TangentPart, vec![full, which], p);
     }
     let parts = fields(t)
         .iter()
@@ -41,13 +47,13 @@ fn part_of(e: &mut Emit, full: Operand, t: &Type, part: fn(&Type) -> Type) -> Op
 }
 
 /// The whole gradient of a value of type `t` whose shadow part is `shadow` and whose returned
-/// part is zero.
+/// part is zero (of a union's, the shadow itself: `nothing` is the zero of a number member).
 pub fn full_of(e: &mut Emit, shadow: Operand, t: &Type) -> Operand {
     let (f, tan) = (fdata_type(t), tangent_type(t));
     if f == Type::Nothing {
         return e.zero_rdata(&tan);
     }
-    if f == tan {
+    if f == tan || matches!(t, Type::Union(_)) {
         return shadow;
     }
     let parts = fields(t)
@@ -70,6 +76,10 @@ pub fn joined(e: &mut Emit, shadow: Operand, returned: Operand, t: &Type) -> Ope
     }
     if r == Type::Nothing {
         return full_of(e, shadow, t);
+    }
+    if matches!(t, Type::Union(_)) {
+        // One of the two is `nothing`, whichever member the value is.
+        return e.accum(&tan, shadow, returned);
     }
     let parts = fields(t)
         .iter()

@@ -726,8 +726,9 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
     {
         return Err(Fail::unsupported(format!(
             "an array literal holding a value of {} (Julia's element type comes from the \
-             values: a `Vector{{Any}}` of a string and a number); convert it first, \
-             `string(x)`",
+             values at run time: a `Vector{{String}}` of strings, `Vector{{Int64}}` of Ints, \
+             `Vector{{Any}}` of a string beside a number, which zy does not tell apart before \
+             it runs); convert it first, `string(x)`",
             e.ty
         )));
     }
@@ -810,7 +811,9 @@ pub(crate) fn typed_literal(cx: &Cx, name: &str, args: &[Val]) -> Option<Fail> {
     }
     let what = match cx.program.structs.get(t) {
         _ if crate::open::is_open(t) => {
-            let other = types(&args[1..]).into_iter().find(|a| !a.is_number());
+            let other = types(&args[1..])
+                .into_iter()
+                .find(|a| !a.is_number() || !crate::open::holds(t, a));
             crate::open::refusal(t, &other.unwrap_or(Type::Nothing))
         }
         Some(def) if def.is_abstract => abstract_elements(t),

@@ -366,6 +366,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         Pop => tangent::pop(args),
         ZeroTangent => tangent::zero_tangent(args, ret),
         TangentOf => tangent_of::tangent_of(args),
+        TangentPart => tangent::tangent_part(args),
         Accum => {
             let [a, b] = operands(p, args)?;
             tangent::accum(a, b)

@@ -139,7 +139,7 @@ fn zero_of(t: &Type, like: Option<&Value>, seen: &mut Seen) -> Result<Value, Str
                                     (_, Some(at)) => match seen.iter().find(|(p, _)| *p == at) {
                                         Some((_, z)) => z.clone(),
                                         None => {
-                                            let z = zero_of(e, Some(x), seen)?;
+                                            let z = zero_of(&held(e, x), Some(x), seen)?;
                                             seen.push((at, z.clone()));
                                             z
                                         }
@@ -192,6 +192,23 @@ fn zero_of(t: &Type, like: Option<&Value>, seen: &mut Seen) -> Result<Value, Str
     })
 }
 
+/// The tangent type of the element `x` of an array of elements of tangent type `e`: of a
+/// container of `Any` holding arrays beside numbers, the array's own where it is one of the
+/// union's members (whose zero is then zeros of its shape, not `nothing`).
+fn held(e: &Type, x: &Value) -> Type {
+    match (e, x) {
+        (Type::Union(u), Value::Array(_)) => {
+            let own = tangent_type(&x.julia_type());
+            if u.members.contains(&own) {
+                own
+            } else {
+                e.clone()
+            }
+        }
+        _ => e.clone(),
+    }
+}
+
 /// Is the gradient type `t` (a named tuple, or a box of one) that of the value `v` (a primal
 /// struct, or a gradient or shadow of one): do their field names agree? A number's is its own
 /// type (`Union{Nothing, Float64}`'s member).
@@ -230,6 +247,38 @@ pub fn is_tangent_of(v: &Value, t: &Type) -> bool {
                     .all(|(i, x)| t.field(i).is_some_and(|ft| is_tangent_of(x, &ft)))
         }
         _ => v.julia_type() == *t,
+    }
+}
+
+/// `tangent_part(g, part)`: the shadow part (`:fdata`: the arrays, the same objects) or the
+/// returned part (`:rdata`: the numbers) of the gradient `g`, tuples and named tuples part by
+/// part; `nothing` where `g` has no such part (a union's member known only at run time).
+pub fn tangent_part(args: &[Value]) -> Result<Value, String> {
+    let shadow = match args {
+        [_, Value::Symbol(p)] if **p == *"fdata" => true,
+        [_, Value::Symbol(p)] if **p == *"rdata" => false,
+        _ => {
+            return Err(
+                "internal error: `tangent_part` expects a gradient and :fdata or :rdata".into(),
+            )
+        }
+    };
+    Ok(part_of(&args[0], shadow))
+}
+
+fn part_of(g: &Value, shadow: bool) -> Value {
+    let parts = |vs: &[Value]| -> Option<Vec<Value>> {
+        let ps: Vec<Value> = vs.iter().map(|v| part_of(v, shadow)).collect();
+        (!ps.iter().all(|p| matches!(p, Value::Nothing))).then_some(ps)
+    };
+    match g {
+        Value::Array(_) | Value::Adjoint(_) if shadow => g.clone(),
+        Value::Tuple(vs) => parts(vs).map_or(Value::Nothing, |ps| Value::Tuple(ps.into())),
+        Value::NamedTuple(ns, vs) => parts(vs).map_or(Value::Nothing, |ps| {
+            Value::NamedTuple(ns.clone(), ps.into())
+        }),
+        _ if g.is_number() && !shadow => g.clone(),
+        _ => Value::Nothing,
     }
 }
 

@@ -803,6 +803,43 @@ fn zero_tangents_take_shapes_from_the_operand() {
 }
 
 #[test]
+fn tangent_parts_split_by_what_the_gradient_holds() {
+    let part = |g: &Value, p: &str| ev(TangentPart, &[g.clone(), Value::Symbol(p.into())]);
+    // An array is all shadow, the very object; a number all returned.
+    let v = vf(&[1.0, 2.0]);
+    let Ok(shadow) = part(&v, "fdata") else {
+        panic!("no shadow part of an array");
+    };
+    assert!(shadow.egal(&v), "the shadow part is the array itself");
+    assert_eq!(part(&v, "rdata").map(|v| show(&v)), Ok("nothing".into()));
+    assert_eq!(
+        part(&f(2.5), "fdata").map(|v| show(&v)),
+        Ok("nothing".into())
+    );
+    assert_eq!(part(&f(2.5), "rdata").map(|v| show(&v)), Ok("2.5".into()));
+    assert_eq!(
+        part(&Value::Nothing, "rdata").map(|v| show(&v)),
+        Ok("nothing".into())
+    );
+    // A tuple of both, part by part; all of one part, the other is `nothing`.
+    let t = Value::tuple([f(1.5), vf(&[3.0])]);
+    assert_eq!(
+        run(TangentPart, &[t.clone(), Value::Symbol("fdata".into())]),
+        "(nothing, [3.0])"
+    );
+    assert_eq!(
+        run(TangentPart, &[t, Value::Symbol("rdata".into())]),
+        "(1.5, nothing)"
+    );
+    let numbers = Value::tuple([f(1.5), f(2.0)]);
+    assert_eq!(
+        run(TangentPart, &[numbers, Value::Symbol("fdata".into())]),
+        "nothing"
+    );
+    assert!(part(&f(1.0), "both").is_err());
+}
+
+#[test]
 fn accumulation() {
     assert_eq!(run(Accum, &[Value::Nothing, f(2.0)]), "2.0");
     assert_eq!(run(Accum, &[f(2.0), Value::Nothing]), "2.0");
