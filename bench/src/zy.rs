@@ -144,7 +144,17 @@ pub fn prepare(case: &Case) -> Result<Prepared, String> {
 
 /// Load `source` as `file` into a fresh host and prepare `call`.
 pub fn prepare_call(file: &str, source: &str, call: &str) -> Result<Prepared, String> {
-    let mut host = AnalysisHost::new();
+    prepare_call_in(AnalysisHost::new(), file, source, call)
+}
+
+/// Load `source` as `file` into `host` (empty; made by [`AnalysisHost::with_query_log`] for a
+/// test of what runs) and prepare `call`.
+pub fn prepare_call_in(
+    mut host: AnalysisHost,
+    file: &str,
+    source: &str,
+    call: &str,
+) -> Result<Prepared, String> {
     let (callee, arity) = callee_and_arity(call)?;
     let params: Vec<String> = (1..=arity).map(|i| format!("a{i}")).collect();
     let noop = format!("{BOUNDARY}({}) = 0.0\n", params.join(", "));

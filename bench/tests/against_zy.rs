@@ -7,9 +7,9 @@ use std::path::Path;
 use zy_bench::cases::by_key;
 use zy_bench::inputs::{flatten, Hand};
 use zy_bench::tape::bytes_per_iteration;
-use zy_bench::zy::{prepare_call, Prepared, Runner};
+use zy_bench::zy::{prepare_call_in, Prepared, Runner};
 use zy_hir::{CompileKey, Target};
-use zy_ide::{Engine, EvalLimits};
+use zy_ide::{AnalysisHost, Engine, EvalLimits};
 use zy_interp::Value;
 
 /// Small inputs for the MLP, generated as the fixture generates its own.
@@ -36,7 +36,7 @@ end
 fn prepared(key: &str, call: &str) -> Prepared {
     let case = by_key(key).unwrap();
     let source = format!("{}\n{SMALL}", case.source);
-    prepare_call(case.file, &source, call).unwrap()
+    prepare_call_in(AnalysisHost::with_query_log(), case.file, &source, call).unwrap()
 }
 
 /// Run the driver; check it was compiled, and that it equals the hand-written gradient.

@@ -33,7 +33,7 @@ end
 /// A two-file workspace (`b.jl` includes `a.jl`) with `twice(2.0)` evaluated and diagnostics computed, and the query
 /// log switched on.
 fn setup() -> (AnalysisHost, FileId, FileId) {
-    let mut host = AnalysisHost::new();
+    let mut host = AnalysisHost::with_query_log();
     let a = host.set_file_text(Path::new("a.jl"), A.to_string());
     let b = host.set_file_text(Path::new("b.jl"), B.to_string());
     let analysis = host.analysis();
@@ -242,7 +242,7 @@ down(n) = n == 0 ? 0.0 : down(n - 1) + 1.0
 
 #[test]
 fn argument_calls_run_compiled_with_the_interpreters_values_and_errors() {
-    let mut host = AnalysisHost::new();
+    let mut host = AnalysisHost::with_query_log();
     let c = host.set_file_text(Path::new("c.jl"), C.to_string());
     host.raw_database().enable_query_log();
     let limits = EvalLimits {
@@ -320,7 +320,7 @@ fn the_time_limit_stops_compiled_arguments() {
 
 #[test]
 fn gradchecks_of_one_function_compile_it_once() {
-    let mut host = AnalysisHost::new();
+    let mut host = AnalysisHost::with_query_log();
     let text = "\
 # zy: gradcheck cubed(2.0)
 # zy: gradcheck cubed(3.0)
@@ -368,7 +368,7 @@ end
 /// script indexes the prelude's items and packs their lowering (`analysis/hir/build.rs`).
 #[test]
 fn first_gradient_parses_no_prelude_file() {
-    let mut host = AnalysisHost::new();
+    let mut host = AnalysisHost::with_query_log();
     host.raw_database().enable_query_log();
     let src = "f(x) = sum(exp.(x .- maximum(x)))\n";
     let file = host.set_file_text(Path::new("f.jl"), src.to_string());

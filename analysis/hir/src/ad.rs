@@ -191,7 +191,7 @@ slope(x) = derivative(cube, x) * x
     }
 
     fn workspace(text: &str) -> (RootDatabase, SourceFile) {
-        let mut db = RootDatabase::default();
+        let mut db = RootDatabase::with_query_log();
         let file = SourceFile::new(&db, PathBuf::from("a.jl"), text.to_string());
         Workspace::get(&db).set_files(&mut db).to(vec![file]);
         (db, file)

@@ -1,14 +1,17 @@
-//! The database: salsa storage plus a log of the queries that executed, recorded from salsa's
-//! `WillExecute` events so tests can assert what an edit re-ran, and a count of the values of
-//! each interned struct, from its `DidInternValue` events.
+//! The database: salsa storage, and for tests a log of the queries that executed, recorded from
+//! salsa's `WillExecute` events so they can assert what an edit re-ran.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use salsa::{Database, DatabaseKeyIndex, EventKind, IngredientIndex};
+use salsa::plumbing::{SalsaStructInDb, ZalsaDatabase};
+use salsa::{DatabaseKeyIndex, EventKind};
 
+use crate::call::CallFunctions;
 use crate::input::{Prelude, SourceFile, Unreadable, Workspace};
 use crate::prelude::{prelude_path, PRELUDE};
+
+/// The log of executed queries: `None` until [`RootDatabase::enable_query_log`].
+type QueryLog = Arc<Mutex<Option<Vec<DatabaseKeyIndex>>>>;
 
 /// The salsa database behind every analysis. `Clone` makes a snapshot for a reader thread; a
 /// setter on the original cancels the snapshots' running queries.
@@ -16,36 +19,49 @@ use crate::prelude::{prelude_path, PRELUDE};
 #[derive(Clone)]
 pub struct RootDatabase {
     storage: salsa::Storage<Self>,
-    executed: Arc<Mutex<Option<Vec<DatabaseKeyIndex>>>>,
-    /// How many values each interned struct holds: every one is `revisions = usize::MAX`, so
-    /// none is ever collected.
-    interned: Arc<Mutex<HashMap<IngredientIndex, usize>>>,
+    /// Where executed queries are logged, in a database made by
+    /// [`RootDatabase::with_query_log`]; a database without it has no event callback, so salsa
+    /// makes no event at all (a first gradient raises ~20,000).
+    executed: Option<QueryLog>,
 }
 
 impl Default for RootDatabase {
     fn default() -> Self {
-        let executed: Arc<Mutex<Option<Vec<DatabaseKeyIndex>>>> = Arc::default();
-        let interned: Arc<Mutex<HashMap<IngredientIndex, usize>>> = Arc::default();
-        let (sink, counts) = (executed.clone(), interned.clone());
-        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
-            match event.kind {
-                EventKind::WillExecute { database_key } => {
+        RootDatabase::made(None)
+    }
+}
+
+#[salsa::db]
+impl salsa::Database for RootDatabase {}
+
+impl RootDatabase {
+    /// A database whose executed queries can be recorded ([`RootDatabase::enable_query_log`]),
+    /// for tests: every query then raises an event.
+    pub fn with_query_log() -> Self {
+        RootDatabase::made(Some(QueryLog::default()))
+    }
+
+    /// A fresh database of the same kind as this one: with a query log (off) if this has one.
+    pub fn fresh(&self) -> Self {
+        RootDatabase::made(self.executed.as_ref().map(|_| QueryLog::default()))
+    }
+
+    /// A database holding the workspace's inputs (no file yet, the bundled prelude), with an
+    /// event callback only if it logs queries.
+    fn made(executed: Option<QueryLog>) -> Self {
+        let callback = executed.clone().map(|sink| {
+            Box::new(move |event: salsa::Event| {
+                if let EventKind::WillExecute { database_key } = event.kind {
                     let mut log = sink.lock().unwrap_or_else(PoisonError::into_inner);
                     if let Some(log) = log.as_mut() {
                         log.push(database_key);
                     }
                 }
-                EventKind::DidInternValue { key, .. } => {
-                    let mut counts = counts.lock().unwrap_or_else(PoisonError::into_inner);
-                    *counts.entry(key.ingredient_index()).or_default() += 1;
-                }
-                _ => {}
-            }
-        })));
+            }) as Box<dyn Fn(salsa::Event) + Send + Sync>
+        });
         let db = RootDatabase {
-            storage,
+            storage: salsa::Storage::new(callback),
             executed,
-            interned,
         };
         Workspace::new(&db, Vec::new());
         let prelude = PRELUDE
@@ -56,24 +72,30 @@ impl Default for RootDatabase {
         Unreadable::new(&db, Default::default());
         db
     }
-}
 
-#[salsa::db]
-impl salsa::Database for RootDatabase {}
-
-impl RootDatabase {
     /// Start recording which queries execute (off by default: the log would grow forever).
+    ///
+    /// # Panics
+    ///
+    /// If the database was not made by [`RootDatabase::with_query_log`]: it would record
+    /// nothing, and a test of what did not re-run would pass whatever ran.
     pub fn enable_query_log(&self) {
-        let mut log = self.executed.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(executed) = &self.executed else {
+            panic!("a query log needs a database made by RootDatabase::with_query_log");
+        };
+        let mut log = executed.lock().unwrap_or_else(PoisonError::into_inner);
         log.get_or_insert_with(Vec::new);
     }
 
     /// The queries that executed since the last call, as `query(key)` strings with the key
     /// described in source terms: `ssa(pow)`, `typed(pow(::Float64, ::Int64))`, `parse(a.jl)`.
     pub fn take_query_log(&self) -> Vec<String> {
-        let keys = {
-            let mut log = self.executed.lock().unwrap_or_else(PoisonError::into_inner);
-            log.as_mut().map(std::mem::take).unwrap_or_default()
+        let keys = match &self.executed {
+            Some(executed) => {
+                let mut log = executed.lock().unwrap_or_else(PoisonError::into_inner);
+                log.as_mut().map(std::mem::take).unwrap_or_default()
+            }
+            None => Vec::new(),
         };
         keys.into_iter()
             .map(|k| crate::describe::describe_query(self, k))
@@ -85,11 +107,6 @@ impl RootDatabase {
     /// ([`crate::CallFunctions`]), with the instances, gradients and machine code memoised
     /// under it. Salsa never frees them; the host bounds them.
     pub fn call_programs(&self) -> usize {
-        let counts = self.interned.lock().unwrap_or_else(PoisonError::into_inner);
-        counts
-            .iter()
-            .filter(|(&i, _)| self.ingredient_debug_name(i) == "CallFunctions")
-            .map(|(_, &n)| n)
-            .sum()
+        CallFunctions::entries(self.zalsa()).count()
     }
 }

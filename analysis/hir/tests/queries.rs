@@ -11,7 +11,7 @@ use zy_hir::{
 use zy_ir::{Instance, Type};
 
 fn db_with(text: &str) -> (RootDatabase, SourceFile) {
-    let mut db = RootDatabase::default();
+    let mut db = RootDatabase::with_query_log();
     let file = SourceFile::new(&db, PathBuf::from("t.jl"), text.to_string());
     Workspace::get(&db).set_files(&mut db).to(vec![file]);
     (db, file)

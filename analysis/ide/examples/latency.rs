@@ -49,7 +49,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 }
 
 fn main() {
-    let mut host = AnalysisHost::new();
+    let mut host = AnalysisHost::with_query_log();
     let paths: Vec<PathBuf> = (0..FILES)
         .map(|i| PathBuf::from(format!("/bench/file{i}.jl")))
         .collect();

@@ -144,6 +144,15 @@ impl AnalysisHost {
         AnalysisHost::default()
     }
 
+    /// An empty workspace whose database can log the queries that execute, for tests
+    /// ([`RootDatabase::enable_query_log`]).
+    pub fn with_query_log() -> AnalysisHost {
+        AnalysisHost {
+            db: RootDatabase::with_query_log(),
+            ..AnalysisHost::default()
+        }
+    }
+
     /// Add a file or replace its text. Cancels running snapshot queries and waits for the
     /// snapshots to be dropped (do not call it while holding an [`Analysis`] on this thread).
     pub fn set_file_text(&mut self, path: &Path, text: String) -> FileId {
@@ -182,7 +191,8 @@ impl AnalysisHost {
             return;
         }
         self.invalidate_snapshots();
-        let old = std::mem::take(&mut self.db);
+        let fresh = self.db.fresh();
+        let old = std::mem::replace(&mut self.db, fresh);
         // Made in the same order, a file has its id again (the FileIds handed out stay
         // valid) while the files fit in the table's first page of them; the host's own
         // handles follow the new ones anyway. A removed file is made again empty.
