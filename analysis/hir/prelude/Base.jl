@@ -12153,7 +12153,7 @@ function repr(mime::String, p::Pairs{<:NamedTuple})
     isempty(p) && return repr(p)
     return _plain_entries("pairs(::NamedTuple)", _named_pairs(p.data))
 end
-_no_show(mime, x) = error("MethodError: no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
+_no_show(mime, x) = error(:MethodError, "no method matching show(::IOBuffer, ::MIME{Symbol(\"$mime\")}, ::$(typeof(x)))")
 
 # `repr("text/plain", A)` of a vector or matrix of Float64s, Ints or Bools, or of a lazy
 # adjoint or transpose of one (inference calls these for exactly those types): Julia's
