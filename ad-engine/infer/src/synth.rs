@@ -140,6 +140,19 @@ fn split_join(
     if let Some(types) = types_of(callee, results) {
         return Ok(types);
     }
+    // Types as values that are the union's own members (the `DataType` part of a union narrowed
+    // by a test on its value): the union of them, as they were.
+    let returned: Vec<Type> = results
+        .iter()
+        .filter(|t| **t != Type::Bottom)
+        .cloned()
+        .collect();
+    let own_types = returned
+        .iter()
+        .all(|t| matches!(t, Type::Function(_)) && u.members.contains(t));
+    if own_types && returned.len() > 1 {
+        return Ok(Type::union("DataType".into(), returned));
+    }
     if let Some(open) = crate::open::split_result(u, results) {
         return Ok(open);
     }

@@ -107,6 +107,17 @@ fn isa_names(ty: &str, program: &Program) -> Option<Vec<Name>> {
     (!below.is_empty()).then_some(below)
 }
 
+/// `typeof(e)` of a caught exception: Julia's `DataType`, the union of the exception types as
+/// values (Base's and the program's), the one it holds known at run time.
+fn exception_types(program: &Program) -> Type {
+    let base = EXCEPTIONS.iter().map(|n| Name::from(*n));
+    let own = user_exceptions(program).map(|d| d.name.clone());
+    Type::union(
+        "DataType".into(),
+        base.chain(own).map(Type::Function).collect(),
+    )
+}
+
 /// Is `def` the type `ty` or declared below it?
 fn is_below(def: &StructDef, ty: &Name, program: &Program) -> bool {
     let mut at = def;
@@ -248,6 +259,12 @@ pub(crate) fn call(
             },
             _ => Err(no_method("isa", &[e.ty.clone(), t.ty.clone()])),
         },
+        ("typeof", [e]) if is_exception(e) => Ok(apply(
+            b,
+            Prim::ExceptionType,
+            &[e],
+            exception_types(cx.program),
+        )),
         ("getproperty" | "getfield", [e, f]) if is_exception(e) => {
             let ty = match &f.konst {
                 Some(Const::Symbol(f)) => field_type(f, cx.program),
