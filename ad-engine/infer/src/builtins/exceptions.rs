@@ -146,6 +146,8 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
         "msg" => vec![("ErrorException".into(), Type::String)],
         "val" => vec![("DomainError".into(), any_number)],
         "i" => vec![("BoundsError".into(), bounds_index())],
+        "key" => vec![("KeyError".into(), dict_key())],
+        "info" => vec![("SingularException".into(), Type::Int64)],
         _ => Vec::new(),
     };
     for def in user_exceptions(program) {
@@ -192,6 +194,13 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
             })
         }),
     }
+}
+
+/// A `KeyError`'s `key` (Julia's field of type `Any`): a key of the dictionaries zy holds, a
+/// string, a symbol or a number.
+fn dict_key() -> Type {
+    let held = [Type::String, Type::any_symbol(), Type::Int64, Type::Float64];
+    crate::open::open_union("Any", &held).unwrap_or(Type::String)
 }
 
 /// A `BoundsError`'s `i` (Julia's field of type `Any`): the index of a tuple or a string, an
