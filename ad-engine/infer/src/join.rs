@@ -315,6 +315,8 @@ fn joins_nothing(t: &Type) -> bool {
         {
             true
         }
+        // `err = nothing` before a `catch e` that keeps `err = e`.
+        Type::Exception => true,
         t => t.is_number() || t.is_string() || is_node(t),
     }
 }

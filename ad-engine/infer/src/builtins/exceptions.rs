@@ -107,6 +107,11 @@ fn isa_names(ty: &str, program: &Program) -> Option<Vec<Name>> {
     (!below.is_empty()).then_some(below)
 }
 
+/// Is `t` one of Base's concrete exception types as a value (`DomainError`)?
+fn is_base_exception(t: &Type) -> bool {
+    matches!(t, Type::Function(n) if EXCEPTIONS.contains(&&**n))
+}
+
 /// `typeof(e)` of a caught exception: Julia's `DataType`, the union of the exception types as
 /// values (Base's and the program's), the one it holds known at run time.
 fn exception_types(program: &Program) -> Type {
@@ -274,6 +279,11 @@ pub(crate) fn call(
             &[e],
             exception_types(cx.program),
         )),
+        // A value of any other type (`nothing` where no exception was caught) is none of
+        // Base's exceptions, which are made only as caught exceptions' values.
+        ("isa", [x, t]) if !matches!(x.ty, Type::Union(_)) && is_base_exception(&t.ty) => {
+            Ok(Val::lit(Const::Bool(false)))
+        }
         ("getproperty" | "getfield", [e, f]) if is_exception(e) => {
             let ty = match &f.konst {
                 Some(Const::Symbol(f)) => field_type(f, cx.program),
