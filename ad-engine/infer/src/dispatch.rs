@@ -1138,7 +1138,13 @@ fn refuse_exception_dispatch(
         return Ok(());
     }
     for (p, t) in pats.iter().zip(args) {
-        if *t == Type::Exception && !matches!(p, Pat::Any | Pat::Var(_)) {
+        // A method for `nothing` (`Base._notnothing`'s, where a branch tested `e === nothing`)
+        // or for one of the library's own structs, which no program throws, is passed over.
+        let never_thrown = match p {
+            Pat::Struct { name, .. } => crate::calls::is_library(name),
+            p => concrete(p, &Default::default()) == Some(Type::Nothing),
+        };
+        if *t == Type::Exception && !matches!(p, Pat::Any | Pat::Var(_)) && !never_thrown {
             return Err(Fail::unsupported(format!(
                 "calling `{}` on a caught exception where one of its methods takes a particular \
                  type (Julia chooses by the exception's type at run time, which zy does not); \

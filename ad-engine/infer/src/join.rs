@@ -30,6 +30,7 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
         (Type::Union(u), t) | (t, Type::Union(u)) if u.members.contains(t) => {
             Some(Type::Union(u.clone()))
         }
+        _ if data_types(a, b).is_some() => data_types(a, b),
         _ if plain_numbers(a, b).is_some() => plain_numbers(a, b),
         (Type::Bool, t) | (t, Type::Bool) if t.is_number() => Some(t.clone()),
         (Type::Union(_), Type::Union(_)) if crate::open::join(a, b).is_some() => {
@@ -48,6 +49,23 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
             .or_else(|| numbers_or_strings(a, b))
             .or_else(|| missing_or(&[a.clone(), b.clone()])),
     }
+}
+
+/// Types as values on two paths (`typeof(e)` of a caught exception in a `catch`, `Nothing` in
+/// the `try`), one of them a union of them (Julia's `DataType`): the union of them all, the
+/// one held known at run time.
+fn data_types(a: &Type, b: &Type) -> Option<Type> {
+    let members = |t: &Type| match t {
+        Type::Union(u) if &*u.name == "DataType" => Some(u.members.clone()),
+        Type::Function(_) => Some(vec![t.clone()]),
+        _ => None,
+    };
+    if !matches!((a, b), (Type::Union(_), _) | (_, Type::Union(_))) {
+        return None;
+    }
+    let mut all = members(a)?;
+    all.extend(members(b)?);
+    Some(Type::union("DataType".into(), all))
 }
 
 /// Julia's `Union{Missing, T}` of `missing` and numbers (`[1.0, missing]`, `x > 0 ? x :
@@ -85,8 +103,10 @@ pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
 }
 
 /// Julia's union of a number and an array of numbers (`rho = n > 2 ? sum(x) : x`, a
-/// `Union{Float64, Vector{Float64}}`), with `nothing` too (an `if` without `else`), or of two
-/// such unions: each use splits on the member held, as for `Union{Float64, Int64}`. A
+/// `Union{Float64, Vector{Float64}}`), with `nothing` too (an `if` without `else`), a `Bool`
+/// or a `String` (a `try` giving an array whose `catch` tests the exception or gives a
+/// message), a type as a value (`typeof(e)` there: Julia's `DataType`), or of two such
+/// unions: each use splits on the member held, as for `Union{Float64, Int64}`. A
 /// `ComplexF64` is such a number, an array of them such an array: `eigvals` of a real matrix
 /// is a `Vector{Float64}` or a `Vector{ComplexF64}` by its values, and an element of it a
 /// `Float64` or a `ComplexF64`.
@@ -94,14 +114,25 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
     let mut members = Vec::new();
     for t in [a, b] {
         match t {
-            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
+            Type::Union(u) if u.is_julias() || &*u.name == "DataType" => {
+                members.extend(u.members.iter().cloned())
+            }
             t => members.push(t.clone()),
         }
     }
     let complex_f64 = |t: &Type| matches!(t, Type::Struct(s) if &*s.name == "Base.Complex" && s.params[..] == [Type::Float64]);
     let array = |t: &Type| matches!(t, Type::Array(e, _) if e.is_number() || complex_f64(e));
-    let plain =
-        |t: &Type| matches!(t, Type::Float64 | Type::Int64 | Type::Nothing) || complex_f64(t);
+    let plain = |t: &Type| {
+        matches!(
+            t,
+            Type::Float64
+                | Type::Int64
+                | Type::Bool
+                | Type::String
+                | Type::Nothing
+                | Type::Function(_)
+        ) || complex_f64(t)
+    };
     if !members.iter().all(|t| plain(t) || array(t))
         || !members.iter().any(|t| array(t) || complex_f64(t))
     {
@@ -110,10 +141,16 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
     members.sort();
     members.dedup();
     // Julia shows `nothing` first, then numbers, then arrays.
-    let rank = |t: &Type| (*t != Type::Nothing, array(t), t.to_string());
+    // Types as values are Julia's `DataType`.
+    let shown_name = |t: &Type| match t {
+        Type::Function(_) => "DataType".to_string(),
+        t => t.to_string(),
+    };
+    let rank = |t: &Type| (*t != Type::Nothing, array(t), shown_name(t));
     let mut shown = members.clone();
     shown.sort_by_key(rank);
-    let names: Vec<String> = shown.iter().map(ToString::to_string).collect();
+    let mut names: Vec<String> = shown.iter().map(shown_name).collect();
+    names.dedup();
     let name = format!("Union{{{}}}", names.join(", "));
     Some(Type::union(name.as_str().into(), members))
 }
@@ -279,6 +316,8 @@ fn joins_nothing(t: &Type) -> bool {
         {
             true
         }
+        // `err = nothing` before a `catch e` that keeps `err = e`.
+        Type::Exception => true,
         t => t.is_number() || t.is_string() || is_node(t),
     }
 }
@@ -459,7 +498,38 @@ mod tests {
             join(&Type::Int64, &Type::vector_f64()).map(|t| t.to_string()),
             Some("Union{Int64, Vector{Float64}}".to_string())
         );
-        assert_eq!(join(&Type::String, &Type::vector_f64()), None);
+        // A `try` giving an array whose `catch` gives a message, a test or the exception's type.
+        assert_eq!(
+            join(&Type::String, &Type::vector_f64()).map(|t| t.to_string()),
+            Some("Union{String, Vector{Float64}}".to_string())
+        );
+        assert_eq!(
+            join(&Type::vector_f64(), &Type::Bool).map(|t| t.to_string()),
+            Some("Union{Bool, Vector{Float64}}".to_string())
+        );
+        let types = Type::union(
+            "DataType".into(),
+            vec![
+                Type::Function("BoundsError".into()),
+                Type::Function("DomainError".into()),
+            ],
+        );
+        assert_eq!(
+            join(&types, &Type::vector_f64()).map(|t| t.to_string()),
+            Some("Union{DataType, Vector{Float64}}".to_string())
+        );
+        assert_eq!(
+            join(&types, &Type::Function("Nothing".into())),
+            Some(Type::union(
+                "DataType".into(),
+                vec![
+                    Type::Function("BoundsError".into()),
+                    Type::Function("DomainError".into()),
+                    Type::Function("Nothing".into()),
+                ],
+            ))
+        );
+        assert_eq!(join(&Type::tuple([Type::Float64]), &Type::Float64), None);
         // Real or complex eigenvalues: a union of the two vectors, and of their elements.
         let c = Type::Struct(std::sync::Arc::new(zy_ir::StructType {
             name: "Base.Complex".into(),

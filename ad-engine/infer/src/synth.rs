@@ -140,6 +140,19 @@ fn split_join(
     if let Some(types) = types_of(callee, results) {
         return Ok(types);
     }
+    // Types as values that are the union's own members (the `DataType` part of a union narrowed
+    // by a test on its value): the union of them, as they were.
+    let returned: Vec<Type> = results
+        .iter()
+        .filter(|t| **t != Type::Bottom)
+        .cloned()
+        .collect();
+    let own_types = returned
+        .iter()
+        .all(|t| matches!(t, Type::Function(_)) && u.members.contains(t));
+    if own_types && returned.len() > 1 {
+        return Ok(Type::union("DataType".into(), returned));
+    }
     if let Some(open) = crate::open::split_result(u, results) {
         return Ok(open);
     }
@@ -515,7 +528,7 @@ impl Synth {
                     },
                     SPAN,
                 );
-                self.throw(err, "DimensionMismatch: arrays must have the same shape");
+                self.throw_error(err, "DimensionMismatch: arrays must have the same shape");
                 b = ok;
             }
         }
@@ -866,7 +879,9 @@ impl Synth {
     /// End `b` raising the error `message` (`MethodError: ...` as that exception).
     fn throw_error(&mut self, b: Block, message: &str) {
         match message.split_once(": ") {
-            Some((e, rest)) if e.ends_with("Error") && !e.contains(' ') => {
+            Some((e, rest))
+                if (e.ends_with("Error") || e == "DimensionMismatch") && !e.contains(' ') =>
+            {
                 let parts = vec![
                     Operand::Const(Const::Symbol(e.into())),
                     Operand::Const(Const::Str(rest.into())),
@@ -952,9 +967,10 @@ impl Synth {
         Ok(())
     }
 
-    /// `sum(f, xs)`: `f(xs[1]) + f(xs[2]) + ...`; an empty `xs` is an error, as in Julia.
+    /// `sum(f, xs)`: `f(xs[1]) + f(xs[2]) + ...`; an empty `xs` is Julia's `mapreduce_empty`.
     fn sum(&mut self, cx: &mut Cx) -> Result<(), Fail> {
-        let (xs, xt) = self.args[1].clone();
+        let xs_arg = self.args[1].clone();
+        let (xs, xt) = xs_arg.clone();
         let e = xt.elem().cloned().unwrap_or(Type::Bottom);
         let r = cx.callee_result(&Val::of(Arg::Input(0), self.args[0].1.clone()), &[e])?;
         let b = Block::ENTRY;
@@ -975,12 +991,9 @@ impl Synth {
             },
             SPAN,
         );
-        self.throw(
-            err,
-            "ArgumentError: reducing over an empty collection is not allowed",
-        );
         let (y1, _) = self.apply_f(cx, first, Operand::Const(Const::Int(1)))?;
         if r == Type::Bottom {
+            self.throw_error(err, EMPTY_REDUCE);
             self.f.set_term(first, Terminator::Unreachable, SPAN);
             self.f.ret = Type::Bottom;
             return Ok(());
@@ -1040,7 +1053,28 @@ impl Synth {
         );
         self.jump(body, head, vec![k1, s]);
         self.f.set_term(exit, Terminator::Return(acc), SPAN);
+        self.empty_sum(cx, err, &xs_arg, &acc_ty);
         self.f.ret = acc_ty;
         Ok(())
     }
+
+    /// The block `b` of `sum(f, xs)` of an empty `xs`: Julia's `mapreduce_empty(f, +, T)`, a
+    /// zero of the sum's type for `identity`, `abs` and `abs2` of numbers, else its
+    /// `ArgumentError` (also where that zero is not of the sum's type).
+    fn empty_sum(&mut self, cx: &mut Cx, b: Block, xs: &(Operand, Type), acc_ty: &Type) {
+        let plus = (
+            Operand::Const(Const::Func("Base.+".into())),
+            Type::Function("Base.+".into()),
+        );
+        let args = [self.args[0].clone(), plus, xs.clone()];
+        match self.call(cx, b, Some("Base._mapreduce_empty"), &args) {
+            Ok((v, t)) if t == *acc_ty => self.f.set_term(b, Terminator::Return(v), SPAN),
+            Ok((_, Type::Bottom)) => self.f.set_term(b, Terminator::Unreachable, SPAN),
+            _ => self.throw_error(b, EMPTY_REDUCE),
+        }
+    }
 }
+
+/// Julia's error reducing an empty collection without `init`.
+const EMPTY_REDUCE: &str = "ArgumentError: reducing over an empty collection is not allowed; \
+                            consider supplying `init` to the reducer";

@@ -158,7 +158,7 @@ fn broadcast_and_sum_of_a_user_function_are_synthesised() {
           %4 = %3 < 1 :: Bool
           br %4 ? #2 : #3
         #2:
-          %5 = error("ArgumentError: reducing over an empty collection is not allowed") :: Union{}
+          %5 = error(:ArgumentError, "reducing over an empty collection is not allowed; consider supplying `init` to the reducer") :: Union{}
           unreachable
         #3:
           %6 = getindex(%2, 1) :: Float64
@@ -210,7 +210,7 @@ fn map_over_two_arrays_checks_their_shapes() {
           %6 = %5 != %4 :: Bool
           br %6 ? #2 : #3
         #2:
-          %7 = error("DimensionMismatch: arrays must have the same shape") :: Union{}
+          %7 = error(:DimensionMismatch, "arrays must have the same shape") :: Union{}
           unreachable
         #3:
           %8 = zeros(%4) :: Vector{Float64}
@@ -680,7 +680,7 @@ fn sum_of_a_predicate_counts_in_int() {
           %4 = %3 < 1 :: Bool
           br %4 ? #2 : #3
         #2:
-          %5 = error("ArgumentError: reducing over an empty collection is not allowed") :: Union{}
+          %5 = error(:ArgumentError, "reducing over an empty collection is not allowed; consider supplying `init` to the reducer") :: Union{}
           unreachable
         #3:
           %6 = getindex(%2, 1) :: Float64

@@ -142,6 +142,21 @@ impl Caught {
                     _ => Ok(Value::Tuple(ks.into_iter().map(Value::Int).collect())),
                 }
             }
+            // `KeyError: key <repr of the key> not found`.
+            ("KeyError", "key") => {
+                let key = rest
+                    .strip_prefix(": key ")
+                    .and_then(|r| r.strip_suffix(" not found"))
+                    .ok_or_else(|| "UndefRefError: access to undefined reference".to_string())?;
+                dict_key(key)
+            }
+            // `SingularException(<info>)`.
+            ("SingularException", "info") => rest
+                .strip_prefix('(')
+                .and_then(|r| r.strip_suffix(')'))
+                .and_then(|k| k.parse::<i64>().ok())
+                .map(Value::Int)
+                .ok_or_else(|| "UndefRefError: access to undefined reference".to_string()),
             (
                 "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"
                 | "OverflowError" | "TypeError",
@@ -159,10 +174,42 @@ impl Caught {
         match self.name() {
             "DomainError" => "`val`, `msg`",
             "BoundsError" => "`i`",
+            "KeyError" => "`key`",
+            "SingularException" => "`info`",
             "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"
             | "OverflowError" => "`msg`",
             _ => "none that zy reads",
         }
+    }
+}
+
+/// A `KeyError`'s key from its text (`repr` of the key): a string, a symbol or a number.
+fn dict_key(shown: &str) -> Result<Value, String> {
+    if let Some(text) = shown.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        let mut out = String::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.extend(chars.next().map(|e| match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    e => e,
+                })),
+                c => out.push(c),
+            }
+        }
+        return Ok(Value::Str(out.as_str().into()));
+    }
+    if let Some(name) = shown.strip_prefix(':') {
+        return Ok(Value::Symbol(name.into()));
+    }
+    match (shown.parse::<i64>(), shown.parse::<f64>()) {
+        (Ok(n), _) => Ok(Value::Int(n)),
+        (_, Ok(x)) => Ok(Value::F64(x)),
+        _ => Err(format!(
+            "ErrorException: zy reads `key` of a KeyError of a string, a symbol or a number only, \
+             not `{shown}`"
+        )),
     }
 }
 

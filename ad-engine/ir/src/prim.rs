@@ -997,6 +997,13 @@ prims! {
         arity: Exactly(2), diff: Diff::No, jit: Jit::Interpreted,
         effects: Effects { throws: Throws::When("the exception has no such field"), ..Effects::PURE },
     }
+    /// `exception_type(e)`: the type of the caught exception `e` as a type value (`typeof(e)`,
+    /// `BoundsError`), one of the statement's union of the exception types the program may
+    /// catch.
+    ExceptionType => "exception_type" {
+        arity: Exactly(1), diff: Diff::No, jit: Jit::Interpreted,
+        effects: Effects { throws: Throws::When("the value caught is of no exception type"), ..Effects::PURE },
+    }
     /// `throw_value(x, text)`: throws the value `x` (a program's exception, or any value: Julia
     /// allows `throw(1)`), reported as `text` (`sprint(showerror, x)`) if nothing catches it.
     ThrowValue => "throw_value" {

@@ -13002,3 +13002,18 @@ all(f, t::NamedTuple) = all(f, values(t))
 count(f, t::NamedTuple) = count(f, values(t))
 _count_each(f, n) = n
 _count_each(f, n, x, rest...) = _count_each(f, n + (f(x) ? 1 : 0), rest...)
+"""
+    nameof(f), nameof(T)
+
+The name of a function or of a type as a `Symbol`: `nameof(sin) == :sin`,
+`nameof(typeof(e)) == :BoundsError` of a caught exception, a parametric type's without its
+module and parameters (`nameof(Vector{Float64}) == :Array`).
+"""
+nameof(f::Function) = Symbol(_nameof_text(string(f)))
+function _nameof_text(s::String)
+    i = findfirst('{', s)
+    head = i === nothing ? s : s[1:i-1]
+    j = findlast('.', head)
+    name = j === nothing ? head : head[j+1:end]
+    return name == "Vector" || name == "Matrix" ? "Array" : name
+end

@@ -107,6 +107,22 @@ fn isa_names(ty: &str, program: &Program) -> Option<Vec<Name>> {
     (!below.is_empty()).then_some(below)
 }
 
+/// Is `t` one of Base's concrete exception types as a value (`DomainError`)?
+fn is_base_exception(t: &Type) -> bool {
+    matches!(t, Type::Function(n) if EXCEPTIONS.contains(&&**n))
+}
+
+/// `typeof(e)` of a caught exception: Julia's `DataType`, the union of the exception types as
+/// values (Base's and the program's), the one it holds known at run time.
+fn exception_types(program: &Program) -> Type {
+    let base = EXCEPTIONS.iter().map(|n| Name::from(*n));
+    let own = user_exceptions(program).map(|d| d.name.clone());
+    Type::union(
+        "DataType".into(),
+        base.chain(own).map(Type::Function).collect(),
+    )
+}
+
 /// Is `def` the type `ty` or declared below it?
 fn is_below(def: &StructDef, ty: &Name, program: &Program) -> bool {
     let mut at = def;
@@ -135,6 +151,8 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
         "msg" => vec![("ErrorException".into(), Type::String)],
         "val" => vec![("DomainError".into(), any_number)],
         "i" => vec![("BoundsError".into(), bounds_index())],
+        "key" => vec![("KeyError".into(), dict_key())],
+        "info" => vec![("SingularException".into(), Type::Int64)],
         _ => Vec::new(),
     };
     for def in user_exceptions(program) {
@@ -181,6 +199,13 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
             })
         }),
     }
+}
+
+/// A `KeyError`'s `key` (Julia's field of type `Any`): a key of the dictionaries zy holds, a
+/// string, a symbol or a number.
+fn dict_key() -> Type {
+    let held = [Type::String, Type::any_symbol(), Type::Int64, Type::Float64];
+    crate::open::open_union("Any", &held).unwrap_or(Type::String)
 }
 
 /// A `BoundsError`'s `i` (Julia's field of type `Any`): the index of a tuple or a string, an
@@ -248,6 +273,17 @@ pub(crate) fn call(
             },
             _ => Err(no_method("isa", &[e.ty.clone(), t.ty.clone()])),
         },
+        ("typeof", [e]) if is_exception(e) => Ok(apply(
+            b,
+            Prim::ExceptionType,
+            &[e],
+            exception_types(cx.program),
+        )),
+        // A value of any other type (`nothing` where no exception was caught) is none of
+        // Base's exceptions, which are made only as caught exceptions' values.
+        ("isa", [x, t]) if !matches!(x.ty, Type::Union(_)) && is_base_exception(&t.ty) => {
+            Ok(Val::lit(Const::Bool(false)))
+        }
         ("getproperty" | "getfield", [e, f]) if is_exception(e) => {
             let ty = match &f.konst {
                 Some(Const::Symbol(f)) => field_type(f, cx.program),

@@ -340,6 +340,20 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             [Value::Exception(e), Value::Symbol(f)] => e.field(f),
             _ => Err(internal(p, "expects an exception and a field name")),
         },
+        ExceptionType => match args {
+            [Value::Exception(e)] => {
+                let t = Value::Func(e.name().into());
+                match ret {
+                    Type::Union(u) if !u.members.contains(&t.julia_type()) => Err(format!(
+                        "unsupported: `typeof` of a caught value of type {}, which is no \
+                         exception type; test it with `isa`",
+                        e.name()
+                    )),
+                    _ => Ok(t),
+                }
+            }
+            _ => Err(internal(p, "expects an exception")),
+        },
         Rethrow => match args {
             [Value::Exception(e)] => Err(e.text.clone()),
             _ => Err(internal(p, "expects the exception to throw")),
