@@ -3,7 +3,7 @@
 //! left fold, so a chain of thousands of terms is no deeper than a chain of three. Each must
 //! parse, lower, infer, differentiate and run on both engines with the value of that left fold.
 //! Deep nesting, the other shape of generated code, is in [`deep_nesting`]; long chains of
-//! calls in [`call_chains`].
+//! calls in [`call_chains`]; long straight-line functions in [`huge_functions`].
 
 use std::path::Path;
 
@@ -13,6 +13,8 @@ use zy_ide::{AnalysisHost, Engine, EvalLimits};
 mod call_chains;
 #[path = "long_chains/deep_nesting.rs"]
 mod deep_nesting;
+#[path = "long_chains/huge_functions.rs"]
+mod huge_functions;
 
 /// The coefficient of term `k`.
 fn coefficient(k: usize) -> f64 {

@@ -56,6 +56,7 @@ pub(crate) fn simplify(func: &mut Function) {
 /// such a block in the middle of the reversed loop, and a loop entered in two places is not a
 /// CFG the next (nested) transform can differentiate.
 fn thread_jumps(func: &mut Function) {
+    let mut uses = Uses::of(func);
     for b in func.block_ids().skip(1).collect::<Vec<_>>() {
         let data = func.block(b);
         let Terminator::Jump(next) = data.term.clone() else {
@@ -65,9 +66,11 @@ fn thread_jumps(func: &mut Function) {
             continue;
         }
         let params = data.params.clone();
-        if !params.is_empty() && used_outside(func, b, &params) {
+        if !params.is_empty() && uses.outside(func, b, &params) {
             continue;
         }
+        let index: FxHashMap<Value, usize> =
+            params.iter().enumerate().map(|(i, p)| (*p, i)).collect();
         // The jump a call of `b` with `args` becomes.
         let through = |call: &BlockCall| BlockCall {
             block: next.block,
@@ -75,15 +78,16 @@ fn thread_jumps(func: &mut Function) {
                 .args
                 .iter()
                 .map(|a| match a {
-                    Operand::Value(v) => match params.iter().position(|p| p == v) {
-                        Some(i) => call.args.get(i).cloned().unwrap_or_else(|| a.clone()),
+                    Operand::Value(v) => match index.get(v) {
+                        Some(&i) => call.args.get(i).cloned().unwrap_or_else(|| a.clone()),
                         None => a.clone(),
                     },
                     Operand::Const(_) => a.clone(),
                 })
                 .collect(),
         };
-        for p in func.block_ids().collect::<Vec<_>>() {
+        for p in uses.predecessors(b) {
+            uses.forget(func, p);
             let term = &mut func.block_mut(p).term;
             match term {
                 Terminator::Jump(c) if c.block == b => *c = through(c),
@@ -99,21 +103,106 @@ fn thread_jumps(func: &mut Function) {
                 }
                 _ => {}
             }
+            uses.note(func, p);
         }
     }
 }
 
-/// Is one of `values` used outside block `b`'s terminator?
-fn used_outside(func: &Function, b: Block, values: &[Value]) -> bool {
-    let is_one = |o: &Operand| matches!(o, Operand::Value(v) if values.contains(v));
-    func.block_ids().any(|p| {
-        let data = func.block(p);
-        let in_stmts = data.stmts.iter().any(|&v| {
-            func.stmt(v)
-                .is_some_and(|st| st.args.iter().any(|o| is_one(o)))
-        });
-        in_stmts || (p != b && data.term.operands().into_iter().any(is_one))
-    })
+/// Where [`thread_jumps`] finds a block's predecessors and the uses of values, kept up to date
+/// as it rewrites terminators (statements do not change): looking them up in the whole
+/// function for every block made a deeply nested function's gradient quadratic in its blocks.
+struct Uses {
+    /// By value index: whether some statement uses the value.
+    in_stmts: Vec<bool>,
+    /// By value index: how many times terminators use the value.
+    in_terms: Vec<u32>,
+    /// By block index: the blocks whose terminators jump to it.
+    preds: Vec<std::collections::BTreeSet<Block>>,
+}
+
+impl Uses {
+    fn of(func: &Function) -> Uses {
+        let mut uses = Uses {
+            in_stmts: vec![false; func.values.len()],
+            in_terms: vec![0; func.values.len()],
+            preds: vec![Default::default(); func.blocks.len()],
+        };
+        for b in func.block_ids() {
+            for &v in &func.block(b).stmts {
+                for o in func.stmt(v).map_or(&[][..], |st| &st.args) {
+                    if let Some(used) = value_of(o).and_then(|v| uses.in_stmts.get_mut(v.index())) {
+                        *used = true;
+                    }
+                }
+            }
+            uses.note(func, b);
+        }
+        uses
+    }
+
+    /// Is one of `values` used outside block `b`'s terminator?
+    fn outside(&self, func: &Function, b: Block, values: &[Value]) -> bool {
+        let mut in_b: FxHashMap<Value, u32> = FxHashMap::default();
+        for v in func
+            .block(b)
+            .term
+            .operands()
+            .into_iter()
+            .filter_map(value_of)
+        {
+            *in_b.entry(v).or_default() += 1;
+        }
+        values.iter().any(|v| {
+            let here = in_b.get(v).copied().unwrap_or(0);
+            self.in_stmts.get(v.index()).copied().unwrap_or(false)
+                || self.in_terms.get(v.index()).is_some_and(|&n| n > here)
+        })
+    }
+
+    /// The blocks that jump to `b`, in block order.
+    fn predecessors(&self, b: Block) -> Vec<Block> {
+        self.preds
+            .get(b.index())
+            .map_or_else(Vec::new, |p| p.iter().copied().collect())
+    }
+
+    /// Record the uses and jumps of `b`'s terminator.
+    fn note(&mut self, func: &Function, b: Block) {
+        let term = &func.block(b).term;
+        for o in term.operands() {
+            if let Some(n) = value_of(o).and_then(|v| self.in_terms.get_mut(v.index())) {
+                *n += 1;
+            }
+        }
+        for s in term.successors() {
+            if let Some(p) = self.preds.get_mut(s.index()) {
+                p.insert(b);
+            }
+        }
+    }
+
+    /// Drop what [`Uses::note`] recorded of `b`'s terminator, before it changes.
+    fn forget(&mut self, func: &Function, b: Block) {
+        let term = &func.block(b).term;
+        for o in term.operands() {
+            if let Some(n) = value_of(o).and_then(|v| self.in_terms.get_mut(v.index())) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        for s in term.successors() {
+            if let Some(p) = self.preds.get_mut(s.index()) {
+                p.remove(&b);
+            }
+        }
+    }
+}
+
+/// The value an operand refers to, if it is not a constant.
+fn value_of(o: &Operand) -> Option<Value> {
+    match o {
+        Operand::Value(v) => Some(*v),
+        Operand::Const(_) => None,
+    }
 }
 
 /// Reverse post-order with successors visited last-first, so that in a diamond the `then`

@@ -344,7 +344,7 @@ impl<'a> Typer<'a> {
         {
             return Vec::new();
         }
-        let Ok(method) = crate::dispatch::select(program, gf, &types) else {
+        let Ok(method) = crate::dispatch::select(cx.signatures, program, gf, &types) else {
             return Vec::new();
         };
         let Some(m) = gf

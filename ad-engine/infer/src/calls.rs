@@ -170,6 +170,8 @@ fn wrapper_view_refused(name: &str, args: &[Type]) -> Option<Fail> {
 /// and the callees met so far.
 pub(crate) struct Cx<'a> {
     pub program: &'a Program,
+    /// The memoised patterns of the program's method signatures.
+    pub signatures: &'a crate::signatures::Signatures,
     oracle: &'a mut dyn FnMut(&Instance) -> Type,
     /// Instances (including globals) that the typed body refers to.
     pub callees: BTreeSet<Arc<Instance>>,
@@ -187,9 +189,14 @@ pub(crate) struct Cx<'a> {
 }
 
 impl<'a> Cx<'a> {
-    pub fn new(program: &'a Program, oracle: &'a mut dyn FnMut(&Instance) -> Type) -> Cx<'a> {
+    pub fn new(
+        program: &'a Program,
+        signatures: &'a crate::signatures::Signatures,
+        oracle: &'a mut dyn FnMut(&Instance) -> Type,
+    ) -> Cx<'a> {
         Cx {
             program,
+            signatures,
             oracle,
             callees: BTreeSet::new(),
             type_vars: crate::pattern::Bindings::new(),
@@ -839,7 +846,7 @@ impl<'a> Cx<'a> {
                         .get("Base.promote_rule")
                         .is_some_and(|gf| {
                             let types = [Type::Function(s), Type::Function(t)];
-                            crate::dispatch::select(program, gf, &types).is_ok()
+                            crate::dispatch::select(self.signatures, program, gf, &types).is_ok()
                         })
                 };
                 let real = |t: &Type| t.is_number() || crate::pattern::is_user_real(t, program);
@@ -928,10 +935,14 @@ impl<'a> Cx<'a> {
         let selected = match user_struct {
             // Written inner constructors replace the default ones.
             Some(def) if def.inner_constructors => {
-                dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method)
+                dispatch::select(self.signatures, self.program, gf, &types)
+                    .map(dispatch::Choice::Method)
             }
-            Some(def) => dispatch::select_constructor(self.program, gf, def, &types),
-            None => dispatch::select(self.program, gf, &types).map(dispatch::Choice::Method),
+            Some(def) => {
+                dispatch::select_constructor(self.signatures, self.program, gf, def, &types)
+            }
+            None => dispatch::select(self.signatures, self.program, gf, &types)
+                .map(dispatch::Choice::Method),
         };
         if selected.as_ref().is_err_and(|f| !f.is_ambiguity()) && is_library(name) {
             if let Some(r) = self.user_array_interface(b, name, args) {
@@ -1161,7 +1172,9 @@ impl<'a> Cx<'a> {
             Type::Function(n) => self.call_named(b, n, rest),
             Type::Struct(s) => {
                 let types = crate::value::types(args);
-                if let Some(name) = dispatch::callable_for(self.program, &s.name, &types) {
+                if let Some(name) =
+                    dispatch::callable_for(self.signatures, self.program, &s.name, &types)
+                {
                     self.call_generic(b, &name, args)
                 } else {
                     Err(Fail::method(format!(

@@ -10,11 +10,18 @@ use crate::pattern::{
     concrete, dims_type, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings, Pat,
 };
 use crate::plan::PlanBuilder;
+use crate::signatures::Signatures;
 use crate::value::{convert, Val};
 
-/// The index of the most specific method of `gf` applicable to `args`.
-pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> Result<u32, Fail> {
-    match select_among(program, gf, None, args)? {
+/// The index of the most specific method of `gf` applicable to `args` (`sigs` memoises the
+/// patterns of the program's methods).
+pub(crate) fn select(
+    sigs: &Signatures,
+    program: &Program,
+    gf: &GenericFunction,
+    args: &[Type],
+) -> Result<u32, Fail> {
+    match select_among(sigs, program, gf, None, args)? {
         Choice::Method(i) => Ok(i),
         Choice::Default => Err(no_method(&gf.name, args)),
     }
@@ -66,16 +73,18 @@ pub(crate) enum Choice {
 /// is more specific than a written `Chain(layers...)`, and a written method with the default's
 /// signature replaces it.
 pub(crate) fn select_constructor(
+    sigs: &Signatures,
     program: &Program,
     gf: &GenericFunction,
     struct_def: &StructDef,
     args: &[Type],
 ) -> Result<Choice, Fail> {
-    select_among(program, gf, Some(struct_def), args)
+    select_among(sigs, program, gf, Some(struct_def), args)
 }
 
 /// [`select`], with `struct_def`'s default constructor as one more candidate.
 fn select_among(
+    sigs: &Signatures,
     program: &Program,
     gf: &GenericFunction,
     struct_def: Option<&StructDef>,
@@ -86,17 +95,17 @@ fn select_among(
     // converts.
     const DEFAULT: usize = usize::MAX;
     const CONVERTING: usize = usize::MAX - 1;
-    let mut applicable: Vec<(usize, Vec<Pat>)> = Vec::new();
+    let mut applicable: Vec<(usize, Arc<[Pat]>)> = Vec::new();
     // A user's method sees a shared reshape as the Array Julia's is; the library's see zy's view.
     let library = crate::calls::is_library(&gf.name);
     if let Some(def) = struct_def.filter(|d| d.fields.len() == args.len() && !d.is_abstract) {
         let pats = field_patterns(program, def)?;
         let mut b = Bindings::new();
         if pats.iter().zip(args).all(|(p, t)| matches(p, t, &mut b)) {
-            applicable.push((DEFAULT, pats.clone()));
+            applicable.push((DEFAULT, pats.clone().into()));
         }
         if def.params.is_empty() && pats.iter().any(|p| *p != Pat::Any) {
-            applicable.push((CONVERTING, vec![Pat::Any; args.len()]));
+            applicable.push((CONVERTING, vec![Pat::Any; args.len()].into()));
         }
     }
     for (i, m) in gf.methods.iter().enumerate() {
@@ -114,7 +123,9 @@ fn select_among(
         if !arity_ok {
             continue;
         }
-        let pats = patterns(program, m, args.len())?;
+        let pats = sigs.patterns(&gf.name, i as u32, args.len(), || {
+            patterns(program, m, args.len())
+        })?;
         refuse_exception_dispatch(gf, &pats, args)?;
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
@@ -854,7 +865,12 @@ pub(crate) fn typejoin(program: &Program, types: &[Type]) -> Option<Option<Name>
 /// nearest abstract supertype with one that does (`(m::Model)(x) = ...` serves every `Model`),
 /// as Julia's one method table holds them all. Where none applies, the nearest that exists
 /// (its `MethodError`); `None` when no type on the chain is callable.
-pub(crate) fn callable_for(program: &Program, name: &Name, args: &[Type]) -> Option<Name> {
+pub(crate) fn callable_for(
+    sigs: &Signatures,
+    program: &Program,
+    name: &Name,
+    args: &[Type],
+) -> Option<Name> {
     let chain = std::iter::successors(Some(name.clone()), |n| {
         match program.structs.get(n)?.supertype.as_ref()? {
             zy_ir::TypeExpr::Named { name, .. } => Some(name.clone()),
@@ -868,7 +884,7 @@ pub(crate) fn callable_for(program: &Program, name: &Name, args: &[Type]) -> Opt
         let Some(gf) = program.functions.get(&callable) else {
             continue;
         };
-        if select(program, gf, args).is_ok() {
+        if select(sigs, program, gf, args).is_ok() {
             return Some(callable);
         }
         nearest.get_or_insert(callable);

@@ -8,7 +8,9 @@ use zy_ir::{callable_name, Instance, Program, Span, Type, TypedProgram};
 
 use crate::chain::{chain_to, growing_recursion, oversized_call};
 use crate::error::{no_method, Fail, TypeError};
-use crate::{dispatch, infer_instance, InferredFunction, GLOBAL_METHOD, MAX_INSTANCES};
+use crate::{
+    dispatch, infer_instance_with_body, InferredFunction, Signatures, GLOBAL_METHOD, MAX_INSTANCES,
+};
 
 /// The specialisation of the generic function `name` on `args`, typed together with everything
 /// it reaches (callees, synthesised functions, globals).
@@ -70,7 +72,7 @@ pub fn infer_call(
         Type::Struct(s) => {
             let mut all = vec![callee.clone()];
             all.extend_from_slice(args);
-            let name = dispatch::callable_for(program, &s.name, &all)
+            let name = dispatch::callable_for(&Signatures::default(), program, &s.name, &all)
                 .unwrap_or_else(|| callable_name(&s.name));
             infer_entry(program, &name, &all)
         }
@@ -94,7 +96,7 @@ fn entry(program: &Program, name: &str, args: &[Type]) -> Result<Arc<Instance>, 
         }
         return Err(Fail::undefined_in(name, program));
     };
-    let method = dispatch::select(program, gf, args)?;
+    let method = dispatch::select(&Signatures::default(), program, gf, args)?;
     Ok(Arc::new(Instance {
         name: gf.name.clone(),
         method,
@@ -117,6 +119,7 @@ fn solve(
     // Who first called each instance: the chains that [`growing_recursion`] bounds.
     let mut parent: BTreeMap<Arc<Instance>, Arc<Instance>> = BTreeMap::new();
     let mut runs = 0usize;
+    let signatures = Signatures::default();
     while let Some(inst) = queue.pop_front() {
         queued.remove(&inst);
         runs += 1;
@@ -124,7 +127,7 @@ fn solve(
             let fail = Fail::unsupported("type inference did not converge (recursion)");
             return Err(vec![fail.at(Span::default())]);
         }
-        let mut r = infer_instance(program, &inst, &mut |i| {
+        let mut r = infer_instance_with_body(program, &signatures, &inst, None, &mut |i| {
             rets.get(i).cloned().unwrap_or(Type::Bottom)
         });
         for c in r.callees.clone() {

@@ -65,7 +65,7 @@ impl Cx<'_> {
             Type::Function(n) => (n.clone(), positional.to_vec()),
             Type::Struct(s) => {
                 let types = crate::value::types(rest);
-                let name = dispatch::callable_for(self.program, &s.name, &types)
+                let name = dispatch::callable_for(self.signatures, self.program, &s.name, &types)
                     .unwrap_or_else(|| callable_name(&s.name));
                 (name, rest.to_vec())
             }
@@ -105,7 +105,7 @@ impl Cx<'_> {
         let Some(gf) = self.program.functions.get(&name) else {
             return Err(no_method(""));
         };
-        let selected = match dispatch::select(self.program, gf, &types) {
+        let selected = match dispatch::select(self.signatures, self.program, gf, &types) {
             Err(ambiguity) if ambiguity.is_ambiguity() => return Err(ambiguity),
             selected => selected.ok(),
         };

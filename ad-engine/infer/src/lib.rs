@@ -43,6 +43,7 @@ mod plan;
 mod recursive;
 mod renumber;
 mod show;
+mod signatures;
 mod splat;
 mod synth;
 mod type_params;
@@ -60,6 +61,7 @@ pub use chain::{
     MAX_CHAIN_SPECIALISATIONS,
 };
 pub use driver::{infer_call, infer_entry};
+pub use signatures::Signatures;
 pub use synth::APPLY;
 
 /// Is `name` a builtin function of the subset (so a free identifier with this name is not
@@ -101,18 +103,21 @@ pub fn infer_instance(
     inst: &Instance,
     oracle: &mut dyn FnMut(&Instance) -> Type,
 ) -> InferredFunction {
-    infer_instance_with_body(program, inst, None, oracle)
+    infer_instance_with_body(program, &Signatures::default(), inst, None, oracle)
 }
 
 /// [`infer_instance`], with the body of a method instance given by the caller where `program`
-/// holds the method by its signature only (a library method whose body is lowered on demand).
+/// holds the method by its signature only (a library method whose body is lowered on demand),
+/// and `signatures` the memo of `program`'s signature patterns that the caller keeps across
+/// the program's instances.
 pub fn infer_instance_with_body(
     program: &Program,
+    signatures: &Signatures,
     inst: &Instance,
     body: Option<&Function>,
     oracle: &mut dyn FnMut(&Instance) -> Type,
 ) -> InferredFunction {
-    let mut cx = calls::Cx::new(program, oracle);
+    let mut cx = calls::Cx::new(program, signatures, oracle);
     let inst = Arc::new(inst.clone());
     let missing = |what: &str| {
         let fail = error::Fail::undefined(format!("{what} `{}` is not defined", inst.name));
@@ -183,7 +188,8 @@ pub fn infer_thunk(
     body: &Function,
     oracle: &mut dyn FnMut(&Instance) -> Type,
 ) -> InferredFunction {
-    let mut cx = calls::Cx::new(program, oracle);
+    let signatures = Signatures::default();
+    let mut cx = calls::Cx::new(program, &signatures, oracle);
     let inst = Arc::new(Instance {
         name: name.clone(),
         method: GLOBAL_METHOD,

@@ -7,7 +7,7 @@
 //! ran no iteration and its exit joins the two (`pow(x, 0)` is the Int `1`, as Julia's).
 
 use zy_ir::cfg::Dominators;
-use zy_ir::{Function, Operand, Terminator, Type};
+use zy_ir::{Block, BlockCall, Function, Operand, Terminator, Type};
 
 /// `body` with the first iteration of one loop peeled, if a loop's header has a parameter of a
 /// union of numbers that every back edge passes as one concrete type (the union comes from
@@ -18,15 +18,24 @@ pub(crate) fn peel(body: &Function, ty: &[Type], reach: &[bool]) -> Option<Funct
         Operand::Value(v) => ty[v.index()].clone(),
         Operand::Const(c) => c.ty(),
     };
+    // The jumps into each block, in block order: a back edge to a header is one from a block
+    // it dominates (looked up per header, scanning every block made nested `if`s cubic).
+    let mut jumps_into: Vec<Vec<(Block, &BlockCall)>> = vec![Vec::new(); body.blocks.len()];
+    for b in body.block_ids().filter(|b| reach[b.index()]) {
+        for call in body.block(b).term.calls() {
+            if let Some(into) = jumps_into.get_mut(call.block.index()) {
+                into.push((b, call));
+            }
+        }
+    }
     for header in body.block_ids().filter(|b| reach[b.index()]) {
         let Terminator::Branch { else_to, .. } = &body.block(header).term else {
             continue;
         };
-        let back: Vec<_> = body
-            .block_ids()
-            .filter(|&b| reach[b.index()] && doms.dominates(header, b))
-            .flat_map(|b| body.block(b).term.calls())
-            .filter(|call| call.block == header)
+        let back: Vec<&BlockCall> = jumps_into[header.index()]
+            .iter()
+            .filter(|(b, _)| doms.dominates(header, *b))
+            .map(|(_, call)| *call)
             .collect();
         if back.is_empty() {
             continue;

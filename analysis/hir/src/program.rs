@@ -57,6 +57,9 @@ pub struct ProgramIndex {
     /// any): those its code refers to, transitively. Left out of the equality like the bodies:
     /// a name whose reaching adds definitions changes the functions compared.
     pub reached: BTreeSet<Name>,
+    /// The patterns of the program's method signatures as inference builds them, once per
+    /// program. Left out of the equality: they follow from the structs and signatures compared.
+    pub signatures: zy_infer::Signatures,
 }
 
 /// Equal when everything but the bodies is equal (see the module documentation).

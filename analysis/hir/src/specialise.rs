@@ -79,8 +79,13 @@ pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> 
         }
         ret_type(db, id.callee(db, callee))
     };
-    let mut inferred =
-        zy_infer::infer_instance_with_body(&index.program, inst, body.map(|b| &**b), &mut oracle);
+    let mut inferred = zy_infer::infer_instance_with_body(
+        &index.program,
+        &index.signatures,
+        inst,
+        body.map(|b| &**b),
+        &mut oracle,
+    );
     for (callee, why) in refused {
         inferred.refuse_call(&callee, why);
     }

@@ -9,8 +9,8 @@ use crate::parser::TOO_DEEP;
 use crate::tree::SyntaxNode;
 
 /// Deepest expression nesting converted; deeper input is reported as nested too deeply (the
-/// lowering and everything after it recurse over the AST).
-pub(crate) const MAX_DEPTH: u32 = 200;
+/// lowering and everything after it recurse over the AST, on the analysis threads' stacks).
+pub(crate) const MAX_DEPTH: u32 = crate::MAX_NESTING;
 
 /// State shared by the whole conversion of one text.
 pub(crate) struct Cx<'a> {

@@ -1387,16 +1387,15 @@ fn is_plain_place(node: &SyntaxNode) -> bool {
 }
 
 /// `if c ... elseif c ... else ... end`: the tree nests each `elseif` in the branch before it,
-/// and puts the `else` block last in the innermost one.
+/// and puts the `else` block last in the innermost one. The AST holds the branches in one list,
+/// so a long chain adds no depth.
 fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let mut branches = Vec::new();
     let mut els = None;
     let mut current = node;
-    let mut levels = 0;
     let mut last_test;
     loop {
         let [cond, then, rest @ ..] = current.children.as_slice() else {
-            cx.leave_many(levels);
             return error_expr(node);
         };
         let cond = expr(cx, cond);
@@ -1408,14 +1407,7 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         branches.push((cond, body));
         match rest {
             [] => break,
-            [next] if next.kind == Kind::Elseif && !next.leaf => {
-                if !cx.enter(next) {
-                    cx.leave_many(levels);
-                    return error_expr(node);
-                }
-                levels += 1;
-                current = next;
-            }
+            [next] if next.kind == Kind::Elseif && !next.leaf => current = next,
             [els_block] => {
                 let mut body = block_of(cx, els_block);
                 if let Some(test) = &last_test {
@@ -1424,13 +1416,9 @@ fn if_statement(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                 els = Some(body);
                 break;
             }
-            _ => {
-                cx.leave_many(levels);
-                return error_expr(node);
-            }
+            _ => return error_expr(node),
         }
     }
-    cx.leave_many(levels);
     Expr::new(ExprKind::If { branches, els }, node.range)
 }
 

@@ -51,6 +51,16 @@ pub use crate::budget::ParseBudget;
 pub use crate::docs::{docstrings, Docstring};
 pub use crate::print::debug_tree;
 
+/// The deepest expression nesting accepted (a parenthesised call takes two levels): deeper
+/// input is a located "expression nested too deeply" error. Julia accepts thousands of levels;
+/// every pass after parsing that recurses on the nesting runs on a thread with a stack of at
+/// least [`PARSE_STACK`].
+pub const MAX_NESTING: u32 = 10_000;
+
+/// The stack that parsing, converting and analysing input nested [`MAX_NESTING`] deep needs in a
+/// debug build, with a margin (measured: the analysis threads have more).
+pub const PARSE_STACK: usize = 256 << 20;
+
 /// Parses a whole file within the default [`ParseBudget`]. Never panics: errors and
 /// unsupported constructs are in `errors`, and every definition that parsed is in `items` (also
 /// those after a syntax error).

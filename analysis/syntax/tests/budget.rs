@@ -64,7 +64,15 @@ fn broken_input_takes_linear_time() {
             .collect::<Vec<_>>(),
         ["syntax error: unterminated multi-line comment #= ... =#"]
     );
-    let broken = parse_file_with_budget(&"(x + end ".repeat(4000), budget);
+    // Broken parentheses 4000 deep recurse that deep: on the stack the tools parse on.
+    let text = "(x + end ".repeat(4000);
+    let broken = std::thread::Builder::new()
+        .stack_size(zy_syntax::PARSE_STACK)
+        .spawn(move || parse_file_with_budget(&text, budget))
+        .map(|h| h.join());
+    let Ok(Ok(broken)) = broken else {
+        panic!("the parse failed");
+    };
     assert!(broken.errors.iter().all(|e| !e.message.contains("gave up")));
     assert_eq!(broken.errors[0].message, "missing `)`");
     assert_eq!(broken.errors[1].message, "syntax error: unexpected `end`");
@@ -124,7 +132,14 @@ fn nested_matrix_rows_parse_to_the_nesting_bound() {
     let nested = |levels: usize| format!("f(x) = {}x{}", "[x -".repeat(levels), "]".repeat(levels));
     assert_eq!(parse_file(&nested(9)).errors, vec![]);
     assert_eq!(parse_file(&nested(60)).errors, vec![]);
-    let errors = parse_file(&nested(1000)).errors;
+    // Nested past the limits: on the stack the tools parse on.
+    let errors = std::thread::Builder::new()
+        .stack_size(zy_syntax::PARSE_STACK)
+        .spawn(move || parse_file(&nested(30_000)).errors)
+        .map(|h| h.join());
+    let Ok(Ok(errors)) = errors else {
+        panic!("the parse failed");
+    };
     assert_eq!(errors.len(), 1);
     assert_eq!(
         errors[0].message,

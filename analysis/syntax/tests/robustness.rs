@@ -79,6 +79,11 @@ proptest! {
 
 #[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    on_parse_stack(deep_nesting_is_an_error);
+}
+
+/// Input nested past the limits is an error.
+fn deep_nesting_is_an_error() {
     for open in ["(", "[", "f(", "-", "x -> ", "[1 -", "begin\n", "if x\n"] {
         let close = match open {
             "(" | "f(" => ")",
@@ -86,7 +91,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
             "begin\n" | "if x\n" => "\nend",
             _ => "",
         };
-        let depth = 5000;
+        let depth = 30_000;
         let text = format!("f(x) = {}x{}", open.repeat(depth), close.repeat(depth));
         let file = parse_file(&text);
         assert!(
@@ -101,6 +106,11 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 
 #[test]
 fn a_hundred_thousand_nested_brackets_are_one_error() {
+    on_parse_stack(a_hundred_thousand_nested_brackets);
+}
+
+/// 100,000 nested brackets of each kind are one error, the definitions around them intact.
+fn a_hundred_thousand_nested_brackets() {
     for (open, close) in [
         ("(", ")"),
         ("[", "]"),
@@ -147,14 +157,16 @@ fn long_sums_parse() {
 
 #[test]
 fn long_chains_and_deep_types_are_bounded_too() {
+    on_parse_stack(long_chains_and_deep_types_are_bounded);
+}
+
+/// Right-nested chains, nested types and `where` clauses past the limits are errors.
+fn long_chains_and_deep_types_are_bounded() {
+    let n = 30_000;
     let cases = [
-        format!("f(x) = {}", vec!["x"; 5000].join("^")),
-        format!(
-            "f(x::{}Float64{}) = x",
-            "Vector{".repeat(5000),
-            "}".repeat(5000)
-        ),
-        format!("f(x) {} = x", "where T ".repeat(5000)),
+        format!("f(x) = {}", vec!["x"; n].join("^")),
+        format!("f(x::{}Float64{}) = x", "Vector{".repeat(n), "}".repeat(n)),
+        format!("f(x) {} = x", "where T ".repeat(n)),
     ];
     for text in cases {
         let file = parse_file(&text);
@@ -169,49 +181,51 @@ fn long_chains_and_deep_types_are_bounded_too() {
 }
 
 #[test]
-fn the_deepest_accepted_nesting_fits_in_a_small_stack() {
-    // Each variant nests deeper than the limit allows; a debug build must parse it, print it and
-    // drop it in half the 2 MiB of a test or tokio thread.
-    let handle = std::thread::Builder::new().stack_size(1 << 20).spawn(|| {
-        let openers = [
-            ("(", ")"),
-            ("f(", ")"),
-            ("-", ""),
-            ("x -> ", ""),
-            ("[1 -", "]"),
-            ("[x ", "]"),
-            ("[x; ", "]"),
-            ("a[", "]"),
-            ("T{", "}"),
-            ("\"$(", ")\""),
-            ("@m(", ")"),
-            ("x^", ""),
-            ("2", ""),
-            ("x == ", ""),
-            ("x ? y : ", ""),
-            ("begin\n", "\nend"),
-            ("if x\n", "\nend"),
-            ("while x\n", "\nend"),
-            ("let y = 1\n", "\nend"),
-            ("x + ", ""),
-            ("[x for x in ", "]"),
-            ("x.(", ")"),
-            ("g(y) do z\n", "\nend"),
-        ];
-        for (open, close) in openers {
-            for depth in [150, 300] {
-                let text = format!("f(x) = {}x{}", open.repeat(depth), close.repeat(depth));
-                let file = parse_file(&text);
-                let _ = zy_syntax::debug_tree(&file);
-                let parse = zy_syntax::tree::parse(&text, None);
-                let _ = zy_syntax::tree::Sexp {
-                    node: &parse.root,
-                    text: &text,
+fn the_deepest_accepted_nesting_fits_in_the_parse_stack() {
+    // Each variant nested 1000 deep and deeper than the limits allow; a debug build must parse
+    // it, print it and drop it within the analysis threads' stack.
+    let handle = std::thread::Builder::new()
+        .stack_size(zy_syntax::PARSE_STACK)
+        .spawn(|| {
+            let openers = [
+                ("(", ")"),
+                ("f(", ")"),
+                ("-", ""),
+                ("x -> ", ""),
+                ("[1 -", "]"),
+                ("[x ", "]"),
+                ("[x; ", "]"),
+                ("a[", "]"),
+                ("T{", "}"),
+                ("\"$(", ")\""),
+                ("@m(", ")"),
+                ("x^", ""),
+                ("2", ""),
+                ("x == ", ""),
+                ("x ? y : ", ""),
+                ("begin\n", "\nend"),
+                ("if x\n", "\nend"),
+                ("while x\n", "\nend"),
+                ("let y = 1\n", "\nend"),
+                ("x + ", ""),
+                ("[x for x in ", "]"),
+                ("x.(", ")"),
+                ("g(y) do z\n", "\nend"),
+            ];
+            for (open, close) in openers {
+                for depth in [1000, 30_000] {
+                    let text = format!("f(x) = {}x{}", open.repeat(depth), close.repeat(depth));
+                    let file = parse_file(&text);
+                    let _ = zy_syntax::debug_tree(&file);
+                    let parse = zy_syntax::tree::parse(&text, None);
+                    let _ = zy_syntax::tree::Sexp {
+                        node: &parse.root,
+                        text: &text,
+                    }
+                    .to_string();
                 }
-                .to_string();
             }
-        }
-    });
+        });
     let joined = handle.map(|h| h.join());
     assert!(matches!(joined, Ok(Ok(()))));
 }
@@ -248,6 +262,16 @@ fn long_chains_parse_convert_and_drop_in_a_small_stack() {
             drop(parse);
         }
     });
+    let joined = handle.map(|h| h.join());
+    assert!(matches!(joined, Ok(Ok(()))));
+}
+
+/// Runs `f` on a thread with the stack the tools parse on ([`zy_syntax::PARSE_STACK`]): input
+/// nested to the limits recurses that deep.
+fn on_parse_stack(f: impl FnOnce() + Send + 'static) {
+    let handle = std::thread::Builder::new()
+        .stack_size(zy_syntax::PARSE_STACK)
+        .spawn(f);
     let joined = handle.map(|h| h.join());
     assert!(matches!(joined, Ok(Ok(()))));
 }

@@ -30,7 +30,7 @@ fn value_and_gradient(text: &str, call: &str, engine: Engine) -> (Option<f64>, V
 }
 
 /// Run `f` on a thread with the analysis thread's stack, as the CLI and the server do.
-fn on_analysis_stack(f: impl FnOnce() + Send + 'static) {
+pub(super) fn on_analysis_stack(f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
         .stack_size(zy_ide::ANALYSIS_STACK_SIZE)
         .spawn(f)
@@ -62,6 +62,35 @@ fn a_countdown_through_200_specialisations_runs_on_both_engines() {
             let (value, gradient) = value_and_gradient(text, "g(2.0)", engine);
             assert_eq!(value, Some(40200.0), "{engine:?}");
             assert_eq!(gradient, [Some(20100.0)], "{engine:?}");
+        }
+    });
+}
+
+#[test]
+fn a_chain_of_500_functions_down_to_sin_has_the_chain_rules_gradient() {
+    on_analysis_stack(|| {
+        // f1(x) = sin(x) + x, fₖ(x) = fₖ₋₁(x) * 1.01: f500(x) = (sin(x) + x) * 1.01 * ... and
+        // f500'(x) = (cos(x) + 1) * 1.01 * ..., 499 factors each, multiplied left to right.
+        let n = 500;
+        let mut text = String::from("f1(x) = sin(x) + x\n");
+        for k in 2..=n {
+            text.push_str(&format!("f{k}(x) = f{}(x) * 1.01\n", k - 1));
+        }
+        let x: f64 = 0.3;
+        let value = (2..=n).fold(x.sin() + x, |v, _| v * 1.01);
+        let slope = (2..=n).fold(x.cos() + 1.0, |d, _| d * 1.01);
+        for engine in [Engine::Interp, Engine::Jit] {
+            let (got, gradient) = value_and_gradient(&text, &format!("f{n}(0.3)"), engine);
+            let got = got.unwrap_or(f64::NAN);
+            assert!(
+                (got - value).abs() <= 1e-12 * value.abs(),
+                "{engine:?}: {got}, by hand {value}"
+            );
+            let d = gradient.first().copied().flatten().unwrap_or(f64::NAN);
+            assert!(
+                (d - slope).abs() <= 1e-12 * slope.abs(),
+                "{engine:?}: {d}, by hand {slope}"
+            );
         }
     });
 }

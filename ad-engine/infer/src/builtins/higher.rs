@@ -77,7 +77,7 @@ fn builtin_func(cx: &Cx, f: &Val, xs: &[Val]) -> Option<Name> {
             t => t.clone(),
         })
         .collect();
-    dispatch::select(cx.program, gf, &elems)
+    dispatch::select(cx.signatures, cx.program, gf, &elems)
         .is_err_and(|f| !f.is_ambiguity())
         .then(|| Name::from(builtin))
 }

@@ -956,7 +956,8 @@ mod tests {
     fn exactly_the_listed_names_are_builtins() {
         let program = Program::default();
         let mut oracle = |_: &zy_ir::Instance| Type::Bottom;
-        let mut cx = Cx::new(&program, &mut oracle);
+        let signatures = crate::Signatures::default();
+        let mut cx = Cx::new(&program, &signatures, &mut oracle);
         let math = zy_ir::Prim::ALL.iter().filter(|p| p.math().is_some());
         let names = BUILTINS.iter().chain(strings::NAMES).copied();
         for name in names.chain(math.map(|p| p.julia_name())) {

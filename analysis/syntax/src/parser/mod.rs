@@ -24,13 +24,14 @@ use stream::{flags, Pos, Stream, Tok};
 /// How deep the parser may recurse: deeper input is one error "expression nested too
 /// deeply". Every production that recurses counts one level: an assignment-level expression
 /// (so each statement, argument and element), a bracketed list, a prefix or `^` operator, a
-/// `do` block, a generator; `(x)` counts two, so about 128 nested parentheses are accepted.
-/// Chains that the parser builds in a loop (`a - b - c`, `f(x)(y)`, `x.a.b`, `where`
-/// clauses, statements of a block) do not count: their trees are deep but cost no stack
-/// here (building, printing and dropping a tree use explicit stacks; the conversion to the
-/// AST has its own limit). The worst level costs under 2 KiB of stack in a debug build
-/// (`"$(`), so the deepest input parses in under half a MiB.
-pub(crate) const MAX_DEPTH: u32 = 256;
+/// `do` block, a generator; `(x)` counts two, so about 12,000 nested parentheses are accepted,
+/// past the AST's own limit. Chains that the parser builds in a loop (`a - b - c`, `f(x)(y)`,
+/// `x.a.b`, `where` clauses, statements of a block, `elseif` branches) do not count: their
+/// trees are deep but cost no stack here (building, printing and dropping a tree use explicit
+/// stacks; the conversion to the AST has its own limit). The worst level costs under 2 KiB of
+/// stack in a debug build (`"$(`), so the deepest input parses in under 48 MiB: on the
+/// analysis threads' stacks ([`crate::PARSE_STACK`]).
+pub(crate) const MAX_DEPTH: u32 = 24_000;
 
 /// The message of the error for input nested deeper than [`MAX_DEPTH`].
 pub(crate) const TOO_DEEP: &str = "expression nested too deeply";

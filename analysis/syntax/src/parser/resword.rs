@@ -53,7 +53,7 @@ impl Parser<'_> {
             Keyword::Begin | Keyword::Quote => Self::parse_begin,
             Keyword::While | Keyword::For => Self::parse_loop,
             Keyword::Let => Self::parse_let,
-            Keyword::If => |p, cx, _| p.parse_if_elseif(cx, false, false),
+            Keyword::If => |p, cx, _| p.parse_if_elseif(cx),
             Keyword::Global | Keyword::Local => Self::parse_scope,
             Keyword::Const => Self::parse_const,
             Keyword::Function | Keyword::Macro => Self::parse_function,
@@ -310,56 +310,53 @@ impl Parser<'_> {
         self.emit(mark, Kind::Let, 0);
     }
 
-    /// `if c ... elseif c ... else ... end`; the `elseif` branches nest.
-    fn parse_if_elseif(&mut self, cx: Ctx, is_elseif: bool, else_if_error: bool) {
-        let mark = self.position();
+    /// `if c ... elseif c ... else ... end`; the `elseif` branches nest in the tree, each in
+    /// the one before it. They are parsed in a loop (a chain of thousands costs no stack), and
+    /// their nodes emitted innermost first once the chain ends.
+    fn parse_if_elseif(&mut self, cx: Ctx) {
         let t = self.peek_token(cx, 1);
-        let word = if else_if_error {
-            Kind::Elseif
-        } else {
-            self.bump(cx, flags::TRIVIA);
-            if is_elseif {
-                Kind::Elseif
-            } else {
-                Kind::If
-            }
-        };
-        if matches!(self.peek(cx), Kind::NewlineWs | Kind::Keyword(Keyword::End)) {
-            let name = if word == Kind::If { "if" } else { "elseif" };
-            self.bump_trivia_error(0, true, &format!("missing condition in `{name}`"));
-        } else {
-            self.parse_binary(cx, Level::Cond);
-        }
-        self.parse_block(cx, Down::Eq);
-        self.bump_trivia();
-        let k = self.peek(cx);
-        if k == Kind::Keyword(Keyword::Elseif) {
-            if self.enter() {
-                self.parse_if_elseif(cx, true, false);
-                self.leave();
-            } else {
-                self.skip_too_deep(cx);
-            }
-        } else if k == Kind::Keyword(Keyword::Else) {
-            let emark = self.position();
-            self.bump(cx, flags::TRIVIA);
-            if self.peek(cx) == Kind::Keyword(Keyword::If) {
+        let mut marks = Vec::new();
+        let mut word = Kind::If;
+        // Whether the keyword was already consumed (`else if`, an error, read as `elseif`).
+        let mut bumped = false;
+        loop {
+            marks.push((self.position(), word));
+            if !bumped {
                 self.bump(cx, flags::TRIVIA);
-                self.emit_error(emark, flags::TRIVIA, "use `elseif` instead of `else if`");
-                if self.enter() {
-                    self.parse_if_elseif(cx, true, true);
-                    self.leave();
-                } else {
-                    self.skip_too_deep(cx);
-                }
+            }
+            if matches!(self.peek(cx), Kind::NewlineWs | Kind::Keyword(Keyword::End)) {
+                let name = if word == Kind::If { "if" } else { "elseif" };
+                self.bump_trivia_error(0, true, &format!("missing condition in `{name}`"));
             } else {
+                self.parse_binary(cx, Level::Cond);
+            }
+            self.parse_block(cx, Down::Eq);
+            self.bump_trivia();
+            word = Kind::Elseif;
+            let k = self.peek(cx);
+            if k == Kind::Keyword(Keyword::Elseif) {
+                bumped = false;
+                continue;
+            }
+            if k == Kind::Keyword(Keyword::Else) {
+                let emark = self.position();
+                self.bump(cx, flags::TRIVIA);
+                if self.peek(cx) == Kind::Keyword(Keyword::If) {
+                    self.bump(cx, flags::TRIVIA);
+                    self.emit_error(emark, flags::TRIVIA, "use `elseif` instead of `else if`");
+                    bumped = true;
+                    continue;
+                }
                 self.parse_block(cx, Down::Eq);
             }
+            break;
         }
-        if !is_elseif {
-            self.bump_closing_token(cx, Kind::Keyword(Keyword::End), Some((t.range, "if")));
+        while let Some((mark, word)) = marks.pop() {
+            if word == Kind::If {
+                self.bump_closing_token(cx, Kind::Keyword(Keyword::End), Some((t.range, "if")));
+            }
+            self.emit(mark, word, 0);
         }
-        self.emit(mark, word, 0);
     }
 
     /// The names (and assignment) after `local`, `global`, `const`. Did it assign with `=`?
