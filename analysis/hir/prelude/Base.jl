@@ -818,6 +818,11 @@ sum(t::Tuple) = _foldl_tuple(+, t...)
 # The elementwise sum of a vector of arrays, from the left (Julia's `sum` of `Vector{Vector}`).
 sum(xs::Array{<:AbstractArray}) = reduce(+, xs)
 sum(f, t::Tuple) = sum(map(f, t))
+# A number iterates once, as itself: its reductions are `f` of it (`sum(abs2, 0.5)`).
+sum(f, x::Number) = f(x)
+prod(f, x::Number) = f(x)
+maximum(f, x::Number) = f(x)
+minimum(f, x::Number) = f(x)
 prod(f, t::Tuple) = prod(map(f, t))
 maximum(f, t::Tuple) = maximum(map(f, t))
 minimum(f, t::Tuple) = minimum(map(f, t))
