@@ -378,6 +378,9 @@ impl<'a> Cx<'a> {
         if let Some(element) = self.pairs_index(b, name, args) {
             return element;
         }
+        if let Some(default) = self.property_default(name, args) {
+            return self.call_named(b, &default.into(), args);
+        }
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
         }
@@ -405,6 +408,23 @@ impl<'a> Cx<'a> {
         match self.call_builtin(b, name, builtin, args) {
             Some(r) => r,
             None => Err(Fail::undefined_in(name, self.program)),
+        }
+    }
+
+    /// `getfield` or `setfield!` for a call of `Base.getproperty` or `Base.setproperty!` (what
+    /// `x.f` and `x.f = v` call where the program has methods of them) that none of the
+    /// program's methods takes: Julia's default methods.
+    fn property_default(&self, name: &Name, args: &[Val]) -> Option<&'static str> {
+        let default = match &**name {
+            "Base.getproperty" => "getfield",
+            "Base.setproperty!" => "setfield!",
+            _ => return None,
+        };
+        let gf = self.program.functions.get(name)?;
+        let types = crate::value::types(args);
+        match dispatch::select(self.program, gf, &types) {
+            Err(fail) if !fail.is_ambiguity() => Some(default),
+            _ => None,
         }
     }
 

@@ -105,6 +105,7 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
             ValueKind::Param { .. } => None,
         })
         .collect();
+    let properties = Properties::of(names);
     let mut module_loads = Vec::new();
     for (i, v) in f.values.iter_mut().enumerate() {
         let ValueKind::Stmt(s) = &mut v.kind else {
@@ -113,7 +114,7 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
         if let (Op::Call(n), [Operand::Value(base), Operand::Const(Const::Symbol(field))]) =
             (&s.op, s.args.as_slice())
         {
-            if &**n == "getfield" {
+            if &**n == "getfield" || &**n == zy_lower::GETPROPERTY {
                 if let Some(Some(m)) = modules.get(base.index()) {
                     // A submodule of `m` (`A.B` in `A.B.f`), else `m`'s binding.
                     let inner = names.module_path(m, field);
@@ -128,6 +129,12 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
             }
         }
         match &mut s.op {
+            Op::Call(n) if &**n == zy_lower::GETPROPERTY && !properties.get => {
+                *n = "getfield".into()
+            }
+            Op::Call(n) if &**n == zy_lower::SETPROPERTY && !properties.set => {
+                *n = "setfield!".into()
+            }
             Op::Call(n) if type_vars.contains(&&**n) => {}
             Op::Call(n) => *n = names.resolve(module, n),
             Op::Global(n) if type_vars.contains(&&**n) => {}
@@ -154,6 +161,23 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
     }
     for b in &mut f.blocks {
         b.term.operands_mut().into_iter().for_each(operand);
+    }
+}
+
+/// Whether the program defines methods of `Base.getproperty` and `Base.setproperty!`: where it
+/// does not, `x.f` and `x.f = v` are `getfield` and `setfield!` (Julia's defaults), decided here
+/// once rather than by dispatch at every field.
+struct Properties {
+    get: bool,
+    set: bool,
+}
+
+impl Properties {
+    fn of(names: &ModuleNames) -> Properties {
+        Properties {
+            get: names.defines_qualified(zy_lower::GETPROPERTY),
+            set: names.defines_qualified(zy_lower::SETPROPERTY),
+        }
     }
 }
 
