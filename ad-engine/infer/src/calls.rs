@@ -795,6 +795,12 @@ impl<'a> Cx<'a> {
                 Some(crate::type_values::value_name(&elem).map(|n| Val::lit(Const::Func(n))))
             }
             ("size", [_, _]) => Some(self.call_named(b, &"Base._array_size".into(), args)),
+            ("getindex", [x, _, _, ..])
+                if args[1..].iter().all(|a| a.ty == Type::Int64) && self.indexes_linearly(b, x) =>
+            {
+                Some(self.call_named(b, &"Base._getindex_linear".into(), args))
+            }
+            ("IndexStyle", [x]) => Some(self.index_style(b, x)),
             (f @ ("collect" | "copy" | "similar" | "Vector" | "Array" | "vec"), [x]) if untyped => {
                 Some(Err(Fail::unsupported(format!(
                     "`{f}` of a {}, declared `<: AbstractVector` without an element type: Julia's \
@@ -805,6 +811,26 @@ impl<'a> Cx<'a> {
             }
             _ => None,
         }
+    }
+
+    /// `IndexStyle(x)` of an array struct of the program: the program's method for its type
+    /// (`Base.IndexStyle(::Type{<:V}) = IndexLinear()`), else Julia's default,
+    /// `IndexCartesian()`.
+    fn index_style(&mut self, b: &mut PlanBuilder, x: &Val) -> Result<Val, Fail> {
+        let t = Val::lit(Const::Func(crate::type_values::value_name(&x.ty)?));
+        let style: Name = "Base.IndexStyle".into();
+        let gf = self.program.functions.get(&style);
+        let ty = std::slice::from_ref(&t.ty);
+        match gf.map(|gf| dispatch::select(self.program, gf, ty)) {
+            Some(Ok(_)) => self.call_named(b, &style, &[t]),
+            _ => self.call_named(b, &"Base.IndexCartesian".into(), &[]),
+        }
+    }
+
+    /// Is `IndexStyle(x)` of an array struct of the program `IndexLinear()`?
+    fn indexes_linearly(&mut self, b: &mut PlanBuilder, x: &Val) -> bool {
+        let linear = |v: &Val| matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.IndexLinear");
+        self.index_style(b, x).is_ok_and(|v| linear(&v))
     }
 
     /// Julia's generic methods for Numbers where the builtin `builtin` has methods for zy's

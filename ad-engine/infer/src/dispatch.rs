@@ -16,7 +16,7 @@ use crate::value::{convert, Val};
 pub(crate) fn select(program: &Program, gf: &GenericFunction, args: &[Type]) -> Result<u32, Fail> {
     match select_among(program, gf, None, args)? {
         Choice::Method(i) => Ok(i),
-        Choice::Default => Err(no_method(&gf.name, args)),
+        Choice::Default => Err(crate::error::no_method_in(program, &gf.name, args)),
     }
 }
 
@@ -155,7 +155,7 @@ fn select_among(
     let best_tie = best.iter().map(|&i| ties(i)).max().unwrap_or(0);
     let best: Vec<usize> = best.into_iter().filter(|&i| ties(i) == best_tie).collect();
     match (best.last(), applicable.is_empty()) {
-        (_, true) => Err(no_method(&gf.name, args)),
+        (_, true) => Err(crate::error::no_method_in(program, &gf.name, args)),
         (Some(&(DEFAULT | CONVERTING)), _) => Ok(Choice::Default),
         (Some(&i), _) => Ok(Choice::Method(i as u32)),
         (None, _) => Err(ambiguous(&gf.name, args)),
