@@ -30,6 +30,9 @@ pub const HOOKS: &[Hooks] = &[
             "tuple",
             "namedtuple",
             "getfield",
+            // `x.f = v` where the program defines `Base.setproperty!` (`Base.getproperty` is
+            // `iterate`'s hook too).
+            "Base.setproperty!",
             "vect",
             "+",
             // `typeof` of a union, split by inference on the member held.
@@ -263,7 +266,11 @@ pub const HOOKS: &[Hooks] = &[
     // `getindex` (`calls.rs`, `indexes_linearly`): only a program naming `IndexStyle` says so.
     Hooks {
         triggers: &["Base.IndexStyle"],
-        hooks: &["Base._getindex_linear", "Base.IndexCartesian"],
+        hooks: &[
+            "Base._getindex_linear",
+            "Base.IndexCartesian",
+            "Base.IndexLinear",
+        ],
     },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one (in
     // the program by `_dict_gradients`, inference's `diff::differentiate`).

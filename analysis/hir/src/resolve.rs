@@ -105,7 +105,6 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
             ValueKind::Param { .. } => None,
         })
         .collect();
-    let properties = Properties::of(names);
     let mut module_loads = Vec::new();
     for (i, v) in f.values.iter_mut().enumerate() {
         let ValueKind::Stmt(s) = &mut v.kind else {
@@ -129,14 +128,11 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
             }
         }
         match &mut s.op {
-            Op::Call(n) if &**n == zy_lower::GETPROPERTY && !properties.get => {
-                *n = "getfield".into()
-            }
-            Op::Call(n) if &**n == zy_lower::SETPROPERTY && !properties.set => {
-                *n = "setfield!".into()
-            }
             Op::Call(n) if type_vars.contains(&&**n) => {}
-            Op::Call(n) => *n = names.resolve(module, n),
+            Op::Call(n) => match property_default(names, n) {
+                Some(default) => *n = default.into(),
+                None => *n = names.resolve(module, n),
+            },
             Op::Global(n) if type_vars.contains(&&**n) => {}
             Op::Global(n) => {
                 *n = resolve(n);
@@ -164,21 +160,16 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
     }
 }
 
-/// Whether the program defines methods of `Base.getproperty` and `Base.setproperty!`: where it
-/// does not, `x.f` and `x.f = v` are `getfield` and `setfield!` (Julia's defaults), decided here
-/// once rather than by dispatch at every field.
-struct Properties {
-    get: bool,
-    set: bool,
-}
-
-impl Properties {
-    fn of(names: &ModuleNames) -> Properties {
-        Properties {
-            get: names.defines_qualified(zy_lower::GETPROPERTY),
-            set: names.defines_qualified(zy_lower::SETPROPERTY),
-        }
-    }
+/// `getfield` or `setfield!` for the callee of `x.f` or `x.f = v` (`Base.getproperty`,
+/// `Base.setproperty!`) where no module defines a method of it: Julia's defaults, decided here
+/// once rather than by dispatch at every field. `None` for any other callee.
+pub(crate) fn property_default(names: &ModuleNames, callee: &str) -> Option<&'static str> {
+    let default = match callee {
+        zy_lower::GETPROPERTY => "getfield",
+        zy_lower::SETPROPERTY => "setfield!",
+        _ => return None,
+    };
+    (!names.defines_qualified(callee)).then_some(default)
 }
 
 /// A type written as a value (`Rational{Int64}`, `Vector{Complex{Float64}}`: the syntax's text
