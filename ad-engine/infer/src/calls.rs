@@ -412,15 +412,18 @@ impl<'a> Cx<'a> {
     }
 
     /// `getfield` or `setfield!` for a call of `Base.getproperty` or `Base.setproperty!` (what
-    /// `x.f` and `x.f = v` call where the program has methods of them) that none of the
-    /// program's methods takes: Julia's default methods.
+    /// `x.f` and `x.f = v` call where name resolution leaves them: the program has methods of
+    /// them, or the IR was not resolved) that none of the program's methods takes: Julia's
+    /// default methods.
     fn property_default(&self, name: &Name, args: &[Val]) -> Option<&'static str> {
         let default = match &**name {
             "Base.getproperty" => "getfield",
             "Base.setproperty!" => "setfield!",
             _ => return None,
         };
-        let gf = self.program.functions.get(name)?;
+        let Some(gf) = self.program.functions.get(name) else {
+            return Some(default);
+        };
         let types = crate::value::types(args);
         match dispatch::select(self.program, gf, &types) {
             Err(fail) if !fail.is_ambiguity() => Some(default),
