@@ -1220,8 +1220,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 87982..87986: abs2
-            <zy>/prelude/Base.jl (prelude) 413420..413424: abs2
+            <zy>/prelude/Base.jl (prelude) 88254..88258: abs2
+            <zy>/prelude/Base.jl (prelude) 413692..413696: abs2
         "#]],
     );
 }
