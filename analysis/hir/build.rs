@@ -352,13 +352,14 @@ fn static_type(t: &TypeExpr) -> String {
     }
 }
 
-/// Whether `body` makes a closure, or reads a field of a loaded binding (`getfield(M, :f)`),
+/// Whether `body` makes a closure, or reads a field of a loaded binding (`M.f`),
 /// which resolution turns into the module's member when the binding is a module.
 fn closure_or_module_member(body: &Function) -> bool {
     body.values.iter().any(|v| match &v.kind {
         ValueKind::Stmt(s) => {
             matches!(s.op, Op::Closure(_))
-                || matches!(&s.op, Op::Call(n) if &**n == "getfield")
+                || matches!(&s.op, Op::Call(n)
+                    if &**n == "getfield" || &**n == zy_lower::GETPROPERTY)
                 && matches!(s.args.as_slice(), [Operand::Value(base), Operand::Const(Const::Symbol(_))]
                     if body.stmt(*base).is_some_and(|b| matches!(b.op, Op::Global(_))))
         }

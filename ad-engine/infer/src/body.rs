@@ -197,13 +197,16 @@ struct Typer<'a> {
     flows: Vec<bool>,
     /// Values that are a Bool known from the types alone (`x === nothing`, `isnothing(x)`): a
     /// branch on one takes only its way, as Julia's inference prunes it, so the other way is
-    /// not typed (`w === nothing ? 2x : w * x` with `w = nothing`).
+    /// not typed (`w === nothing ? 2x : w * x` with `w = nothing`). A φ is known where every
+    /// way into it that runs passes the same known Bool (`s === :a || s === :b` of a symbol).
     known: Vec<Option<bool>>,
     /// Ints and index lists known where the body is compiled ([`crate::known`]).
     consts: Vec<Option<Known>>,
     /// How many times each value is read.
     uses: Vec<usize>,
     order: Vec<Block>,
+    /// Each block's predecessors (a block jumping twice into one listed twice).
+    preds: Vec<Vec<Block>>,
 }
 
 impl<'a> Typer<'a> {
@@ -223,6 +226,7 @@ impl<'a> Typer<'a> {
             consts: vec![None; body.values.len()],
             uses: crate::known::use_counts(body),
             order: body.reverse_postorder(),
+            preds: body.predecessors(),
         }
     }
 
@@ -474,6 +478,13 @@ impl<'a> Typer<'a> {
                 continue;
             }
             let data = self.body.block(blk);
+            for (i, &p) in data.params.iter().enumerate() {
+                let known = self.incoming_known(blk, i);
+                if self.known[p.index()] != known {
+                    self.known[p.index()] = known;
+                    changed = true;
+                }
+            }
             let mut flows = true;
             for &v in &data.stmts {
                 let Some(stmt) = self.body.stmt(v) else {
@@ -583,6 +594,34 @@ impl<'a> Typer<'a> {
             }
         }
         changed
+    }
+
+    /// The Bool every way that runs into `blk` passes as its parameter `i`, if one is known
+    /// there and they agree.
+    fn incoming_known(&self, blk: Block, i: usize) -> Option<bool> {
+        let mut known = None;
+        let preds = self.preds.get(blk.index())?;
+        for (j, &b) in preds.iter().enumerate() {
+            let again = j > 0 && preds[j - 1] == b;
+            if again || !(self.reach[b.index()] && self.flows[b.index()]) {
+                continue;
+            }
+            for call in self.taken(&self.body.block(b).term) {
+                if call.block != blk {
+                    continue;
+                }
+                let k = match call.args.get(i)? {
+                    Operand::Const(Const::Bool(k)) => *k,
+                    Operand::Value(v) => self.known.get(v.index()).copied().flatten()?,
+                    Operand::Const(_) => return None,
+                };
+                if known.is_some_and(|j| j != k) {
+                    return None;
+                }
+                known = Some(k);
+            }
+        }
+        known
     }
 
     /// The types flowing into parameter `i` of `blk` from the blocks that reach it.

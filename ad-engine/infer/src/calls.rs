@@ -388,6 +388,9 @@ impl<'a> Cx<'a> {
         if let Some(element) = self.pairs_index(b, name, args) {
             return element;
         }
+        if let Some(default) = self.property_default(name, args) {
+            return self.call_named(b, &default.into(), args);
+        }
         if self.program.functions.contains_key(name) {
             return self.call_generic(b, name, args);
         }
@@ -415,6 +418,26 @@ impl<'a> Cx<'a> {
         match self.call_builtin(b, name, builtin, args) {
             Some(r) => r,
             None => Err(Fail::undefined_in(name, self.program)),
+        }
+    }
+
+    /// `getfield` or `setfield!` for a call of `Base.getproperty` or `Base.setproperty!` (what
+    /// `x.f` and `x.f = v` call where name resolution leaves them: the program has methods of
+    /// them, or the IR was not resolved) that none of the program's methods takes: Julia's
+    /// default methods.
+    fn property_default(&self, name: &Name, args: &[Val]) -> Option<&'static str> {
+        let default = match &**name {
+            "Base.getproperty" => "getfield",
+            "Base.setproperty!" => "setfield!",
+            _ => return None,
+        };
+        let Some(gf) = self.program.functions.get(name) else {
+            return Some(default);
+        };
+        let types = crate::value::types(args);
+        match dispatch::select(self.program, gf, &types) {
+            Err(fail) if !fail.is_ambiguity() => Some(default),
+            _ => None,
         }
     }
 
@@ -789,6 +812,12 @@ impl<'a> Cx<'a> {
                 Some(crate::type_values::value_name(&elem).map(|n| Val::lit(Const::Func(n))))
             }
             ("size", [_, _]) => Some(self.call_named(b, &"Base._array_size".into(), args)),
+            ("getindex", [x, _, _, ..])
+                if args[1..].iter().all(|a| a.ty == Type::Int64) && self.indexes_linearly(b, x) =>
+            {
+                Some(self.call_named(b, &"Base._getindex_linear".into(), args))
+            }
+            ("IndexStyle", [x]) => Some(self.index_style(b, x)),
             (f @ ("collect" | "copy" | "similar" | "Vector" | "Array" | "vec"), [x]) if untyped => {
                 Some(Err(Fail::unsupported(format!(
                     "`{f}` of a {}, declared `<: AbstractVector` without an element type: Julia's \
@@ -799,6 +828,26 @@ impl<'a> Cx<'a> {
             }
             _ => None,
         }
+    }
+
+    /// `IndexStyle(x)` of an array struct of the program: the program's method for its type
+    /// (`Base.IndexStyle(::Type{<:V}) = IndexLinear()`), else Julia's default,
+    /// `IndexCartesian()`.
+    fn index_style(&mut self, b: &mut PlanBuilder, x: &Val) -> Result<Val, Fail> {
+        let t = Val::lit(Const::Func(crate::type_values::value_name(&x.ty)?));
+        let style: Name = "Base.IndexStyle".into();
+        let gf = self.program.functions.get(&style);
+        let ty = std::slice::from_ref(&t.ty);
+        match gf.map(|gf| dispatch::select(self.program, gf, ty)) {
+            Some(Ok(_)) => self.call_named(b, &style, &[t]),
+            _ => self.call_named(b, &"Base.IndexCartesian".into(), &[]),
+        }
+    }
+
+    /// Is `IndexStyle(x)` of an array struct of the program `IndexLinear()`?
+    fn indexes_linearly(&mut self, b: &mut PlanBuilder, x: &Val) -> bool {
+        let linear = |v: &Val| matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.IndexLinear");
+        self.index_style(b, x).is_ok_and(|v| linear(&v))
     }
 
     /// Julia's generic methods for Numbers where the builtin `builtin` has methods for zy's

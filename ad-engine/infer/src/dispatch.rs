@@ -23,7 +23,7 @@ pub(crate) fn select(
 ) -> Result<u32, Fail> {
     match select_among(sigs, program, gf, None, args)? {
         Choice::Method(i) => Ok(i),
-        Choice::Default => Err(no_method(&gf.name, args)),
+        Choice::Default => Err(crate::error::no_method_in(program, &gf.name, args)),
     }
 }
 
@@ -166,7 +166,7 @@ fn select_among(
     let best_tie = best.iter().map(|&i| ties(i)).max().unwrap_or(0);
     let best: Vec<usize> = best.into_iter().filter(|&i| ties(i) == best_tie).collect();
     match (best.last(), applicable.is_empty()) {
-        (_, true) => Err(no_method(&gf.name, args)),
+        (_, true) => Err(crate::error::no_method_in(program, &gf.name, args)),
         (Some(&(DEFAULT | CONVERTING)), _) => Ok(Choice::Default),
         (Some(&i), _) => Ok(Choice::Method(i as u32)),
         (None, _) => Err(ambiguous(&gf.name, args)),

@@ -131,6 +131,28 @@ pub(crate) fn no_method(name: &str, args: &[zy_ir::Type]) -> Fail {
     ))
 }
 
+/// [`no_method`] knowing the program's functions: one with a capitalised name passed as an
+/// argument is a `::typeof(F)`, where a struct's name is a `::Type{S}`.
+pub(crate) fn no_method_in(program: &zy_ir::Program, name: &str, args: &[zy_ir::Type]) -> Fail {
+    let function = |f: &str| {
+        program.functions.contains_key(f)
+            && !program.structs.contains_key(f)
+            && !crate::calls::is_library(f)
+    };
+    let args: Vec<String> = args
+        .iter()
+        .map(|t| match t {
+            zy_ir::Type::Function(f) if function(f) => format!("::typeof({f})"),
+            t => shown_argument(t),
+        })
+        .collect();
+    let name = name.strip_prefix("Base.").unwrap_or(name);
+    Fail::method(format!(
+        "MethodError: no method matching {name}({})",
+        args.join(", ")
+    ))
+}
+
 /// Julia's `MethodError` of a call to which several methods apply, none more specific than
 /// the others.
 pub(crate) fn ambiguous(name: &str, args: &[zy_ir::Type]) -> Fail {
@@ -144,11 +166,13 @@ const AMBIGUOUS: &str = " is ambiguous.";
 /// so the types the libraries export (`::Char`, `::Rational{Int64}`).
 pub(crate) fn signature(name: &str, args: &[zy_ir::Type]) -> String {
     let name = name.strip_prefix("Base.").unwrap_or(name);
-    let args: Vec<String> = args
-        .iter()
-        .map(|t| zy_ir::julia_cartesian_names(format!("::{}", visible(&argument_type(t)))))
-        .collect();
+    let args: Vec<String> = args.iter().map(shown_argument).collect();
     format!("{name}({})", args.join(", "))
+}
+
+/// `::T` of an argument of type `t` in a `MethodError`'s signature.
+fn shown_argument(t: &zy_ir::Type) -> String {
+    zy_ir::julia_cartesian_names(format!("::{}", visible(&argument_type(t))))
 }
 
 /// How Julia's `MethodError` names the type of an argument: a type passed as a value (zy

@@ -1090,9 +1090,10 @@ pub(crate) fn struct_value_matches(p: &Pat, t: &Type, b: &mut Bindings, program:
         return false;
     };
     // `::Type{<:Shape}`, `::Type{T} where T<:Shape` and `T::Type`: a struct type below the
-    // program's abstract type (binding the variable to it), or any struct type.
+    // program's abstract type (binding the variable to it), or any struct type; `Type{<:V}`
+    // of a struct `V` (`Base.IndexStyle(::Type{<:V})`) is `V` and its instances.
     let below_abstract = |p: &Pat| match p {
-        Pat::Bounded(_, bound) => matches!(**bound, Pat::Abstract { .. }),
+        Pat::Bounded(_, bound) => matches!(**bound, Pat::Abstract { .. } | Pat::Struct { .. }),
         Pat::Var(v) => &**v == SUBTYPE_VAR,
         _ => false,
     };

@@ -497,6 +497,10 @@ pub fn type_string(t: &Type) -> String {
         Type::Struct(s) if matches!(&*s.name, "Base.RegexMatch" | "Base.IOBuffer") => {
             s.name["Base.".len()..].to_string()
         }
+        // Base's exported `IndexStyle` traits.
+        Type::Struct(s) if matches!(&*s.name, "Base.IndexLinear" | "Base.IndexCartesian") => {
+            s.name["Base.".len()..].to_string()
+        }
         Type::Struct(s) if &*s.name == "Base.Pairs" => {
             crate::show_library::pairs_type_string(s).unwrap_or_else(|| t.to_string())
         }

@@ -880,6 +880,10 @@ last(nt::NamedTuple) = _last_of(values(nt)...)
 _last_of(x) = x
 _last_of(x, rest...) = _last_of(rest...)
 get(nt::NamedTuple, k::Symbol, default) = haskey(nt, k) ? getproperty(nt, k) : default
+# Julia's property interface: a value's properties are its fields unless a program's
+# `Base.propertynames` method says otherwise, and `hasproperty` asks it.
+propertynames(x, private::Bool = false) = fieldnames(typeof(x))
+hasproperty(x, s::Symbol) = s in propertynames(x)
 # `NamedTuple{names}(t)`, as the syntax passes it: the named tuple of `t`'s values.
 _named_tuple_of(names::Tuple, t::Tuple) = _rename(names, t)
 # `(; a = x, nt..., c = y)`, as the syntax passes it: the parts merged in order.
@@ -11028,6 +11032,28 @@ _array_collect(v, dims::Tuple{Int}) = [v[i] for i in 1:dims[1]]
 _array_collect(v, dims::Tuple{Int, Int}) = [v[i, j] for i in 1:dims[1], j in 1:dims[2]]
 _array_collect(v, dims::Tuple{Int, Int, Int}) =
     [v[i, j, k] for i in 1:dims[1], j in 1:dims[2], k in 1:dims[3]]
+# Julia's `IndexStyle` trait: how an array is indexed fastest. A program's array type says
+# `Base.IndexStyle(::Type{<:V}) = IndexLinear()`; the default is `IndexCartesian()`.
+struct IndexLinear end
+struct IndexCartesian end
+IndexStyle(A::AbstractArray) = IndexStyle(typeof(A))
+IndexStyle(::Array) = IndexLinear()
+IndexStyle(::AbstractRange) = IndexLinear()
+# `A[i, j]` of an `IndexLinear()` array struct of the program with only `getindex(A, i::Int)`
+# (zy_infer's `user_array_interface`): Julia's generic `getindex`, the element at the linear
+# index of `(i, j)` after a bounds check.
+function _getindex_linear(A, I::Int...)
+    dims = size(A)
+    k = 0
+    stride = 1
+    for d in 1:length(I)
+        n = d <= length(dims) ? dims[d] : 1
+        1 <= I[d] <= n || throw(BoundsError(A, I))
+        k += (I[d] - 1) * stride
+        stride *= n
+    end
+    return A[k + 1]
+end
 
 """
     A ^ p

@@ -30,6 +30,9 @@ pub const HOOKS: &[Hooks] = &[
             "tuple",
             "namedtuple",
             "getfield",
+            // `x.f = v` where the program defines `Base.setproperty!` (`Base.getproperty` is
+            // `iterate`'s hook too).
+            "Base.setproperty!",
             "vect",
             "+",
             // `typeof` of a union, split by inference on the member held.
@@ -51,7 +54,12 @@ pub const HOOKS: &[Hooks] = &[
     // Stores into a container of `Any` are recognised by these names (inference's `body`,
     // the types a `[]` holds): only code calling them stores.
     Hooks {
-        triggers: &["Base.push!", "Base.pushfirst!", "Base.setindex!", "Base.insert!"],
+        triggers: &[
+            "Base.push!",
+            "Base.pushfirst!",
+            "Base.setindex!",
+            "Base.insert!",
+        ],
         hooks: &[],
     },
     // A `RegexMatch` may be `nothing` on another path and an array's element (inference's
@@ -264,6 +272,16 @@ pub const HOOKS: &[Hooks] = &[
     Hooks {
         triggers: &[ARRAY_TYPE],
         hooks: &["Base._array_collect", "Base._array_size"],
+    },
+    // `A[i, j]` of an `IndexLinear()` array struct of the program, read by its linear
+    // `getindex` (`calls.rs`, `indexes_linearly`): only a program naming `IndexStyle` says so.
+    Hooks {
+        triggers: &["Base.IndexStyle"],
+        hooks: &[
+            "Base._getindex_linear",
+            "Base.IndexCartesian",
+            "Base.IndexLinear",
+        ],
     },
     // `Dict()` is refused by inference; the gradient of a `Dict` argument is built as one (in
     // the program by `_dict_gradients`, inference's `diff::differentiate`).

@@ -113,7 +113,7 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
         if let (Op::Call(n), [Operand::Value(base), Operand::Const(Const::Symbol(field))]) =
             (&s.op, s.args.as_slice())
         {
-            if &**n == "getfield" {
+            if &**n == "getfield" || &**n == zy_lower::GETPROPERTY {
                 if let Some(Some(m)) = modules.get(base.index()) {
                     // A submodule of `m` (`A.B` in `A.B.f`), else `m`'s binding.
                     let inner = names.module_path(m, field);
@@ -129,7 +129,10 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
         }
         match &mut s.op {
             Op::Call(n) if type_vars.contains(&&**n) => {}
-            Op::Call(n) => *n = names.resolve(module, n),
+            Op::Call(n) => match property_default(names, n) {
+                Some(default) => *n = default.into(),
+                None => *n = names.resolve(module, n),
+            },
             Op::Global(n) if type_vars.contains(&&**n) => {}
             Op::Global(n) => {
                 *n = resolve(n);
@@ -155,6 +158,18 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
     for b in &mut f.blocks {
         b.term.operands_mut().into_iter().for_each(operand);
     }
+}
+
+/// `getfield` or `setfield!` for the callee of `x.f` or `x.f = v` (`Base.getproperty`,
+/// `Base.setproperty!`) where no module defines a method of it: Julia's defaults, decided here
+/// once rather than by dispatch at every field. `None` for any other callee.
+pub(crate) fn property_default(names: &ModuleNames, callee: &str) -> Option<&'static str> {
+    let default = match callee {
+        zy_lower::GETPROPERTY => "getfield",
+        zy_lower::SETPROPERTY => "setfield!",
+        _ => return None,
+    };
+    (!names.defines_qualified(callee)).then_some(default)
 }
 
 /// A type written as a value (`Rational{Int64}`, `Vector{Complex{Float64}}`: the syntax's text

@@ -332,6 +332,14 @@ impl ModuleNames {
                 .is_some_and(|s| s.defines.contains_key(n))
     }
 
+    /// Does some module (the library's or the program's) define the qualified `q`?
+    pub(crate) fn defines_qualified(&self, q: &str) -> bool {
+        let (m, n) = self.split(q);
+        self.modules
+            .get(m)
+            .is_some_and(|s| s.defines.contains_key(n))
+    }
+
     /// Is the qualified `q` a name of the library (a prelude module's)?
     pub(crate) fn is_library(&self, q: &str) -> bool {
         let (m, _) = self.split(q);

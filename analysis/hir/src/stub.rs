@@ -140,7 +140,11 @@ impl BundledMethod {
             let type_var = self.where_params.contains(&n);
             match kind {
                 Use::Call | Use::Global if type_var => f(n.into()),
-                Use::Call | Use::Func => f(memo.get(names, module, n)),
+                Use::Call => match crate::resolve::property_default(names, n) {
+                    Some(default) => f(default.into()),
+                    None => f(memo.get(names, module, n)),
+                },
+                Use::Func => f(memo.get(names, module, n)),
                 // A type applied to parameters (`SubString{String}`): resolved word by word,
                 // and the types it names, as the lowered body's global is.
                 Use::Global if n.contains('{') => {

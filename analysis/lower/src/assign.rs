@@ -1,10 +1,11 @@
-//! Assignments: to locals, into arrays and `Ref`s (`setindex!`), into fields (`setfield!`),
+//! Assignments: to locals, into arrays and `Ref`s (`setindex!`), into fields (`setproperty!`),
 //! destructuring, and compound assignment with the target's parts evaluated once.
 
 use zy_ir::{Const, Operand, SET_GLOBAL};
 use zy_syntax::ast::{BinOp, Expr, ExprKind, TextRange};
 
 use crate::body::BodyLowerer;
+use crate::{GETPROPERTY, SETPROPERTY};
 
 /// The helper reading item `i` of a destructured value, by its qualified name so that no user
 /// function captures it: inference reads a tuple's or an array's `x[i]`, and the items of a
@@ -37,7 +38,7 @@ impl BodyLowerer<'_, '_> {
                 let s = self.expr(base);
                 let v = self.expr(rhs);
                 let field = Const::Symbol(name.as_str().into()).into();
-                self.call("setfield!", vec![s, field, v.clone()], r);
+                self.call(SETPROPERTY, vec![s, field, v.clone()], r);
                 v
             }
             ExprKind::Ident(_)
@@ -70,7 +71,7 @@ impl BodyLowerer<'_, '_> {
             ExprKind::Field { base, name } => {
                 let s = self.expr(base);
                 let field = Const::Symbol(name.as_str().into()).into();
-                self.call("setfield!", vec![s, field, value], target.range);
+                self.call(SETPROPERTY, vec![s, field, value], target.range);
             }
             // The conversion to the declared type is `assign_local`'s.
             ExprKind::Declared { var, .. } => self.bind(var, value),
@@ -147,7 +148,7 @@ impl BodyLowerer<'_, '_> {
                         continue;
                     }
                     let field = Const::Symbol(name.as_str().into()).into();
-                    let x = self.call("getproperty", vec![value.clone(), field], item.range);
+                    let x = self.call(GETPROPERTY, vec![value.clone(), field], item.range);
                     self.bind(item, x);
                 }
             }
@@ -202,10 +203,10 @@ impl BodyLowerer<'_, '_> {
             ExprKind::Field { base, name } => {
                 let s = self.expr(base);
                 let field: Operand = Const::Symbol(name.as_str().into()).into();
-                let old = self.call("getfield", vec![s.clone(), field.clone()], lhs.range);
+                let old = self.call(GETPROPERTY, vec![s.clone(), field.clone()], lhs.range);
                 let v = self.expr(rhs);
                 let new = self.call(op.as_str(), vec![old, v], r);
-                self.call("setfield!", vec![s, field, new.clone()], r);
+                self.call(SETPROPERTY, vec![s, field, new.clone()], r);
                 new
             }
             _ => {

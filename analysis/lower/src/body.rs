@@ -470,7 +470,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Field { base, name } => {
                 let s = self.expr(base);
                 self.call(
-                    "getfield",
+                    crate::GETPROPERTY,
                     vec![s, Const::Symbol(name.as_str().into()).into()],
                     r,
                 )

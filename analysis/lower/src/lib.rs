@@ -47,6 +47,14 @@ pub use item::{
     generic_name, lower_file, lower_function, lower_global, lower_method, lower_struct,
 };
 
+/// What `x.f` calls: Julia's `getproperty`, whose default is `getfield`. Name resolution makes
+/// it `getfield` where the program defines no `Base.getproperty` method.
+pub const GETPROPERTY: &str = "Base.getproperty";
+
+/// What `x.f = v` calls: Julia's `setproperty!`, whose default is `setfield!` (made so where
+/// the program defines no `Base.setproperty!` method).
+pub const SETPROPERTY: &str = "Base.setproperty!";
+
 /// An error found while lowering (the parser reports its own separately).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct LowerError {

@@ -337,7 +337,7 @@ fn destructuring_and_tuples() {
           %10 = namedtuple((:p, :q), %2, %8)    # x
           %11 = vect(%2, %3)
           %12 = getindex(%11, 1)
-          %13 = getfield(%10, :p)
+          %13 = Base.getproperty(%10, :p)
           %14 = %12 + %13
           %15 = %14 + %9
           return %15
@@ -493,17 +493,17 @@ fn callable_struct_and_struct_definitions() {
         method (::Dense)(Dense, _)
         (::Dense)(%1, %2)   # d, x
         #1:
-          %3 = getfield(%1, :W)
+          %3 = Base.getproperty(%1, :W)
           %4 = %3 * %2
-          %5 = getfield(%1, :b)
+          %5 = Base.getproperty(%1, :b)
           %6 = broadcast(+, %4, %5)
           return %6
         method bump!(Acc, Float64)
         bump!(%1, %2)   # a, v
         #1:
-          %3 = getfield(%1, :total)
+          %3 = Base.getproperty(%1, :total)
           %4 = %3 + %2
-          %5 = setfield!(%1, :total, %4)
+          %5 = Base.setproperty!(%1, :total, %4)
           return %4
     "#]]
     .assert_eq(&render(&l));
@@ -630,9 +630,9 @@ fn indexing_refs_and_compound_updates() {
           %6 = getindex(%1, 1)
           %7 = %6 + 2.0
           %8 = setindex!(%1, %7, 1)
-          %9 = getfield(%3, :f)
+          %9 = Base.getproperty(%3, :f)
           %10 = %9 * 3
-          %11 = setfield!(%3, :f, %10)
+          %11 = Base.setproperty!(%3, :f, %10)
           %12 = getindex(%1, 1)
           %13 = adjoint(%12)
           %14 = setindex!(%2, %13)

@@ -72,6 +72,7 @@ pub const BUILTINS: &[&str] = &[
     "typeof",
     "eltype",
     "fieldtypes",
+    "fieldnames",
     "supertype",
     "_apply_type",
     "<:",
@@ -810,6 +811,7 @@ pub(crate) fn call(
             .map(|n| Val::lit(Const::Func(n))),
         ("eltype", [t]) => type_eltype(cx, b, t),
         ("fieldtypes", [t]) => type_fieldtypes(cx, b, t),
+        ("fieldnames", [t]) => type_fieldnames(cx, b, t),
         ("_apply_type", _) => apply_type(cx, args),
         ("supertype", [t]) => type_supertype(cx, t),
         // Julia's `<:` is a builtin checking that both operands are types.
@@ -827,7 +829,7 @@ pub(crate) fn call(
             }
             None => Err(no_method(name, &crate::value::types(&args))),
         },
-        ("typeof" | "eltype" | "fieldtypes" | "supertype" | "<:", _) => Err(no_method(
+        ("typeof" | "eltype" | "fieldtypes" | "fieldnames" | "supertype" | "<:", _) => Err(no_method(
             name,
             &crate::value::types(&args),
         )),
@@ -1197,6 +1199,31 @@ fn type_fieldtypes(cx: &mut Cx, b: &mut PlanBuilder, t: &Val) -> Result<Val, Fai
         .collect::<Result<Vec<_>, _>>()?;
     let ty = Type::tuple(types.iter().map(|v| v.ty.clone()));
     Ok(crate::value::apply(b, zy_ir::Prim::Tuple, &types, ty))
+}
+
+/// `fieldnames(T)` of a type value `T` naming a struct or a named tuple: its field names, a
+/// tuple of symbols (`fieldnames(Rect) == (:w, :h)`), the default of `propertynames`.
+fn type_fieldnames(cx: &mut Cx, b: &mut PlanBuilder, t: &Val) -> Result<Val, Fail> {
+    let refused = || no_method("fieldnames", std::slice::from_ref(&t.ty));
+    let Type::Function(n) = &t.ty else {
+        return Err(refused());
+    };
+    let names: Vec<Name> = match crate::type_values::pattern_of(n, cx.program)? {
+        Pat::Struct { name, .. } => match cx.program.structs.get(&name) {
+            Some(def) if !def.is_abstract => def.fields.iter().map(|(f, _)| f.clone()).collect(),
+            _ => return Err(refused()),
+        },
+        _ => match crate::type_values::concrete_of(n, cx.program) {
+            Some(Type::NamedTuple(fields)) => fields.iter().map(|(f, _)| f.clone()).collect(),
+            _ => return Err(refused()),
+        },
+    };
+    let symbols: Vec<Val> = names
+        .into_iter()
+        .map(|f| Val::lit(Const::Symbol(f)))
+        .collect();
+    let ty = Type::tuple(symbols.iter().map(|v| v.ty.clone()));
+    Ok(crate::value::apply(b, zy_ir::Prim::Tuple, &symbols, ty))
 }
 
 /// Is `name` `Exception` or one of Base's exception types, values as the right side of `isa`
