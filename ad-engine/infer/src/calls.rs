@@ -435,7 +435,7 @@ impl<'a> Cx<'a> {
             return Some(default);
         };
         let types = crate::value::types(args);
-        match dispatch::select(self.program, gf, &types) {
+        match dispatch::select(self.signatures, self.program, gf, &types) {
             Err(fail) if !fail.is_ambiguity() => Some(default),
             _ => None,
         }
@@ -838,7 +838,7 @@ impl<'a> Cx<'a> {
         let style: Name = "Base.IndexStyle".into();
         let gf = self.program.functions.get(&style);
         let ty = std::slice::from_ref(&t.ty);
-        match gf.map(|gf| dispatch::select(self.program, gf, ty)) {
+        match gf.map(|gf| dispatch::select(self.signatures, self.program, gf, ty)) {
             Some(Ok(_)) => self.call_named(b, &style, &[t]),
             _ => self.call_named(b, &"Base.IndexCartesian".into(), &[]),
         }
