@@ -1262,8 +1262,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 87982..87986: abs2
-            <zy>/prelude/Base.jl (prelude) 414473..414477: abs2
+            <zy>/prelude/Base.jl (prelude) 89387..89391: abs2
+            <zy>/prelude/Base.jl (prelude) 427281..427285: abs2
         "#]],
     );
 }
