@@ -119,6 +119,25 @@ impl fmt::Display for ParamValue {
     }
 }
 
+/// The comma-separated parts of `text` outside brackets and quotes (`Int64, Vector{T, N}`).
+fn top_level_parts(text: &str) -> Vec<String> {
+    let (mut parts, mut depth, mut quoted, mut start) = (Vec::new(), 0i32, false, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '{' | '(' | '[' if !quoted => depth += 1,
+            '}' | ')' | ']' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                parts.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim().to_string());
+    parts
+}
+
 /// An abstract type as the union of the concrete types the program defines under it.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct UnionType {
@@ -132,7 +151,20 @@ impl UnionType {
     /// Is this a union Julia writes itself (`Union{Float64, Int64}`, named by its members'
     /// text), rather than an abstract type of the program (`Shape`) or a tangent's union?
     pub fn is_julias(&self) -> bool {
-        self.name.starts_with("Union{")
+        let Some(inner) = self
+            .name
+            .strip_prefix("Union{")
+            .and_then(|n| n.strip_suffix('}'))
+        else {
+            return false;
+        };
+        // Named by exactly its members (not `Union{DataType, Vector{Float64}}` over the
+        // exception types a `DataType` stands for), each written alike in both forms.
+        let mut named = top_level_parts(inner);
+        let mut members: Vec<String> = self.members.iter().map(|m| format!("{m}")).collect();
+        named.sort_unstable();
+        members.sort_unstable();
+        named == members
             && self
                 .members
                 .iter()

@@ -5078,11 +5078,17 @@ The digits of `n` from the least significant, negative for a negative `n`; `[0]`
 """
 function digits(n::Int; base::Int = 10)
     base < 2 && throw(DomainError(base, "base must be ≥ 2 or ≤ -2"))
-    d = fill(0, 0)
-    push!(d, rem(n, base))
-    n = div(n, base)
-    while n != 0
-        push!(d, rem(n, base))
+    # Counted first, then filled: no `push!`, which the JIT declines beside some values, in
+    # every program that writes an integer as text (an error message's index).
+    count = 1
+    m = div(n, base)
+    while m != 0
+        count += 1
+        m = div(m, base)
+    end
+    d = fill(0, count)
+    for k in 1:count
+        d[k] = rem(n, base)
         n = div(n, base)
     end
     return d
@@ -5913,20 +5919,26 @@ function _write_text(io::IOBuffer, s::String)
     return ncodeunits(s)
 end
 # Writes `b` at the position, over the bytes there and past the end, the number written.
+# A write past the end moves the bytes to a longer vector (no `push!`, which the JIT declines
+# beside some values, in every program that prints to a buffer).
 function _write_bytes(io::IOBuffer, b::Vector{UInt8})
     _check_writable(io)
     d = _to_bytes!(io)
     p = io.ptr
-    for k in 1:length(b)
-        if p <= length(d)
-            d[p] = b[k]
-        else
-            push!(d, b[k])
+    n = length(b)
+    if p + n - 1 > length(d)
+        grown = zeros(UInt8, p + n - 1)
+        for k in 1:length(d)
+            grown[k] = d[k]
         end
-        p += 1
+        io.bytes = grown
+        d = grown
     end
-    io.ptr = p
-    return length(b)
+    for k in 1:n
+        d[p + k - 1] = b[k]
+    end
+    io.ptr = p + n
+    return n
 end
 function print(io::IOBuffer, xs...)
     _write_text(io, string(xs...))
@@ -12407,6 +12419,10 @@ table sized for them first, later ones winning (Julia's `Dict{K, V}(kv)`); a cop
 dictionary (the same table); an empty one of the same key and value types.
 """
 Dict(v::AbstractVector) = _dict_of(map(x -> _dict_kv(x)[1], v), map(x -> _dict_kv(x)[2], v))
+# A vector of values that are neither pairs nor tuples: Julia's `ArgumentError` (an empty one
+# makes no entry, its `Dict{Any, Any}()`).
+Dict(v::AbstractVector{<:Union{Number, AbstractString, Symbol, Char, Nothing}}) =
+    isempty(v) ? Dict{Any, Any}() : _not_kv()
 Dict(z::Zip{Tuple{A, B}}) where {A, B} = _dict_of(map(k -> _gen_elem(z.its[1], k), 1:length(z)), map(k -> _gen_elem(z.its[2], k), 1:length(z)))
 Dict(d::Dict) = copy(d)
 empty(d::Dict) = Dict(d.keys[1:0], d.vals[1:0])

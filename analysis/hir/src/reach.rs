@@ -417,7 +417,18 @@ pub const HOOKS: &[Hooks] = &[
     // `sum(x; dims)`, `sum(f, x; init)` and the other reductions with keywords.
     Hooks {
         triggers: &["sum", "Base.sum"],
-        hooks: &["Base._sum_dims", "Base._mapfoldl", "Base.identity"],
+        hooks: &[
+            "Base._sum_dims",
+            "Base._mapfoldl",
+            "Base.identity",
+            "Base._mapreduce_empty",
+        ],
+    },
+    // A task's type, which `typeof(t)` names `Task` (type values): only code making a task
+    // has one.
+    Hooks {
+        triggers: &["Base.Task"],
+        hooks: &[],
     },
     Hooks {
         triggers: &[
