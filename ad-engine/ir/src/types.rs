@@ -151,6 +151,17 @@ impl UnionType {
     /// Is this a union Julia writes itself (`Union{Float64, Int64}`, named by its members'
     /// text), rather than an abstract type of the program (`Shape`) or a tangent's union?
     pub fn is_julias(&self) -> bool {
+        self.name.starts_with("Union{")
+            && self
+                .members
+                .iter()
+                .all(|m| format!("{m}") == format!("{m:#}"))
+    }
+
+    /// Is this a union of Julia's named by exactly its members, so that its name reads back
+    /// as it (not `Union{DataType, Vector{Float64}}`, whose `DataType` stands for the
+    /// exception types that are its members)?
+    pub fn is_written_out(&self) -> bool {
         let Some(inner) = self
             .name
             .strip_prefix("Union{")
@@ -158,17 +169,11 @@ impl UnionType {
         else {
             return false;
         };
-        // Named by exactly its members (not `Union{DataType, Vector{Float64}}` over the
-        // exception types a `DataType` stands for), each written alike in both forms.
         let mut named = top_level_parts(inner);
         let mut members: Vec<String> = self.members.iter().map(|m| format!("{m}")).collect();
         named.sort_unstable();
         members.sort_unstable();
-        named == members
-            && self
-                .members
-                .iter()
-                .all(|m| format!("{m}") == format!("{m:#}"))
+        self.is_julias() && named == members
     }
 
     /// The union of `part` of every member (their tangents, or a part of them), `Nothing` when
@@ -670,7 +675,7 @@ impl fmt::Display for Type {
             Type::Stack(t) => wrapped(f, "Stack{", t, "}"),
             // The IR text names the members too, so that it reads back; Julia's own union
             // (`Union{Float64, Int64}`) is its name.
-            Type::Union(u) if f.alternate() && !u.is_julias() => {
+            Type::Union(u) if f.alternate() && !u.is_written_out() => {
                 write!(f, "Union{{var{:?}, ", &*u.name)?;
                 comma_list(f, u.members.iter())?;
                 write!(f, "}}")
