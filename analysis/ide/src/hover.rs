@@ -198,24 +198,9 @@ fn specialised_as_annotated<'db>(
                 _ => false,
             }
     })?;
-    let index = zy_hir::program_index(db, file);
-    let root = zy_hir::scope_root(db, file);
-    let name = zy_hir::qualify(&zy_hir::item_module(db, root, item), item.name(db));
-    let gf = index.program.functions.get(&name)?;
-    let origin = index.method_origin.get(&gf.name)?;
-    let (m, method) = gf.methods.iter().enumerate().find(|(m, method)| {
-        method.keywords.is_none() && origin.get(*m).is_some_and(|(i, _)| *i == item)
-    })?;
-    let args: Vec<Type> = method
-        .sig
-        .iter()
-        .map(|t| t.as_ref().and_then(crate::view_ir::concrete))
-        .collect::<Option<_>>()?;
-    let inst = Arc::new(zy_ir::Instance {
-        name: gf.name.clone(),
-        method: m as u32,
-        args: args.into(),
-    });
+    let inst = crate::annotated::annotated_instances(db, file, item)
+        .into_iter()
+        .next()?;
     let key = zy_hir::ProgramKey::of(db, file);
     let (program, errors) = zy_hir::typed_program(db, key, std::slice::from_ref(&inst));
     if !errors.is_empty() {

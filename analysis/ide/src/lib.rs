@@ -4,6 +4,7 @@
 //! sent to another thread. Every query on a snapshot returns [`Cancellable`]: an edit applied to
 //! the host while a query runs makes it return `Err(Cancelled)` instead of a stale answer.
 
+mod annotated;
 mod arguments;
 mod check;
 mod checkpoint_hover;

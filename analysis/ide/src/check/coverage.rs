@@ -119,39 +119,11 @@ pub(crate) fn typed_functions(
     for s in specs {
         take(&s.typed.program, &mut out);
     }
-    let index = zy_hir::program_index(db, file);
-    let root = zy_hir::scope_root(db, file);
     for &item in items.values() {
         if out.iter().any(|t| t.item == item) {
             continue;
         }
-        // A function in a module (`module M`, or a file a package's module includes) is
-        // named with its module's path.
-        let name = zy_hir::qualify(&zy_hir::item_module(db, root, item), item.name(db));
-        let Some(gf) = index.program.functions.get(&name) else {
-            continue;
-        };
-        let origin = index.method_origin.get(&gf.name);
-        for (m, method) in gf.methods.iter().enumerate() {
-            let mine = origin
-                .and_then(|o| o.get(m))
-                .is_some_and(|(i, _)| *i == item);
-            if !mine || method.keywords.is_some() {
-                continue;
-            }
-            let args: Option<Vec<zy_ir::Type>> = method
-                .sig
-                .iter()
-                .map(|t| t.as_ref().and_then(crate::view_ir::concrete))
-                .collect();
-            let Some(args) = args else {
-                continue;
-            };
-            let inst = Arc::new(Instance {
-                name: gf.name.clone(),
-                method: m as u32,
-                args: args.into(),
-            });
+        for inst in crate::annotated::annotated_instances(db, file, item) {
             let (program, errors) = zy_hir::typed_program(
                 db,
                 zy_hir::ProgramKey::of(db, file),
