@@ -452,8 +452,15 @@ pub(crate) fn import_module(
             return Err(ImportError::unsupported("an empty module path".into()));
         };
         match absolute_module(names, first) {
-            // A module of the user's files is written `.M` in `using`.
-            Some(m) if names.modules.contains_key(&m) && m.as_ref() != MAIN && !crate::prelude::is_prelude_module(&m) && !names.packages.contains(&m) => {
+            // A module of the user's files is written `.M` in `using`, but for a package's
+            // own name used inside it (`using Pkg` in `Pkg.Sub`), which Julia's loader finds.
+            Some(m)
+                if names.modules.contains_key(&m)
+                    && m.as_ref() != MAIN
+                    && !crate::prelude::is_prelude_module(&m)
+                    && !names.packages.contains(&m)
+                    && !is_within(module, &m) =>
+            {
                 return Err(ImportError::unsupported(format!(
                     "`{first}` is a module of your files: write `using .{first}`"
                 )));
@@ -490,6 +497,13 @@ pub(crate) fn import_module(
         at = next;
     }
     Ok(at)
+}
+
+/// Whether `module` is `outer` or nested inside it.
+fn is_within(module: &str, outer: &str) -> bool {
+    module
+        .strip_prefix(outer)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
 /// How a module is named in messages.

@@ -113,23 +113,34 @@ pub struct AnalysisHost {
 }
 
 /// The files that may include `path` in a package laid out as Julia's, nearest first: for each
-/// enclosing `src` directory its package's module file (`MyPkg.jl/src/MyPkg.jl`), for each
+/// enclosing `src` directory its package's module file (`src/MyPkg.jl`, the package named by
+/// the `name` of its `Project.toml`, else by its folder: `MyPkg.jl/src/MyPkg.jl`), for each
 /// enclosing `test` directory its `runtests.jl`. A relative path names its package by the
 /// absolute one (`src/a.jl` checked from inside the package's folder).
-fn package_entries(path: &Path) -> Vec<PathBuf> {
+fn package_entries(
+    path: &Path,
+    read: &mut impl FnMut(&Path) -> Result<String, String>,
+) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in path.ancestors().skip(1) {
         match dir.file_name().and_then(|n| n.to_str()) {
             Some("src") => {
+                let root = dir.parent().unwrap_or(Path::new(""));
+                let named = read(&root.join("Project.toml"))
+                    .ok()
+                    .and_then(|text| project_name(&text));
                 let absolute = std::path::absolute(dir).ok();
-                let package = absolute
+                let folder = absolute
                     .as_deref()
                     .and_then(Path::parent)
                     .and_then(Path::file_name)
-                    .and_then(|n| n.to_str());
-                if let Some(package) = package {
-                    let name = package.strip_suffix(".jl").unwrap_or(package);
-                    out.push(dir.join(format!("{name}.jl")));
+                    .and_then(|n| n.to_str())
+                    .map(|n| n.strip_suffix(".jl").unwrap_or(n).to_string());
+                for name in named.into_iter().chain(folder) {
+                    let entry = dir.join(format!("{name}.jl"));
+                    if !out.contains(&entry) {
+                        out.push(entry);
+                    }
                 }
             }
             Some("test") => out.push(dir.join("runtests.jl")),
@@ -137,6 +148,12 @@ fn package_entries(path: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The package name a `Project.toml` gives (`name = "MyPkg"`), if it parses and has one.
+fn project_name(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    Some(table.get("name")?.as_str()?.to_string())
 }
 
 impl AnalysisHost {
@@ -282,7 +299,7 @@ impl AnalysisHost {
         mut read: impl FnMut(&Path) -> Result<String, String>,
     ) {
         let path = file.0.path(&self.db).clone();
-        for entry in package_entries(&path) {
+        for entry in package_entries(&path, &mut read) {
             if entry == path || self.files.contains_key(&entry) {
                 continue;
             }
