@@ -1,7 +1,7 @@
 //! Numeric and string literals, with Julia's rules: `1_000` is an `Int64`, `-2` a signed
-//! literal, a decimal integer that does not fit is an error, `1f0` is a `Float32` (the call
-//! `Float32(x)` of the Float64 equal to it), `0x10` an unsigned integer (`UInt8`); `'a'` a
-//! character.
+//! literal, a decimal integer that does not fit is Julia's `Int128` or `BigInt` (refused by
+//! name), `1f0` is a `Float32` (the call `Float32(x)` of the Float64 equal to it), `0x10` an
+//! unsigned integer (`UInt8`); `'a'` a character.
 
 use crate::ast::{Expr, ExprKind};
 use crate::cx::Cx;
@@ -18,7 +18,18 @@ pub(crate) fn integer(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         .collect();
     match digits.parse::<i64>() {
         Ok(value) => Expr::new(ExprKind::Int(value), node.range),
-        Err(_) => cx.syntax(node, "integer literal too large"),
+        Err(_) => {
+            // Julia reads a decimal literal past Int64 as an Int128, past that as a BigInt.
+            let wide = if digits.parse::<i128>().is_ok() {
+                "an Int128"
+            } else {
+                "a BigInt"
+            };
+            cx.unsupported(
+                node,
+                &format!("integer literal `{text}` ({wide}); zy's widest integer is Int64"),
+            )
+        }
     }
 }
 

@@ -110,7 +110,7 @@ fn half_typed_edit() {
 #[test]
 fn integer_literals_that_overflow_int64() {
     check(
-        "f() = 9223372036854775807\ng() = 9223372036854775808\nh() = -9223372036854775808\n",
+        "f() = 9223372036854775807\ng() = 9223372036854775808\nh() = -9223372036854775808\nk() = 100000000000000000000000000000000000000000\n",
         expect![[r#"
             (function f ()
               9223372036854775807)
@@ -118,7 +118,10 @@ fn integer_literals_that_overflow_int64() {
               (error))
             (function h ()
               -9223372036854775808)
-            error 32..51: integer literal too large [syntax-error]
+            (function k ()
+              (error))
+            error 32..51: unsupported: integer literal `9223372036854775808` (an Int128); zy's widest integer is Int64 [unsupported]
+            error 85..127: unsupported: integer literal `100000000000000000000000000000000000000000` (a BigInt); zy's widest integer is Int64 [unsupported]
         "#]],
     );
 }

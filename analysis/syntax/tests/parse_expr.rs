@@ -46,6 +46,6 @@ fn bad_call_strings_are_errors() {
     );
     assert_eq!(
         show("f(99999999999999999999)"),
-        "error 2..22 syntax-error: integer literal too large"
+        "error 2..22 unsupported: unsupported: integer literal `99999999999999999999` (an Int128); zy's widest integer is Int64"
     );
 }
