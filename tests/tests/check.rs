@@ -930,6 +930,44 @@ fn test_files_included_from_a_testset_see_the_package() {
 }
 
 #[test]
+fn a_package_named_by_its_project_runs_its_tests() {
+    // A clone whose folder is not the package's name (`Project.toml` names it), submodules
+    // that `using` their own package as Julia's loader allows, and one function holding a
+    // literal past Int64 (Julia's BigInt): that function alone is refused, the tests run.
+    let dir = dir_with(&[
+        ("repo/Project.toml", "name = \"Algos\"\nversion = \"0.1.0\"\n"),
+        (
+            "repo/src/Algos.jl",
+            "module Algos\ninclude(\"math/Math.jl\")\nend\n",
+        ),
+        (
+            "repo/src/math/Math.jl",
+            "export Math\nmodule Math\nusing Algos\nexport square, big\nsquare(x) = x^2\nbig() = 100000000000000000000000\nend\n",
+        ),
+        (
+            "repo/test/runtests.jl",
+            "using Algos\nusing Algos.Math\nusing Test\n@testset \"math\" begin\n    @test square(3) == 9\n    @test square(2.0) == 5.0\nend\n",
+        ),
+    ]);
+    let (status, out, err) = run(dir.path(), &["check", "repo", "--format", "short"]);
+    expect![[r#"
+        repo/src/math/Math.jl:6:9: error[unsupported]: unsupported: integer literal `100000000000000000000000` (an Int128); zy's widest integer is Int64
+        repo/test/runtests.jl:6:5: error[test-failed]: Test Failed: Expression: square(2.0) == 5.0, Evaluated: 4.0 == 5.0
+    "#]]
+    .assert_eq(&format!("{out}{err}"));
+    assert_eq!(status, 1);
+    let (status, out, err) = run(
+        &dir.path().join("repo"),
+        &["check", "src/math/Math.jl", "--format", "short"],
+    );
+    expect![[r#"
+        src/math/Math.jl:6:9: error[unsupported]: unsupported: integer literal `100000000000000000000000` (an Int128); zy's widest integer is Int64
+    "#]]
+    .assert_eq(&format!("{out}{err}"));
+    assert_eq!(status, 1);
+}
+
+#[test]
 fn tests_and_scripts_keep_the_data_they_only_read() {
     // A package's tests and a training script as users write them: the data they bind are
     // read by `@test` (which pass), `@show` and `println` of the package's functions, which

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use zy_ir::{GenericFunction, Name, Op, Program, StructDef, StructKind, StructType, Type};
+use zy_ir::{
+    GenericFunction, Name, Op, Program, StructDef, StructKind, StructType, Type, TypeExpr,
+};
 
 use crate::error::{ambiguous, no_method, Fail};
 use crate::pattern::{
@@ -123,9 +125,14 @@ fn select_among(
         if !arity_ok {
             continue;
         }
-        let pats = sigs.patterns(&gf.name, i as u32, args.len(), || {
+        let pats = match sigs.patterns(&gf.name, i as u32, args.len(), || {
             patterns(program, m, args.len())
-        })?;
+        }) {
+            Ok(pats) => pats,
+            // A method whose signature zy cannot read fails only the calls it may take.
+            Err(_) if !might_take(program, m, args) => continue,
+            Err(e) => return Err(e),
+        };
         refuse_exception_dispatch(gf, &pats, args)?;
         let mut b = Bindings::new();
         let matching = |p: &Pat, t: &Type, b: &mut Bindings| match library {
@@ -209,6 +216,27 @@ fn takes_substring(p: &Pat, t: &Type) -> bool {
         Pat::Union(ps) => ps.iter().any(|p| takes_substring(p, t)),
         _ => false,
     }
+}
+
+/// Whether `m`, whose signature does not read as patterns, may take `args`: each annotation
+/// read as its bare type (`B` for `B{T, N, X}`), or as any type where that fails too.
+fn might_take(program: &Program, m: &zy_ir::Method, args: &[Type]) -> bool {
+    let vararg = m.vararg();
+    let fixed = m.sig.len() - usize::from(vararg.is_some());
+    let bare = |e: &TypeExpr| {
+        let head = match e {
+            TypeExpr::Named { name, .. } => TypeExpr::named(name),
+            TypeExpr::Typeof(_) => e.clone(),
+        };
+        pattern(&head, &m.where_params, program).unwrap_or(Pat::Any)
+    };
+    let mut b = Bindings::new();
+    m.sig[..fixed]
+        .iter()
+        .map(Option::as_ref)
+        .chain(std::iter::repeat(vararg.flatten()))
+        .zip(args)
+        .all(|(s, t)| matches_as_julia(&s.map_or(Pat::Any, bare), t, &mut b, program))
 }
 
 /// The patterns of `m`'s annotations for a call with `n` arguments (a varargs annotation

@@ -588,15 +588,20 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
                     params: Some(vec![pattern(&wrapped, vars, program)?]),
                 })
             }
-            Some(def) if params.len() == def.params.len() => Ok(Pat::Struct {
-                name: name.clone(),
-                params: Some(
-                    params
-                        .iter()
-                        .map(|p| pattern(p, vars, program))
-                        .collect::<Result<_, _>>()?,
-                ),
-            }),
+            // `B{T}` of `struct B{T, HT}`: the parameters not written are any (`B{T, HT}
+            // where HT`), as Julia applies a type's parameters in order.
+            Some(def) if params.len() <= def.params.len() => {
+                let any = TypeExpr::Named {
+                    name: "<:".into(),
+                    params: vec![TypeExpr::named("Any")],
+                };
+                let written = params.iter().map(|p| pattern(p, vars, program));
+                let rest = (params.len()..def.params.len()).map(|_| pattern(&any, vars, program));
+                Ok(Pat::Struct {
+                    name: name.clone(),
+                    params: Some(written.chain(rest).collect::<Result<_, _>>()?),
+                })
+            }
             Some(_) => Err(Fail::method(format!(
                 "wrong number of type parameters in `{expr}`"
             ))),

@@ -88,7 +88,13 @@ pub(crate) fn concrete_of(name: &str, program: &Program) -> Option<Type> {
             "Float32" => Some(Type::Float32),
             "Bool" => Some(Type::Bool),
             "Nothing" => Some(Type::Nothing),
-            n => zy_ir::IntKind::from_name(n).map(Type::Int),
+            // A program's struct without parameters (`Heap{Float64, Ascending}`).
+            n => match program.structs.get(n) {
+                Some(def) if def.params.is_empty() && !def.is_abstract => {
+                    crate::dispatch::struct_instance(program, &def.name, Vec::new())
+                }
+                _ => zy_ir::IntKind::from_name(n).map(Type::Int),
+            },
         };
     }
     let p = pattern_of(name, program).ok()?;
