@@ -653,11 +653,36 @@ impl<'a> Cx<'a> {
                 def.params.len()
             )));
         }
-        if def.inner_constructors {
-            return Err(Fail::unsupported(format!(
-                "`{0}{{...}}(...)` of a struct with inner constructors; call `{0}(...)` instead",
-                def.name
-            )));
+        // A constructor written with the parameters (`S{T}(x) where T = ...`), taking them
+        // first as types; without one that applies, the default constructor (if the struct
+        // has no inner constructors).
+        let curly: Name = format!("{name}{{}}").into();
+        let known = params.elems.as_deref().unwrap_or_default();
+        let given_values: Option<Vec<Val>> = given
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match (t, known.get(i).cloned().flatten()) {
+                (Type::Function(n), _) => Some(Val::lit(Const::Func(n.clone()))),
+                (_, k) => k.map(Val::lit),
+            })
+            .collect();
+        match (self.program.functions.get(&curly), given_values) {
+            (Some(gf), Some(mut all)) => {
+                all.extend(fields.iter().cloned());
+                let types = crate::value::types(&all);
+                let applies = dispatch::select(self.signatures, self.program, gf, &types).is_ok();
+                if applies || def.inner_constructors {
+                    return self.call_named(b, &curly, &all);
+                }
+            }
+            _ if def.inner_constructors => {
+                return Err(Fail::unsupported(format!(
+                    "`{0}{{...}}(...)` of a struct whose inner constructors are not written \
+                     `{0}{{T}}(...)`; call `{0}(...)` instead",
+                    def.name
+                )));
+            }
+            _ => {}
         }
         // The Ints and Bools among the parameters (`S{3}`, `S{true}`), known where the call
         // is compiled.

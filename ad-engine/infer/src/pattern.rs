@@ -1073,6 +1073,13 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Pr
     if struct_value_matches(p, t, b, program) {
         return true;
     }
+    // `::Type{T} where T` of a program's own struct type (`BH{Float64, MinT}()` passes
+    // `MinT` to the constructor `BH{T, H}() where {T, H}`), binding `T` to it.
+    if let (Pat::TypeValue(inner), Type::Function(m)) = (p, t) {
+        if let (Pat::Var(_), Some(s)) = (&**inner, struct_type_of(m, program)) {
+            return matches_exact(inner, &s, b);
+        }
+    }
     // A range or a `Diagonal` is an AbstractVector (AbstractMatrix) of its elements.
     match (p, abstract_array(t)) {
         (

@@ -983,6 +983,9 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
             if args.iter().any(|a| a.kind == Kind::Do) {
                 return unsupported(cx, node, "`do` block in a method signature");
             }
+            if let Some(sig) = curly_constructor(cx, callee, args) {
+                return sig;
+            }
             let name = method_name(cx, callee)?;
             Some(Signature {
                 name,
@@ -1030,6 +1033,59 @@ fn signature_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<Signature> {
             None
         }
     }
+}
+
+/// `S{A, B}(args)`, a constructor of `S` with its type parameters given (Julia's method of
+/// the type `S{A, B}`): a method of [`curly_name`]`(S)` taking each parameter first as a type,
+/// `(::Type{A}, ::Type{B}, args)`, so that `S{Float64, Int}(x)` passes them
+/// (`None` when `callee` is not such a head).
+fn curly_constructor(
+    cx: &mut Cx,
+    callee: &SyntaxNode,
+    args: &[SyntaxNode],
+) -> Option<Option<Signature>> {
+    let (false, Kind::Curly, [name, given @ ..]) =
+        (callee.leaf, callee.kind, callee.children.as_slice())
+    else {
+        return None;
+    };
+    if !(name.leaf && name.kind == Kind::Identifier) {
+        return Some(unsupported(cx, callee, "constructor definition"));
+    }
+    let mut params = Params::default();
+    for p in given {
+        let Some(ty) = type_expr(cx, p) else {
+            return Some(None);
+        };
+        params.positional.push(Param {
+            name: None,
+            ty: Some(TypeExpr::Named {
+                name: "Type".into(),
+                params: vec![ty],
+                range: p.range,
+            }),
+            default: None,
+            varargs: false,
+            range: p.range,
+        });
+    }
+    let rest = self::params(cx, args);
+    params.positional.extend(rest.positional);
+    params.keywords = rest.keywords;
+    params.rest = rest.rest;
+    Some(Some(Signature {
+        name: FunctionName::Named(curly_name(cx.text(name))),
+        name_range: callee.range,
+        params,
+        where_params: Vec::new(),
+        return_type: None,
+    }))
+}
+
+/// The function holding the constructors of struct `name` written with its type parameters
+/// (`S{T}(x) where T = ...`), which `S{Float64}(x)` calls.
+pub fn curly_name(name: &str) -> String {
+    format!("{name}{{}}")
 }
 
 /// The callee of a method signature: a name or `(d::Dense)` / `(::Dense)`.
@@ -1669,7 +1725,9 @@ fn inner_constructor(cx: &mut Cx, node: &SyntaxNode, name: &str, params: &[Strin
         return;
     };
     match &def.name {
-        FunctionName::Named(n) if n == name => cx.constructors.push(def),
+        FunctionName::Named(n) if *n == name || *n == curly_name(name) => {
+            cx.constructors.push(def)
+        }
         _ => {
             let range = def.name_range;
             cx.unsupported_at(
@@ -1691,7 +1749,11 @@ type TypeHead<'n> = (
 
 fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
     let (head, supertype) = match (head.leaf, head.kind, head.children.as_slice()) {
-        (false, Kind::Subtype, [sub, sup]) => (sub, Some(supertype(cx, sup)?)),
+        // `S{T} <: Super where {T}`: the `where` binds the struct's own parameters again.
+        (false, Kind::Subtype, [sub, sup]) => match (sup.leaf, sup.kind, sup.children.as_slice()) {
+            (false, Kind::Where, [sup, _, ..]) => (sub, Some(supertype(cx, sup)?)),
+            _ => (sub, Some(supertype(cx, sup)?)),
+        },
         _ => (head, None),
     };
     match (head.leaf, head.kind, head.children.as_slice()) {
