@@ -103,9 +103,21 @@ pub(crate) fn failed(
     (out, vec![fail.at(span)])
 }
 
-/// End `block` with `error(msg)`.
+/// End `block` with `error(msg)`; a message naming Julia's exception (`MethodError: ...`)
+/// raises that exception, so that a run reaching a call inference found no method for
+/// raises the `MethodError` Julia raises there.
 pub(crate) fn throw(out: &mut Function, block: Block, msg: &str, span: Span) {
-    let args = vec![Operand::Const(Const::Str(msg.into()))];
+    let named = msg.split_once(": ").filter(|(name, _)| {
+        (name.ends_with("Error") || name.ends_with("Exception"))
+            && name.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    let args = match named {
+        Some((name, rest)) => vec![
+            Operand::Const(Const::Symbol(name.into())),
+            Operand::Const(Const::Str(rest.into())),
+        ],
+        None => vec![Operand::Const(Const::Str(msg.into()))],
+    };
     out.push_stmt(
         block,
         Stmt {

@@ -71,6 +71,29 @@ pub fn type_call(
     type_call_in(db, file, MAIN, expr)
 }
 
+/// [`type_call_in`] for running the call: when every error is a `MethodError`, the typed
+/// program, which raises each where it was found (as Julia raises it when the call is made),
+/// so that one in code the run does not reach (a branch after a `throw`, the element call of
+/// a comprehension over no elements) is no error.
+pub fn type_call_to_run(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    module: &str,
+    expr: &Expr,
+) -> Result<TypedCall, CallErrors> {
+    let (typed, errors) = type_call_with_errors(db, file, module, expr)?;
+    match errors.iter().all(raised_when_reached) {
+        true => Ok(typed),
+        false => Err(CallErrors(errors)),
+    }
+}
+
+/// Whether a run may go ahead despite the type error `e`: a `MethodError`, which the typed
+/// code raises where it was found, as Julia raises it only if the call is made.
+pub(crate) fn raised_when_reached(e: &TypeError) -> bool {
+    e.code == "method-error"
+}
+
 /// [`type_call`], with the call's names seen from `module` of `file`'s program (the module of
 /// the definition a `# zy:` annotation stands above).
 pub fn type_call_in(
@@ -79,6 +102,20 @@ pub fn type_call_in(
     module: &str,
     expr: &Expr,
 ) -> Result<TypedCall, CallErrors> {
+    match type_call_with_errors(db, file, module, expr)? {
+        (typed, errors) if errors.is_empty() => Ok(typed),
+        (_, errors) => Err(CallErrors(errors)),
+    }
+}
+
+/// The call typed, with the type errors found in it and what it reaches (each raised where it
+/// was found); `Err` when it could not be lowered.
+fn type_call_with_errors(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    module: &str,
+    expr: &Expr,
+) -> Result<(TypedCall, Vec<TypeError>), CallErrors> {
     let def = GlobalDef {
         name: CALL_NAME.into(),
         name_range: expr.range,
@@ -110,23 +147,18 @@ pub fn type_call_in(
     // The library's methods on matrices wait until the program can make one
     // (`reach::MATRIX_MAKERS`); a library function that makes one where those lists do not
     // say so would fail here for a method it does not see: typed again with them.
-    match typed {
-        Err(CallErrors(ref errors))
-            if errors.iter().any(|e| e.code == "method-error")
-                && !key.index(db).reached.contains(MATRIX) =>
-        {
-            type_in(db, call_program(db, file, &lowered, true), call).or(typed)
+    if typed.1.iter().any(|e| e.code == "method-error") && !key.index(db).reached.contains(MATRIX)
+    {
+        let again = type_in(db, call_program(db, file, &lowered, true), call);
+        if again.1.is_empty() {
+            return Ok(again);
         }
-        _ => typed,
     }
+    Ok(typed)
 }
 
-/// The call `call` typed in the program `key`.
-fn type_in(
-    db: &dyn salsa::Database,
-    key: ProgramKey,
-    call: &Global,
-) -> Result<TypedCall, CallErrors> {
+/// The call `call` typed in the program `key`, with the type errors found.
+fn type_in(db: &dyn salsa::Database, key: ProgramKey, call: &Global) -> (TypedCall, Vec<TypeError>) {
     let program = &key.index(db).program;
     let mut oracle =
         |callee: &Instance| ret_type(db, InstanceId::new(db, key, Arc::new(callee.clone())));
@@ -137,15 +169,12 @@ fn type_in(
             errors.insert(0, e.clone());
         }
     }
-    if errors.is_empty() {
-        Ok(TypedCall {
-            body: Arc::new(entry.func),
-            program,
-            key,
-        })
-    } else {
-        Err(CallErrors(errors))
-    }
+    let typed = TypedCall {
+        body: Arc::new(entry.func),
+        program,
+        key,
+    };
+    (typed, errors)
 }
 
 /// The program a call (lowered and resolved in `file`) is typed in: the file's, with the

@@ -61,7 +61,7 @@ mod unpack;
 
 pub use ad::{adjoint, expanded, gradient, reaching, AdjointKey, GradientProgram};
 pub use call::{
-    type_call, type_call_in, typed_program, CallErrors, CallFunctions, TypedCall, CALL_NAME,
+    type_call, type_call_in, type_call_to_run, typed_program, CallErrors, CallFunctions, TypedCall, CALL_NAME,
     CALL_SPAN_FILE,
 };
 pub use db::RootDatabase;

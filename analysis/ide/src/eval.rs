@@ -165,7 +165,7 @@ pub(crate) fn eval_at(
         Failure::typing("syntax-error", in_site(db, site, e.range.start, e.message))
     })?;
     let typed =
-        zy_hir::type_call(db, file, &expr).map_err(|errs| match errs.0.into_iter().next() {
+        zy_hir::type_call_to_run(db, file, zy_hir::MAIN, &expr).map_err(|errs| match errs.0.into_iter().next() {
             Some(e) => Failure::typing(e.code, error_at(db, e.span, site, e.message)),
             None => Failure::typing(
                 "internal-error",
@@ -185,7 +185,8 @@ pub(crate) fn eval_at(
         true => {
             let text = format!("{call} |> Base._with_repr");
             let wrapped = zy_syntax::parse_expr(&text).ok();
-            let typed_text = wrapped.and_then(|e| zy_hir::type_call(db, file, &e).ok());
+            let typed_text =
+                wrapped.and_then(|e| zy_hir::type_call_to_run(db, file, zy_hir::MAIN, &e).ok());
             typed_text.ok_or(typed)
         }
         false => Err(typed),
