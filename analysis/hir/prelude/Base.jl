@@ -1392,6 +1392,12 @@ with `op` from the left. With `init`, the fold starts from it, `op(op(init, f(x[
 and an empty `x` gives `init`; without, an empty `x` is an `ArgumentError`.
 """
 mapreduce(f, op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(f, op, init, x)
+# A string folds its characters, as Julia iterates it.
+mapreduce(f, op, s::AbstractString; init = _InitialValue()) = _mapfoldl(f, op, init, collect(s))
+reduce(op, s::AbstractString; init = _InitialValue()) = _mapfoldl(identity, op, init, collect(s))
+foldl(op, s::AbstractString; init = _InitialValue()) = _mapfoldl(identity, op, init, collect(s))
+maximum(f, s::AbstractString) = mapreduce(f, max, s)
+minimum(f, s::AbstractString) = mapreduce(f, min, s)
 # Of several arrays: Julia's `reduce(op, map(f, a, b...))`, `f` of the elements at each index.
 mapreduce(f, op, a::AbstractArray, bs::AbstractArray...; init = _InitialValue()) =
     _mapfoldl(identity, op, init, map(f, a, bs...))
@@ -5670,6 +5676,15 @@ The number written in `s` (whitespace around it allowed; an Int may have a sign,
 parse(::Type{Int64}, s::AbstractString; base = nothing) = _parse_int(s, base)
 parse(::Type{Int}, s::AbstractString; base = nothing) = _parse_int(s, base)
 parse(::Type{Float64}, s::String) = _parse_float(s)
+# `parse(Int, '7')`: the digit's value in `base` (10 unless given; letters from 10 on).
+parse(::Type{Int64}, c::Char; base = 10) = _parse_digit(c, base)
+parse(::Type{Int}, c::Char; base = 10) = _parse_digit(c, base)
+function _parse_digit(c::Char, base)
+    d = '0' <= c <= '9' ? Int(c) - 48 :
+        'a' <= c <= 'z' ? Int(c) - 87 : 'A' <= c <= 'Z' ? Int(c) - 55 : base
+    d < base || throw(ArgumentError("invalid base $base digit $(repr(c))"))
+    return d
+end
 function tryparse(::Type{Int64}, s::AbstractString; base = nothing)
     ok, n = _tryparse_int(s, base)
     return NothingOrInt(ok, n)
