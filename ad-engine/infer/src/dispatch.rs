@@ -219,7 +219,8 @@ fn takes_substring(p: &Pat, t: &Type) -> bool {
 }
 
 /// Whether `m`, whose signature does not read as patterns, may take `args`: each annotation
-/// read as its bare type (`B` for `B{T, N, X}`), or as any type where that fails too.
+/// read as its bare type (`B` for `B{T, N, X}`); a type zy does not know (a struct it refused)
+/// has no values to take.
 fn might_take(program: &Program, m: &zy_ir::Method, args: &[Type]) -> bool {
     let vararg = m.vararg();
     let fixed = m.sig.len() - usize::from(vararg.is_some());
@@ -228,7 +229,7 @@ fn might_take(program: &Program, m: &zy_ir::Method, args: &[Type]) -> bool {
             TypeExpr::Named { name, .. } => TypeExpr::named(name),
             TypeExpr::Typeof(_) => e.clone(),
         };
-        pattern(&head, &m.where_params, program).unwrap_or(Pat::Any)
+        pattern(&head, &m.where_params, program).ok()
     };
     let mut b = Bindings::new();
     m.sig[..fixed]
@@ -236,7 +237,10 @@ fn might_take(program: &Program, m: &zy_ir::Method, args: &[Type]) -> bool {
         .map(Option::as_ref)
         .chain(std::iter::repeat(vararg.flatten()))
         .zip(args)
-        .all(|(s, t)| matches_as_julia(&s.map_or(Pat::Any, bare), t, &mut b, program))
+        .all(|(s, t)| match s.map_or(Some(Pat::Any), bare) {
+            Some(p) => matches_as_julia(&p, t, &mut b, program),
+            None => false,
+        })
 }
 
 /// The patterns of `m`'s annotations for a call with `n` arguments (a varargs annotation
