@@ -2893,6 +2893,9 @@ The linear indices of an array or tuple, `Base.OneTo(length(x))`; with several a
 common indices (a `DimensionMismatch` where their lengths differ).
 """
 eachindex(x::AbstractArray) = OneTo(length(x))
+# `eachindex(IndexCartesian(), A)`: Cartesian indices; `IndexLinear()`, linear ones.
+eachindex(::IndexCartesian, x::AbstractArray) = CartesianIndices(size(x))
+eachindex(::IndexLinear, x::AbstractArray) = OneTo(length(x))
 # `keys` of a Vector: its indices (Julia's `LinearIndices`, indexable as `1:length(x)`).
 keys(x::AbstractVector) = 1:length(x)
 eachindex(x::Tuple) = OneTo(length(x))
@@ -7812,6 +7815,9 @@ reshape(A::Array, dims::Tuple{Int}) = _reshape(A, dims[1])
 reshape(A::Array, ::Colon, n::Int) = _reshape(A, _reshape_colon(A, n, true), n)
 reshape(A::Array, m::Int, ::Colon) = _reshape(A, m, _reshape_colon(A, m, false))
 reshape(A::Array, ::Colon) = _reshape(A, length(A))
+# `reshape(A, (:, n))`: the dimensions as a tuple, one of them a colon.
+reshape(A::Array, dims::Tuple{Colon, Int}) = reshape(A, :, dims[2])
+reshape(A::Array, dims::Tuple{Int, Colon}) = reshape(A, dims[1], :)
 reshape(r::UnitRange{Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRange{Int, Int}, dims...) = reshape(collect(r), dims...)
 reshape(r::StepRangeLen, dims...) = reshape(collect(r), dims...)
@@ -10707,6 +10713,8 @@ zero(z::Complex) = Complex(zero(z.re), zero(z.im))
 one(z::Complex) = Complex(one(z.re), zero(z.im))
 zero(::Type{ComplexF64}) = Complex(0.0, 0.0)
 one(::Type{ComplexF64}) = Complex(1.0, 0.0)
+zero(::Type{Complex{T}}) where {T <: Real} = Complex(zero(T), zero(T))
+one(::Type{Complex{T}}) where {T <: Real} = Complex(one(T), zero(T))
 # The product of complex numbers, from the left (`one` of an empty array).
 function prod(x::Array{ComplexF64})
     p = one(ComplexF64)
