@@ -151,6 +151,10 @@ pub struct StructDef {
     pub const_fields: Vec<Name>,
     pub mutable: bool,
     pub kind: StructKind,
+    /// A struct of the library (the prelude's modules), set where its names are qualified:
+    /// Julia's default `show` writes the program's structs as their type and fields, and the
+    /// library's its own way.
+    pub library: bool,
     pub span: Span,
 }
 

@@ -946,6 +946,23 @@ mod tests {
         }
     }
 
+    /// The library's structs are marked as the library's, whether its items are read as built
+    /// or resolved in the program's scope; the program's own are not.
+    #[test]
+    fn the_librarys_structs_are_marked_as_its_own() {
+        let text = "struct Sink <: IO\n    n::Int\nend\nf() = Sink(1).n\n";
+        for extra in ["", "Base.zy_new_name(x) = 1\n"] {
+            let (db, file) = program(&format!("{extra}{text}"));
+            let structs = &ProgramKey::of(&db, file).index(&db).program.structs;
+            let library = |n: &str| structs.get(n).map(|s| s.library);
+            assert_eq!(
+                (library("Base.IO"), library("Sink")),
+                (Some(true), Some(false)),
+                "{extra}"
+            );
+        }
+    }
+
     /// The calls of `body`, by callee.
     fn calls(body: &Function) -> impl Iterator<Item = &Name> {
         body.values.iter().filter_map(|v| match &v.kind {
