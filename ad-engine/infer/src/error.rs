@@ -37,12 +37,19 @@ impl Fail {
     }
 
     /// A name nothing in `program` defines: as [`Fail::undefined_name`], unless the program's
-    /// definition of it was refused, which the message then says.
+    /// definition of it was refused, which the message then says; an `UndefVarError` names the
+    /// packages zy does not have that the program imports, where the name may come from.
     pub fn undefined_in(name: &str, program: &zy_ir::Program) -> Fail {
-        match program.refused.get(name) {
-            Some(why) => Fail::unsupported(why.clone()),
-            None => Fail::undefined_name(name),
+        if let Some(why) = program.refused.get(name) {
+            return Fail::unsupported(why.clone());
         }
+        let mut fail = Fail::undefined_name(name);
+        if fail.code == "undefined-name" {
+            if let Some(hint) = unknown_package_hint(name, &program.unknown_packages) {
+                fail.message = hint;
+            }
+        }
+        fail
     }
 
     /// A name nothing in scope defines: Julia's `UndefVarError`, or, for a name of Julia's
@@ -120,6 +127,34 @@ impl Fail {
             code: self.code,
             message: self.message,
         }
+    }
+}
+
+/// The `UndefVarError` of `name` where the program imports `packages` that zy does not have:
+/// the module `Optim` of `Optim.LBFGS` (or a name qualified by it) is such a package, a bare
+/// `LBFGS` may come from any of them. `None` without such packages, or for a name qualified by
+/// another module.
+fn unknown_package_hint(
+    name: &str,
+    packages: &std::collections::BTreeSet<zy_ir::Name>,
+) -> Option<String> {
+    let module = name.split_once('.').map_or(name, |(m, _)| m);
+    if let Some(p) = packages.get(module) {
+        return Some(format!(
+            "UndefVarError: `{p}` not defined: `{p}` is a package zy does not have"
+        ));
+    }
+    let listed: Vec<String> = packages.iter().map(|p| format!("`{p}`")).collect();
+    match listed.as_slice() {
+        _ if name.contains('.') => None,
+        [] => None,
+        [one] => Some(format!(
+            "UndefVarError: `{name}` not defined; it may come from the package {one}, which zy does not have"
+        )),
+        many => Some(format!(
+            "UndefVarError: `{name}` not defined; it may come from one of the packages {}, which zy does not have",
+            many.join(", ")
+        )),
     }
 }
 

@@ -196,6 +196,9 @@ pub struct Program {
     /// refused, its outer constructor kept), with the message a call that no kept method
     /// takes gives instead of `MethodError`.
     pub refused_beside: BTreeMap<Name, String>,
+    /// The packages the program imports that zy does not have (`Optim` of `using Optim`): a
+    /// name nothing defines may come from one of them, and an `UndefVarError` says so.
+    pub unknown_packages: BTreeSet<Name>,
 }
 
 /// The generic-function name under which the call methods of struct (or closure) type `name`

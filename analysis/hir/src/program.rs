@@ -816,6 +816,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
     let names = root_scope_names(db, root);
     index.program.refused = names.refused().clone();
     index.program.refused_beside = names.refused_beside().clone();
+    index.program.unknown_packages = names.unknown_packages();
     index.reached = match reached {
         Some(r) => {
             for name in r.waiting {
