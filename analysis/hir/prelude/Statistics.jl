@@ -255,14 +255,15 @@ in its shape), Julia's definition: with `m = alpha + p (1 - alpha - beta)` and
 `alpha = beta = 1` is Hyndman and Fan's type 7 (R's and NumPy's); `sorted = true` takes `x` as
 sorted without checking. A `p`, `alpha` or `beta` outside [0, 1], an empty `x` or a `NaN`
 element is an `ArgumentError`. The order is `sortperm`'s, and the gradient reaches the two
-order statistics interpolated; another iterable is collected first.
+order statistics interpolated; another iterable is collected first (a matrix stays one, which
+`quantile!` does not take: Julia's `MethodError`).
 """
 function quantile(x::AbstractVector, p; sorted::Bool = false, alpha::Real = 1.0,
                   beta::Real = alpha)
     return _quantiles(x, _quantile_order(x, sorted, p), p, alpha, beta)
 end
 quantile(itr, p; sorted::Bool = false, alpha::Real = 1.0, beta::Real = alpha) =
-    quantile(collect(itr), p; sorted = sorted, alpha = alpha, beta = beta)
+    quantile!(collect(itr), p; sorted = sorted, alpha = alpha, beta = beta)
 
 """
     quantile!(v, p; sorted = false, alpha = 1.0, beta = alpha), quantile!(q, v, p; ...)
