@@ -892,9 +892,40 @@ fn a_package_test_file_sees_the_package_it_uses() {
         (
             1,
             "test/runtests.jl:3:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
-             test/runtests.jl:6:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined\n",
+             test/runtests.jl:6:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined: `Other` is a package zy does not have\n",
             ""
         )
+    );
+}
+
+#[test]
+fn a_name_from_an_unknown_package_says_which_package_may_define_it() {
+    // `using Optim` is a warning; a call of a function using `LBFGS` (which only Optim could
+    // define) is an error located at the name, saying so, as is `Optim.` of a qualified name.
+    let dir = dir_with(&[(
+        "fit.jl",
+        "using Optim\nusing LinearAlgebra\n\n# zy: at fit([1.0, 2.0])\nfit(x0) = optimize(norm, x0, LBFGS())\n# zy: at fit_qualified([1.0, 2.0])\nfit_qualified(x0) = Optim.optimize(norm, x0, Optim.LBFGS())\n# zy: at served([1.0, 2.0])\nserved(x0) = norm(x0)\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "fit.jl", "--format", "short"]);
+    assert_eq!(
+        (status, out.as_str(), err.as_str()),
+        (
+            1,
+            "fit.jl:1:1: warning[unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused\n\
+             fit.jl:5:30: error[undefined-name]: UndefVarError: `LBFGS` not defined; it may come from the package `Optim`, which zy does not have\n\
+             fit.jl:7:21: error[undefined-name]: UndefVarError: `Optim` not defined: `Optim` is a package zy does not have\n",
+            ""
+        )
+    );
+    // Of two unknown packages, either may define it.
+    let dir = dir_with(&[(
+        "two.jl",
+        "using Optim, Plots\n# zy: at fit([1.0, 2.0])\nfit(x0) = optimize(sum, x0, LBFGS())\n",
+    )]);
+    let (_, out, _) = run(dir.path(), &["check", "two.jl", "--format", "short"]);
+    assert!(
+        out.contains("two.jl:3:29: error[undefined-name]: UndefVarError: `LBFGS` not defined; it may come from one of the packages `Optim`, `Plots`, which zy does not have\n"),
+        "{out}"
     );
 }
 

@@ -37,12 +37,19 @@ impl Fail {
     }
 
     /// A name nothing in `program` defines: as [`Fail::undefined_name`], unless the program's
-    /// definition of it was refused, which the message then says.
+    /// definition of it was refused, which the message then says; an `UndefVarError` names the
+    /// packages zy does not have that the program imports, where the name may come from.
     pub fn undefined_in(name: &str, program: &zy_ir::Program) -> Fail {
-        match program.refused.get(name) {
-            Some(why) => Fail::unsupported(why.clone()),
-            None => Fail::undefined_name(name),
+        if let Some(why) = program.refused.get(name) {
+            return Fail::unsupported(why.clone());
         }
+        let mut fail = Fail::undefined_name(name);
+        if fail.code == "undefined-name" {
+            if let Some(hint) = unknown_package_hint(name, &program.unknown_packages) {
+                fail.message = hint;
+            }
+        }
+        fail
     }
 
     /// A name nothing in scope defines: Julia's `UndefVarError`, or, for a name of Julia's
@@ -121,6 +128,60 @@ impl Fail {
             message: self.message,
         }
     }
+}
+
+/// The `UndefVarError` of `name` where the program imports `packages` that zy does not have:
+/// the module `Optim` of `Optim.LBFGS` (or a name qualified by it) is such a package, a bare
+/// `LBFGS` may come from any of them. `None` without such packages, or for a name qualified by
+/// another module.
+fn unknown_package_hint(
+    name: &str,
+    packages: &std::collections::BTreeSet<zy_ir::Name>,
+) -> Option<String> {
+    let module = name.split_once('.').map_or(name, |(m, _)| m);
+    if let Some(p) = packages.get(module) {
+        return Some(format!(
+            "UndefVarError: `{p}` not defined: `{p}` is a package zy does not have"
+        ));
+    }
+    let listed: Vec<String> = packages.iter().map(|p| format!("`{p}`")).collect();
+    match listed.as_slice() {
+        _ if name.contains('.') => None,
+        [] => None,
+        [one] => Some(format!(
+            "UndefVarError: `{name}` not defined; it may come from the package {one}, which zy does not have"
+        )),
+        many => Some(format!(
+            "UndefVarError: `{name}` not defined; it may come from one of the packages {}, which zy does not have",
+            many.join(", ")
+        )),
+    }
+}
+
+/// The refusal of a call that makes one of Julia's 0-dimensional arrays, which zy does not
+/// have, where no method takes it: `collect(0.5)`, `zeros()`, `ones(Float64)`, `fill(x)`,
+/// `fill(x, ())`, `Array{Float64}(undef)` and `Array{Float64, 0}(undef)` (lowered to
+/// `_undef_array(T)` and `_undef_array_rank(T, 0)`). `None` for another call.
+pub(crate) fn zero_dimensional(name: &str, args: &[crate::value::Val]) -> Option<Fail> {
+    use zy_ir::{Const, Type};
+    let bare = name.strip_prefix("Base.").unwrap_or(name);
+    let is_type = |v: &crate::value::Val| matches!(v.ty, Type::Function(_));
+    let no_sizes = |v: &crate::value::Val| matches!(&v.ty, Type::Tuple(ts) if ts.is_empty());
+    let what = match (bare, args) {
+        ("collect", [x]) if x.ty.is_number() => "`collect(x)` of a number",
+        ("zeros" | "ones", []) => "`zeros`, `ones` with no sizes",
+        ("zeros" | "ones", [d]) if is_type(d) || no_sizes(d) => "`zeros`, `ones` with no sizes",
+        ("zeros" | "ones", [t, d]) if is_type(t) && no_sizes(d) => "`zeros`, `ones` with no sizes",
+        ("fill", [_]) => "`fill(x)` with no sizes",
+        ("fill", [_, d]) if no_sizes(d) => "`fill(x, ())`",
+        ("_undef_array", [_]) => "`Array{T}(undef)` with no sizes",
+        ("_undef_array_rank", [_, n]) if n.konst == Some(Const::Int(0)) => "`Array{T, 0}(undef)`",
+        _ => return None,
+    };
+    Some(Fail::unsupported(format!(
+        "{what} (Julia's 0-dimensional array); zy's arrays have at least one dimension: write \
+         a vector of one element (`fill(x, 1)`, `[x]`) or use `x` itself"
+    )))
 }
 
 /// `MethodError: no method matching f(::Float64, ::Int64)`, as Julia words it.

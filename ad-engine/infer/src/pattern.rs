@@ -1739,6 +1739,7 @@ mod tests {
                 const_fields: Vec::new(),
                 mutable: false,
                 kind: zy_ir::StructKind::User,
+                library: false,
                 span: zy_ir::Span::default(),
             }
         };

@@ -212,29 +212,10 @@ fn is_dict(s: &zy_ir::StructType) -> bool {
 
 /// Is `s` a struct that Julia's default `show` writes as its type and fields (a struct of the
 /// program, or a `Pair`), not one the library shows its own way?
-fn shows_fields(s: &zy_ir::StructType) -> bool {
+fn shows_fields(program: &zy_ir::Program, s: &zy_ir::StructType) -> bool {
     s.kind == zy_ir::StructKind::User
-        && (&*s.name == "Base.Pair" || !LIBRARY_MODULES.iter().any(|m| s.name.starts_with(m)))
+        && (&*s.name == "Base.Pair" || program.structs.get(&s.name).is_some_and(|d| !d.library))
 }
-
-/// The prefixes of the library's struct names (the prelude's modules).
-const LIBRARY_MODULES: &[&str] = &[
-    "Base.",
-    "Core.",
-    "LinearAlgebra.",
-    "Statistics.",
-    "Random.",
-    "SparseArrays.",
-    "Printf.",
-    "Test.",
-    "ForwardDiff.",
-    "Zygote.",
-    "ReverseDiff.",
-    "SpecialFunctions.",
-    "LogExpFunctions.",
-    "StatsFuns.",
-    "Distributions.",
-];
 
 /// The prelude's `text/plain` display of a vector or matrix of numbers.
 const PLAIN_ARRAY: &str = "Base._plain_array";
@@ -294,7 +275,9 @@ pub fn shows(program: &zy_ir::Program, t: &Type) -> bool {
         Type::NamedTuple(fields) => fields.iter().any(|(_, t)| shows(program, t)),
         t if shown_by(program, t, SHOW) => true,
         Type::Struct(s) if s.mutable && is_dict(s) => s.params.iter().any(|t| shows(program, t)),
-        Type::Struct(s) if shows_fields(s) => s.fields.iter().any(|(_, t)| shows(program, t)),
+        Type::Struct(s) if shows_fields(program, s) => {
+            s.fields.iter().any(|(_, t)| shows(program, t))
+        }
         _ => false,
     }
 }

@@ -206,6 +206,7 @@ fn program(r: &mut Rng) -> Program {
             const_fields: Vec::new(),
             mutable: false,
             kind: StructKind::Closure,
+            library: false,
             span: Span::default(),
         },
     );

@@ -151,6 +151,10 @@ pub struct StructDef {
     pub const_fields: Vec<Name>,
     pub mutable: bool,
     pub kind: StructKind,
+    /// A struct of the library (the prelude's modules), set where its names are qualified:
+    /// Julia's default `show` writes the program's structs as their type and fields, and the
+    /// library's its own way.
+    pub library: bool,
     pub span: Span,
 }
 
@@ -192,6 +196,9 @@ pub struct Program {
     /// refused, its outer constructor kept), with the message a call that no kept method
     /// takes gives instead of `MethodError`.
     pub refused_beside: BTreeMap<Name, String>,
+    /// The packages the program imports that zy does not have (`Optim` of `using Optim`): a
+    /// name nothing defines may come from one of them, and an `UndefVarError` says so.
+    pub unknown_packages: BTreeSet<Name>,
 }
 
 /// The generic-function name under which the call methods of struct (or closure) type `name`

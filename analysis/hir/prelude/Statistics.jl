@@ -1,7 +1,7 @@
 # zy's prelude: the part of Julia's Statistics that zy defines in Julia. Seen after
 # `using Statistics` (its exports) or as `Statistics.name`.
 
-export mean, mean!, var, std, median, median!, cov, cor, quantile, varm, stdm, middle
+export mean, mean!, var, std, median, median!, cov, cor, quantile, quantile!, varm, stdm, middle
 
 """
     mean(x; dims)
@@ -246,35 +246,97 @@ function _same_length(x, y)
 end
 
 """
-    quantile(x, p)
+    quantile(x, p; sorted = false, alpha = 1.0, beta = alpha)
 
-The sample quantile of `x` at probability `p` (or at each probability of a vector `p`),
-Julia's default definition (Hyndman and Fan's type 7): the sorted elements interpolated
-linearly at `h = (n - 1) p + 1`. A `p` outside [0, 1], an empty `x` or a `NaN` element is an
-`ArgumentError`; the gradient reaches the two elements interpolated.
+The sample quantile of `x` at probability `p` (at each probability of an array or tuple `p`,
+in its shape), Julia's definition: with `m = alpha + p (1 - alpha - beta)` and
+`aleph = n p + m` (one rounding), the `j = floor(aleph)`-th and `j + 1`-th order statistics
+(`j` clamped to `1:n-1`) interpolated by `γ = aleph - j` (clamped to [0, 1]). The default
+`alpha = beta = 1` is Hyndman and Fan's type 7 (R's and NumPy's); `sorted = true` takes `x` as
+sorted without checking. A `p`, `alpha` or `beta` outside [0, 1], an empty `x` or a `NaN`
+element is an `ArgumentError`. The order is `sortperm`'s, and the gradient reaches the two
+order statistics interpolated; another iterable is collected first (a matrix stays one, which
+`quantile!` does not take: Julia's `MethodError`).
 """
-function quantile(x::AbstractVector, p::Real)
-    n = length(x)
-    if n == 0
-        throw(ArgumentError("empty data vector"))
+function quantile(x::AbstractVector, p; sorted::Bool = false, alpha::Real = 1.0,
+                  beta::Real = alpha)
+    return _quantiles(x, _quantile_order(x, sorted, p), p, alpha, beta)
+end
+quantile(itr, p; sorted::Bool = false, alpha::Real = 1.0, beta::Real = alpha) =
+    quantile!(collect(itr), p; sorted = sorted, alpha = alpha, beta = beta)
+
+"""
+    quantile!(v, p; sorted = false, alpha = 1.0, beta = alpha), quantile!(q, v, p; ...)
+
+`quantile(v, p; ...)`, leaving `v` reordered unless `sorted` (Julia's partial sort promises
+only that the order statistics read are in their sorted places; zy sorts `v` whole). With
+`q`, the quantiles at the probabilities of the array `p` are written into `q`, of `p`'s size
+(else a `DimensionMismatch`), and `q` is returned.
+"""
+function quantile!(v::AbstractVector, p; sorted::Bool = false, alpha::Real = 1.0,
+                   beta::Real = alpha)
+    q = quantile(v, p; sorted = sorted, alpha = alpha, beta = beta)
+    if !sorted && !_no_probabilities(p)
+        sort!(v)
     end
-    for k in 1:n
-        if x[k] != x[k]
-            throw(ArgumentError("quantiles are undefined in presence of NaNs or missing values"))
+    return q
+end
+
+function quantile!(q::AbstractArray, v::AbstractVector, p::AbstractArray; sorted::Bool = false,
+                   alpha::Real = 1.0, beta::Real = alpha)
+    if size(p) != size(q)
+        throw(DimensionMismatch("size of p, $(size(p)), must equal size of q, $(size(q))"))
+    end
+    q .= quantile!(v, p; sorted = sorted, alpha = alpha, beta = beta)
+    return q
+end
+
+# Julia checks the data only where a probability is asked for (an empty array or tuple of
+# them asks for none).
+_no_probabilities(p::Real) = false
+_no_probabilities(p) = isempty(p)
+
+# The indices of `x` in sorted order, a `Vector{Int}` (`1:n` when the caller says `x` is
+# sorted; a range's `sortperm` is a range), after Julia's checks of the data: empty, or holding
+# a `NaN`.
+function _quantile_order(x, sorted::Bool, p)
+    n = length(x)
+    if !_no_probabilities(p)
+        if n == 0
+            throw(ArgumentError("empty data vector"))
+        end
+        for k in 1:n
+            if x[k] != x[k]
+                throw(ArgumentError("quantiles are undefined in presence of NaNs or missing values"))
+            end
         end
     end
-    return _quantile(x, sortperm(x), p)
+    if sorted
+        return collect(1:n)
+    end
+    return collect(sortperm(x))
 end
-quantile(x::AbstractVector, ps::AbstractVector) = (order = sortperm(x); [_quantile(x, order, p) for p in ps])
 
-# The type-7 quantile of `x` at `p`, `order` sorting `x`: with α = β = 1, `m = 1 - p` and
-# `aleph = n p + m`, interpolate between the `j`-th and `j + 1`-th order statistics.
-function _quantile(x, order, p)
+_quantiles(x, order, p::Real, alpha, beta) = _quantile(x, order, p, alpha, beta)
+_quantiles(x, order, ps::AbstractArray, alpha, beta) =
+    [_quantile(x, order, p, alpha, beta) for p in ps]
+_quantiles(x, order, ps::Tuple, alpha, beta) = map(p -> _quantile(x, order, p, alpha, beta), ps)
+
+# The quantile of `x` at `p`, `order` sorting `x`: interpolate between the `j`-th and
+# `j + 1`-th order statistics (see `quantile`).
+function _quantile(x, order, p, alpha, beta)
     if !(0 <= p <= 1)
         throw(ArgumentError("input probability out of [0,1] range"))
     end
+    if !(0 <= alpha <= 1)
+        throw(ArgumentError("alpha parameter out of [0,1] range"))
+    end
+    if !(0 <= beta <= 1)
+        throw(ArgumentError("beta parameter out of [0,1] range"))
+    end
     n = length(x)
-    aleph = n * p + (1 - p)
+    m = alpha + p * (one(alpha) - alpha - beta)
+    aleph = fma(n, p, oftype(p, m))
     j = clamp(trunc(Int, aleph), 1, max(n - 1, 1))
     γ = clamp(aleph - j, 0, 1)
     a = x[order[j]]

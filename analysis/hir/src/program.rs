@@ -816,6 +816,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
     let names = root_scope_names(db, root);
     index.program.refused = names.refused().clone();
     index.program.refused_beside = names.refused_beside().clone();
+    index.program.unknown_packages = names.unknown_packages();
     index.reached = match reached {
         Some(r) => {
             for name in r.waiting {
@@ -943,6 +944,23 @@ mod tests {
                 let structs = &key.index(&db).program.structs;
                 assert!(structs.contains_key("Base.IO"), "{text}");
             }
+        }
+    }
+
+    /// The library's structs are marked as the library's, whether its items are read as built
+    /// or resolved in the program's scope; the program's own are not.
+    #[test]
+    fn the_librarys_structs_are_marked_as_its_own() {
+        let text = "struct Sink <: IO\n    n::Int\nend\nf() = Sink(1).n\n";
+        for extra in ["", "Base.zy_new_name(x) = 1\n"] {
+            let (db, file) = program(&format!("{extra}{text}"));
+            let structs = &ProgramKey::of(&db, file).index(&db).program.structs;
+            let library = |n: &str| structs.get(n).map(|s| s.library);
+            assert_eq!(
+                (library("Base.IO"), library("Sink")),
+                (Some(true), Some(false)),
+                "{extra}"
+            );
         }
     }
 

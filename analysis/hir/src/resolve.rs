@@ -17,7 +17,8 @@ use crate::scope_names::ModuleNames;
 /// changes says of it: the run's value there is unknown to zy, not an exception of Julia's.
 pub const UNKNOWN_BINDING: &str = "is changed by top-level code that zy does not run";
 
-/// `item` (written in `module`) with its definitions qualified and its free names resolved.
+/// `item` (written in `module`) with its definitions qualified (the structs of a library module
+/// marked as the library's) and its free names resolved.
 pub fn resolve_item(item: &LoweredItem, module: &str, names: &ModuleNames) -> LoweredItem {
     resolve_owned(item.clone(), module, names)
 }
@@ -43,8 +44,10 @@ pub(crate) fn resolve_owned(
         // A `where` variable in the body is the type it binds, not a global.
         resolve_body(Arc::make_mut(&mut method.body), module, names, &bound);
     }
+    let library = crate::prelude::is_prelude_module(module.split('.').next().unwrap_or(module));
     for s in &mut out.structs {
         s.name = names.definition(module, &s.name);
+        s.library = library;
         let bound: Vec<&str> = s.params.iter().map(|p| &**p).collect();
         for t in s.fields.iter_mut().filter_map(|(_, t)| t.as_mut()) {
             resolve_type(t, &bound, &name);

@@ -450,6 +450,15 @@ impl ScopeNames {
         &self.refused_beside
     }
 
+    /// The packages the program's imports name that zy does not have (`Optim` of `using
+    /// Optim`): an undefined name may come from one of them.
+    pub fn unknown_packages(&self) -> BTreeSet<Name> {
+        self.errors
+            .iter()
+            .filter_map(|(_, e)| e.package.clone())
+            .collect()
+    }
+
     /// The imports of `file`'s items that name no module or name, with why.
     pub fn import_errors(
         &self,

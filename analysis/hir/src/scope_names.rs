@@ -130,6 +130,8 @@ pub struct ImportError {
     pub code: &'static str,
     /// One line.
     pub message: String,
+    /// The package zy does not have, for `unknown-package`.
+    pub package: Option<Name>,
 }
 
 /// The code of an import of a package zy does not know (a warning: only the functions that
@@ -141,6 +143,7 @@ impl ImportError {
         ImportError {
             code: "unsupported",
             message,
+            package: None,
         }
     }
 }
@@ -472,6 +475,7 @@ pub(crate) fn import_module(
                     message: format!(
                         "package `{first}` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .{first}`); a function that uses a name only `{first}` defines is refused"
                     ),
+                    package: Some(first.as_str().into()),
                 })
             }
         }

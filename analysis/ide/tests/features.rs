@@ -1506,6 +1506,24 @@ f(x) = x^2
 }
 
 #[test]
+fn a_name_from_an_unknown_package_is_a_diagnostic_naming_the_package() {
+    check_diagnostics(
+        r#"
+using Optim
+# zy: at fit([1.0, 2.0])
+fit(x0) = optimize(sum, x0, LBFGS())
+# zy: at fit_qualified([1.0, 2.0])
+fit_qualified(x0) = Optim.optimize(sum, x0, Optim.LBFGS())
+"#,
+        expect![[r#"
+            2:1 warning [unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused
+            4:29 error [undefined-name]: UndefVarError: `LBFGS` not defined; it may come from the package `Optim`, which zy does not have
+            6:21 error [undefined-name]: UndefVarError: `Optim` not defined: `Optim` is a package zy does not have
+        "#]],
+    );
+}
+
+#[test]
 fn an_unknown_package_refuses_only_the_functions_that_use_its_names() {
     let file = r#"
 using LinearAlgebra, Plots
@@ -1524,7 +1542,7 @@ g(x) = plot(x)
         file,
         "g([3.0, 4.0])",
         expect![[r#"
-        main.jl:4:8: error: UndefVarError: `plot` not defined
+        main.jl:4:8: error: UndefVarError: `plot` not defined; it may come from the package `Plots`, which zy does not have
     "#]],
     );
 }

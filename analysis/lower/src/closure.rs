@@ -226,6 +226,7 @@ impl BodyLowerer<'_, '_> {
             const_fields: Vec::new(),
             mutable: false,
             kind: StructKind::Closure,
+            library: false,
             span,
         });
         let method = if def.keywords.is_empty() && def.keyword_rest.is_none() {

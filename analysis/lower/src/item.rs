@@ -207,6 +207,7 @@ pub fn lower_struct(file: u32, def: &ast::StructDef) -> LoweredItem {
         const_fields: def.const_fields.iter().map(|f| f.as_str().into()).collect(),
         mutable: def.mutable,
         kind: StructKind::User,
+        library: false,
         span: Span::new(file, def.range.start, def.range.end),
     });
     item

@@ -892,10 +892,6 @@ pub(crate) fn call(
         {
             cx.call_named(b, &"Base._fill_any".into(), args)
         }
-        ("fill", [_]) => Err(Fail::unsupported(
-            "`fill(x)` with no sizes (Julia's 0-dimensional array); zy's arrays have at least \
-             one dimension: write `fill(x, 1)` or use `x` itself",
-        )),
         ("zeros" | "ones" | "fill", _) if of_three_dims(name, args) => Err(Fail::unsupported(
             format!("`{name}` of more than {} dimensions", zy_ir::MAX_DIMS),
         )),

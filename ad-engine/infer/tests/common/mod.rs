@@ -209,6 +209,7 @@ pub fn structdef(
             const_fields: Vec::new(),
             mutable,
             kind: StructKind::User,
+            library: false,
             span: Span::new(0, 0, 1),
         },
     );
@@ -229,6 +230,7 @@ pub fn closure(p: &mut Program, name: &str, captures: &[&str], body: Function) {
             const_fields: Vec::new(),
             mutable: false,
             kind: StructKind::Closure,
+            library: false,
             span: Span::new(0, 0, 1),
         },
     );
