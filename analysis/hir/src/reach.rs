@@ -635,7 +635,13 @@ pub const HOOKS: &[Hooks] = &[
     // adjoint or transpose: inference calls the prelude's display.
     Hooks {
         triggers: &["repr", "Base.repr"],
-        hooks: &["Base._plain_array", "Base._plain_wrapper", "Base._plain_list"],
+        hooks: &[
+            "Base._plain_array",
+            "Base._plain_wrapper",
+            "Base._plain_list",
+            "Base._plain_lin_range",
+            "Base._plain_view",
+        ],
     },
     // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude,
     // tests `isnothing(i)` at run time for `i isa Int`, and checks the index where a call
