@@ -596,6 +596,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["===", "isnothing"],
         hooks: &["Base._notnothing"],
     },
+    // A loop over a struct of the program by its `iterate` methods tests a result a helper
+    // returned against `nothing` the same way (inference's `iterate.rs`).
+    Hooks {
+        triggers: &["iterate", "Base.iterate"],
+        hooks: &["Base._notnothing", "Base.==="],
+    },
     // ... or against `missing` (`Base._nonmissing`).
     Hooks {
         triggers: &["===", "ismissing"],
