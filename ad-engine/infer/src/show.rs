@@ -101,6 +101,11 @@ impl crate::calls::Cx<'_> {
                 Type::Struct(s) if plain_view(s) => {
                     Some(self.call_named(b, &PLAIN_VIEW.into(), std::slice::from_ref(x)))
                 }
+                // An array struct of the program's holding numbers: its own type in the
+                // summary (`2-element MyVector:`), then its elements as an array's.
+                t if self.plain_user_array(t) => {
+                    Some(self.call_named(b, &PLAIN_USER_ARRAY.into(), std::slice::from_ref(x)))
+                }
                 // A `Diagonal`, triangular, `Symmetric` or `Hermitian` matrix: the library's
                 // own `repr("text/plain", A)` methods.
                 Type::Struct(s) if STRUCTURED.contains(&&*s.name) => None,
@@ -299,6 +304,18 @@ impl crate::calls::Cx<'_> {
         }
     }
 }
+
+impl crate::calls::Cx<'_> {
+    /// Is `t` a struct of the program declared below `AbstractVector` or `AbstractMatrix` of
+    /// Float64s, Ints or Bools ([`crate::pattern::user_array`])?
+    fn plain_user_array(&self, t: &Type) -> bool {
+        matches!(crate::pattern::user_array(t, self.program), Some(Type::Array(e, 1 | 2))
+            if matches!(*e, Type::Float64 | Type::Int64 | Type::Bool))
+    }
+}
+
+/// The prelude's `text/plain` display of an array struct of the program.
+const PLAIN_USER_ARRAY: &str = "Base._plain_user_array";
 
 /// Does `t` hold a named tuple (in a tuple or a vector too)?
 fn holds_named_tuple(t: &Type) -> bool {

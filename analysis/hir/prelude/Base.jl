@@ -12635,6 +12635,10 @@ function _view_index_text(A::Matrix, r::StepRange{Int, Int})
     end
     return string(r.step == 1 && k == m ? ":" : _range_text(i, r.step, k), ", ", j)
 end
+# `repr("text/plain", x)` of an array struct of the program holding numbers: its summary
+# (`2-element MyVector`, its own type) and a colon, then its elements as an array's; empty,
+# the summary.
+_plain_user_array(x) = _plain_grid(_array_summary(x), collect(x))
 # The range of `k` Ints from `a` by `s` as Julia prints it (`2:3`, `1:2:5`).
 _range_text(a::Int, s::Int, k::Int) = s == 1 ? string(a, ":", a + k - 1) : string(a, ":", s, ":", a + s * (k - 1))
 # `show(io, x)` where `io` knows the type of `x` (Julia's `:typeinfo`, which a display sets to

@@ -647,6 +647,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._plain_list",
             "Base._plain_lin_range",
             "Base._plain_view",
+            "Base._plain_user_array",
         ],
     },
     // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude,
