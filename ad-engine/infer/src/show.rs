@@ -306,10 +306,11 @@ impl crate::calls::Cx<'_> {
 }
 
 impl crate::calls::Cx<'_> {
-    /// Is `t` a struct of the program declared below `AbstractVector` or `AbstractMatrix` of
-    /// Float64s, Ints or Bools ([`crate::pattern::user_array`])?
+    /// Is `t` a struct of the program (not the library's) declared below `AbstractVector` or
+    /// `AbstractMatrix` of Float64s, Ints or Bools ([`crate::pattern::user_array`])?
     fn plain_user_array(&self, t: &Type) -> bool {
-        matches!(crate::pattern::user_array(t, self.program), Some(Type::Array(e, 1 | 2))
+        let own = matches!(t, Type::Struct(s) if !crate::calls::is_library(&s.name));
+        own && matches!(crate::pattern::user_array(t, self.program), Some(Type::Array(e, 1 | 2))
             if matches!(*e, Type::Float64 | Type::Int64 | Type::Bool))
     }
 }

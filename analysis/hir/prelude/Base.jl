@@ -6128,8 +6128,9 @@ end
     reinterpret(T, x)
 
 The number of type `T` whose bytes are those of the number `x` (`reinterpret(UInt64, 1.0) ==
-0x3ff0000000000000`); Julia's error where their sizes differ. Of an array (Julia's
-`ReinterpretArray`, which shares the array's memory), refused by name.
+0x3ff0000000000000`); Julia's error where their sizes differ. Of a vector of numbers, the
+vector of `T`s its bytes make (Julia's `ReinterpretArray`, which shares the vector's memory:
+it reads and writes the vector's bytes).
 """
 function reinterpret(T::Type, x::Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool})
     bytes, proto = _bits_bytes(x), zero(T)
@@ -6137,7 +6138,66 @@ function reinterpret(T::Type, x::Union{Float64, Float32, Int64, Int32, Int16, In
         error("bitcast: argument size does not match size of target type")
     return _bytes_bits(bytes, 1, proto)
 end
-reinterpret(T::Type, A::AbstractArray) = error("unsupported: `reinterpret` of an array (Julia's `ReinterpretArray` shares the array's memory); `write` its elements to an `IOBuffer` and `take!` the bytes, or `read(io, T)` them back")
+reinterpret(T::Type, A::AbstractArray) = error("unsupported: `reinterpret` of a $(typeof(A)) (of a vector of numbers only); `write` its elements to an `IOBuffer` and `take!` the bytes, or `read(io, T)` them back")
+
+"""
+    Base.ReinterpretArray{T, 1, S, Vector{S}, false}
+
+`reinterpret(T, v)` of a vector `v` of numbers of type `S`: the `T`s its bytes make, read
+from `v` where indexed and written into it, so each sees the other's writes.
+"""
+struct ReinterpretArray{T, N, S, A, IsReshaped} <: AbstractArray{T, N}
+    parent::A
+end
+function reinterpret(::Type{T}, v::Vector{S}) where {T <: Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool},
+                                                     S <: Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool}}
+    st, ss = _bits_size(zero(T)), _bits_size(zero(S))
+    (length(v) * ss) % st == 0 ||
+        throw(ArgumentError("cannot reinterpret an `$S` array to `$T` whose first dimension has size `$(length(v))`. The resulting array would have a non-integral first dimension."))
+    return ReinterpretArray{T, 1, S, Vector{S}, false}(v)
+end
+_bits_size(x) = length(_bits_bytes(x))
+parent(r::ReinterpretArray) = r.parent
+size(r::ReinterpretArray{T, N, S, A, R}) where {T, N, S, A, R} = (length(r.parent) * _bits_size(zero(S)) ÷ _bits_size(zero(T)),)
+length(r::ReinterpretArray) = size(r)[1]
+summary(r::ReinterpretArray{T, N, S, A, R}) where {T, N, S, A, R} =
+    string(length(r), "-element reinterpret(", T, ", ::", A, ")")
+# The bytes of element `i`, taken from the parent's elements that hold them.
+function _reinterpreted_bytes(r::ReinterpretArray{T, N, S, A, R}, i::Int) where {T, N, S, A, R}
+    st, ss = _bits_size(zero(T)), _bits_size(zero(S))
+    bytes = zeros(UInt8, st)
+    for t in 1:st
+        k = (i - 1) * st + t - 1
+        bytes[t] = _bits_bytes(r.parent[k ÷ ss + 1])[k % ss + 1]
+    end
+    return bytes
+end
+function getindex(r::ReinterpretArray{T, N, S, A, R}, i::Int) where {T, N, S, A, R}
+    1 <= i <= length(r) || throw(BoundsError(r, i))
+    return _bytes_bits(_reinterpreted_bytes(r, i), 1, zero(T))
+end
+# A write puts the value's bytes into the parent's elements that hold them.
+function setindex!(r::ReinterpretArray{T, N, S, A, R}, x, i::Int) where {T, N, S, A, R}
+    1 <= i <= length(r) || throw(BoundsError(r, i))
+    st, ss = _bits_size(zero(T)), _bits_size(zero(S))
+    new = _bits_bytes(convert(T, x))
+    for t in 1:st
+        k = (i - 1) * st + t - 1
+        j = k ÷ ss + 1
+        old = _bits_bytes(r.parent[j])
+        old[k % ss + 1] = new[t]
+        r.parent[j] = _bytes_bits(old, 1, zero(S))
+    end
+    return r
+end
+# Its display: the summary (`1-element reinterpret(Float64, ::Vector{UInt8})`), then the
+# elements as a vector's (numbers aligned, bytes in hexadecimal); empty, the summary.
+function repr(mime::String, r::ReinterpretArray)
+    mime == "text/plain" || _no_show(mime, typeof(r))
+    return _plain_reinterpreted(summary(r), collect(r))
+end
+_plain_reinterpreted(head::String, v::Union{Vector{Float64}, Vector{Int}, Vector{Bool}}) = _plain_grid(head, v)
+_plain_reinterpreted(head::String, v::Vector) = isempty(v) ? head : _plain_items(head, v)
 
 """
     codeunits(s)
