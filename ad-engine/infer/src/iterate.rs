@@ -3,9 +3,11 @@
 //! Lowering writes every loop over a collection by index (`length(c)`, `Base._gen_elem(c, k)`);
 //! once inference sees such a struct, the loop is rewritten Julia's way: `next = iterate(c)`
 //! on entry, `next = iterate(c, state)` after each iteration, the body while `next !==
-//! nothing`. zy has no union-typed values, so `iterate`'s result is never held as one: the
-//! methods' untyped bodies are inlined into the loop, each `return nothing` jumping out of the
-//! loop and each `return (item, state)` into the body with the tuple. A header parameter says
+//! nothing`. The methods' untyped bodies are inlined into the loop, each `return nothing`
+//! jumping out of the loop and each `return (item, state)` into the body with the tuple, so
+//! `iterate`'s result is not held as a union; a value returned from elsewhere (a helper's
+//! `Union{Nothing, Tuple{T, S}}`) is tested against `nothing` where it runs, the tuple
+//! narrowed as a branch on `x === nothing` narrows `x`. A header parameter says
 //! which call is due (`iterate(c)` on entry, `iterate(c, state)` after); the state carried
 //! around the loop is undefined on entry (as a local assigned later is), never read there.
 //! Lowering's loop shape is relied on (as `unroll.rs` does): a header whose branch `k <= n`
@@ -631,12 +633,12 @@ impl<'a> Rewrite<'a> {
                     let to = self.inline(next, vec![args[0].clone(), s], targets, depth + 1)?;
                     Terminator::Jump(BlockCall::new(to))
                 }
-                Terminator::Return(r) => Terminator::Jump(route(&map(&values, r), targets)),
+                Terminator::Return(r) => Terminator::Jump(self.route(&map(&values, r), targets)),
                 other => {
                     let mut term = other.clone();
                     for call in term.calls_mut() {
                         *call = match returned_param(callee, call.block) {
-                            Some(i) => route(&map(&values, &call.args[i]), targets),
+                            Some(i) => self.route(&map(&values, &call.args[i]), targets),
                             None => BlockCall {
                                 block: blocks[&call.block],
                                 args: call.args.iter().map(|a| map(&values, a)).collect(),
@@ -664,14 +666,40 @@ fn map(values: &FxHashMap<Value, Operand>, op: &Operand) -> Operand {
     }
 }
 
-/// Where a returned value goes: `nothing` out of the loop, anything else (the tuple) into it.
-fn route(r: &Operand, targets: &Targets) -> BlockCall {
-    match r {
-        Operand::Const(Const::Nothing) => targets.done.clone(),
-        _ => BlockCall {
+impl Rewrite<'_> {
+    /// Where a returned value goes: `nothing` out of the loop, a tuple the method built into
+    /// it, any other value (a call's, `Union{Nothing, Tuple{T, S}}` where a helper returns
+    /// `nothing` or the tuple) by a test where it runs: out of the loop if it is `nothing`,
+    /// else into it as the tuple (`Base._notnothing`, as a branch on `=== nothing` narrows).
+    fn route(&mut self, r: &Operand, targets: &Targets) -> BlockCall {
+        let item = |r: Operand| BlockCall {
             block: targets.item,
-            args: vec![r.clone()],
-        },
+            args: vec![r],
+        };
+        match r {
+            Operand::Const(Const::Nothing) => targets.done.clone(),
+            Operand::Value(v) if !self.builds_tuple(*v) => {
+                let test = self.f.add_block();
+                let none = self.call(test, "Base.===", vec![r.clone(), Const::Nothing.into()]);
+                let some = self.f.add_block();
+                let tuple = self.call(some, "Base._notnothing", vec![r.clone()]);
+                self.f
+                    .set_term(some, Terminator::Jump(item(tuple.into())), self.span);
+                let branch = Terminator::Branch {
+                    cond: none.into(),
+                    then_to: targets.done.clone(),
+                    else_to: BlockCall::new(some),
+                };
+                self.f.set_term(test, branch, self.span);
+                BlockCall::new(test)
+            }
+            _ => item(r.clone()),
+        }
+    }
+
+    /// Is `v` a tuple built by a statement of the rewritten body (`(item, state)`)?
+    fn builds_tuple(&self, v: Value) -> bool {
+        matches!(self.f.stmt(v), Some(Stmt { op: Op::Call(n), .. }) if &**n == "tuple")
     }
 }
 

@@ -72,16 +72,39 @@ impl crate::calls::Cx<'_> {
                 {
                     Some(self.call_named(b, &PLAIN_ARRAY.into(), std::slice::from_ref(x)))
                 }
-                // A vector of strings, symbols, tuples or the program's structs: one element
-                // a line, as `repr` shows it.
+                // A vector of strings, symbols, tuples, named tuples, vectors or the
+                // program's structs: one element a line, as `show` writes it.
                 Type::Array(e, 1) if self.listed(e) => {
-                    Some(self.call_named(b, &PLAIN_LIST.into(), std::slice::from_ref(x)))
+                    let mut all = vec![x.clone()];
+                    // Julia writes a named tuple's type `@NamedTuple{a::Int64}`, which the
+                    // prelude's `typeof` of such a vector does not name.
+                    if holds_named_tuple(e) {
+                        let elem = Const::Str(julia_type(e).into());
+                        all.push(Val::lit(elem));
+                    }
+                    Some(self.call_named(b, &PLAIN_LIST.into(), &all))
                 }
-                // A range but a `LinRange` is shown as itself (`1:3`, `0.0:0.5:1.0`).
-                t if crate::calls::is_range(t)
-                    && !matches!(t, Type::Struct(s) if &*s.name == "Base.LinRange") =>
-                {
+                // A tuple or named tuple is shown as `show` writes it.
+                Type::Tuple(_) | Type::NamedTuple(_) => {
                     Some(self.call_named(b, &"Base.repr".into(), std::slice::from_ref(x)))
+                }
+                // A `LinRange`: its summary, then its elements on one line.
+                Type::Struct(s) if &*s.name == "Base.LinRange" => {
+                    Some(self.call_named(b, &PLAIN_LIN_RANGE.into(), std::slice::from_ref(x)))
+                }
+                // Any other range is shown as itself (`1:3`, `0.0:0.5:1.0`).
+                t if crate::calls::is_range(t) => {
+                    Some(self.call_named(b, &"Base.repr".into(), std::slice::from_ref(x)))
+                }
+                // A view of numbers by a range of its parent's linear indices: a vector's
+                // range, a matrix's row or column.
+                Type::Struct(s) if plain_view(s) => {
+                    Some(self.call_named(b, &PLAIN_VIEW.into(), std::slice::from_ref(x)))
+                }
+                // An array struct of the program's holding numbers: its own type in the
+                // summary (`2-element MyVector:`), then its elements as an array's.
+                t if self.plain_user_array(t) => {
+                    Some(self.call_named(b, &PLAIN_USER_ARRAY.into(), std::slice::from_ref(x)))
                 }
                 // A `Diagonal`, triangular, `Symmetric` or `Hermitian` matrix: the library's
                 // own `repr("text/plain", A)` methods.
@@ -220,7 +243,8 @@ fn shows_fields(program: &zy_ir::Program, s: &zy_ir::StructType) -> bool {
 /// The prelude's `text/plain` display of a vector or matrix of numbers.
 const PLAIN_ARRAY: &str = "Base._plain_array";
 
-/// The prelude's `text/plain` display of a vector of strings, symbols, tuples or structs.
+/// The prelude's `text/plain` display of a vector of strings, symbols, tuples, named tuples,
+/// vectors or structs (after it, the element type's text where `typeof` cannot name it).
 const PLAIN_LIST: &str = "Base._plain_list";
 
 /// The structured matrices whose `text/plain` display is the library's (structural zeros
@@ -236,16 +260,23 @@ const STRUCTURED: &[&str] = &[
 ];
 
 impl crate::calls::Cx<'_> {
-    /// Does Julia display a vector of `elem`s as one `repr` a line, each at the left: strings,
-    /// symbols, `nothing` among them, unsigned integers, tuples of such or of numbers, the
-    /// program's structs without a `text/plain` method of their own? (Numbers align at their
-    /// decimal point, and a library struct may have a display of its own.)
+    /// Does Julia display a vector of `elem`s as one `show` a line, each at the left: strings,
+    /// symbols, `nothing` among them, unsigned integers, tuples and named tuples of such or of
+    /// numbers, vectors of such, the program's structs without a `text/plain` method of their
+    /// own? (Numbers align at their decimal point, and a library struct may have a display of
+    /// its own.)
     fn listed(&self, elem: &Type) -> bool {
         match elem {
             Type::String | Type::SubString | Type::Symbol(_) | Type::Nothing => true,
             // Unsigned integers are shown in hexadecimal, all of one width (`0x61`).
             Type::Int(k) => !k.signed(),
             Type::Tuple(ts) => ts.iter().all(|t| t.is_number() || self.listed(t)),
+            Type::NamedTuple(fields) => {
+                !fields.is_empty() && fields.iter().all(|(_, t)| t.is_number() || self.listed(t))
+            }
+            // A vector is shown by `show`, its element type known (`[1.0, 2.0]`, `[1, 0]` of
+            // Bools), as its own display takes several lines.
+            Type::Array(e, 1) => e.is_number() || self.listed(e),
             Type::Union(u) => u.is_julias() && u.members.iter().all(|t| self.listed(t)),
             Type::Struct(s) => {
                 !crate::calls::is_library(&s.name) && !shown_by(self.program, elem, SHOW_TEXT_PLAIN)
@@ -253,6 +284,63 @@ impl crate::calls::Cx<'_> {
             _ => false,
         }
     }
+}
+
+impl crate::calls::Cx<'_> {
+    /// Is `t` a struct of the program (not the library's) declared below `AbstractVector` or
+    /// `AbstractMatrix` of Float64s, Ints or Bools ([`crate::pattern::user_array`])?
+    fn plain_user_array(&self, t: &Type) -> bool {
+        let own = matches!(t, Type::Struct(s) if !crate::calls::is_library(&s.name));
+        own && matches!(crate::pattern::user_array(t, self.program), Some(Type::Array(e, 1 | 2))
+            if matches!(*e, Type::Float64 | Type::Int64 | Type::Bool))
+    }
+}
+
+/// The prelude's `text/plain` display of an array struct of the program.
+const PLAIN_USER_ARRAY: &str = "Base._plain_user_array";
+
+/// Does `t` hold a named tuple (in a tuple or a vector too)?
+fn holds_named_tuple(t: &Type) -> bool {
+    match t {
+        Type::NamedTuple(_) => true,
+        Type::Tuple(ts) => ts.iter().any(holds_named_tuple),
+        Type::Array(e, _) => holds_named_tuple(e),
+        _ => false,
+    }
+}
+
+/// The type `t` as Julia prints it where it holds a named tuple (`@NamedTuple{a::Int64}`).
+fn julia_type(t: &Type) -> String {
+    match t {
+        Type::NamedTuple(fs) => {
+            let fields: Vec<String> = fs
+                .iter()
+                .map(|(n, f)| format!("{n}::{}", julia_type(f)))
+                .collect();
+            format!("@NamedTuple{{{}}}", fields.join(", "))
+        }
+        Type::Tuple(ts) if holds_named_tuple(t) => {
+            let parts: Vec<String> = ts.iter().map(julia_type).collect();
+            format!("Tuple{{{}}}", parts.join(", "))
+        }
+        Type::Array(e, 1) if holds_named_tuple(e) => format!("Vector{{{}}}", julia_type(e)),
+        _ => t.to_string(),
+    }
+}
+
+/// The prelude's `text/plain` display of a `LinRange`.
+const PLAIN_LIN_RANGE: &str = "Base._plain_lin_range";
+
+/// The prelude's `text/plain` display of a view by a range of its parent's linear indices.
+const PLAIN_VIEW: &str = "Base._plain_view";
+
+/// Is `s` a view (not a shared reshape) of a vector or matrix of numbers by a `StepRange` of
+/// its linear indices, whose display the prelude writes?
+fn plain_view(s: &zy_ir::StructType) -> bool {
+    let numbers = |e: &Type| matches!(e, Type::Float64 | Type::Int64 | Type::Bool);
+    &*s.name == "Base.SubArray"
+        && matches!(s.params.as_slice(), [Type::Array(e, 1 | 2), Type::Struct(r), Type::Nothing]
+            if numbers(e) && &*r.name == "Base.StepRange")
 }
 
 /// The prelude's `text/plain` display of a lazy adjoint or transpose.

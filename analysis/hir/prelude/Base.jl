@@ -6072,6 +6072,7 @@ read(io::IOBuffer, T::Type{UInt8}) = _read_bits(io, zero(T))
 read(io::IOBuffer, T::Type{Bool}) = _read_bits(io, false)
 # The next line, without its `\n` (or `\r\n`) unless `keep`; `""` at the end.
 function readline(io::IOBuffer; keep::Bool = false)
+    io.binary && return _byte_line(io, keep)
     s, i, base = _text_rest(io)
     n = ncodeunits(s)
     i > n && return ""
@@ -6084,6 +6085,23 @@ function readline(io::IOBuffer; keep::Bool = false)
     keep && return s[i:j]
     j > i && s[prevind(s, j)] == '\r' && return s[i:prevind(s, prevind(s, j))]
     return s[i:prevind(s, j)]
+end
+# `readline` of a buffer holding bytes: the bytes up to the next `\n` made text, so that
+# reading every line takes time linear in the buffer's size.
+function _byte_line(io::IOBuffer, keep::Bool)
+    d = io.bytes
+    i = io.ptr
+    n = length(d)
+    i > n && return ""
+    j = i
+    while j <= n && d[j] != UInt8(10)
+        j += 1
+    end
+    io.ptr = min(j, n) + 1
+    j > n && return String(d[i:n])
+    keep && return String(d[i:j])
+    j > i && d[j - 1] == UInt8(13) && return String(d[i:j - 2])
+    return String(d[i:j - 1])
 end
 # The text up to the next `delim` (a character or a string), which is read too but left out
 # unless `keep`; the rest of the text if there is none.
@@ -6128,8 +6146,9 @@ end
     reinterpret(T, x)
 
 The number of type `T` whose bytes are those of the number `x` (`reinterpret(UInt64, 1.0) ==
-0x3ff0000000000000`); Julia's error where their sizes differ. Of an array (Julia's
-`ReinterpretArray`, which shares the array's memory), refused by name.
+0x3ff0000000000000`); Julia's error where their sizes differ. Of a vector of numbers, the
+vector of `T`s its bytes make (Julia's `ReinterpretArray`, which shares the vector's memory:
+it reads and writes the vector's bytes).
 """
 function reinterpret(T::Type, x::Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool})
     bytes, proto = _bits_bytes(x), zero(T)
@@ -6137,7 +6156,66 @@ function reinterpret(T::Type, x::Union{Float64, Float32, Int64, Int32, Int16, In
         error("bitcast: argument size does not match size of target type")
     return _bytes_bits(bytes, 1, proto)
 end
-reinterpret(T::Type, A::AbstractArray) = error("unsupported: `reinterpret` of an array (Julia's `ReinterpretArray` shares the array's memory); `write` its elements to an `IOBuffer` and `take!` the bytes, or `read(io, T)` them back")
+reinterpret(T::Type, A::AbstractArray) = error("unsupported: `reinterpret` of a $(typeof(A)) (of a vector of numbers only); `write` its elements to an `IOBuffer` and `take!` the bytes, or `read(io, T)` them back")
+
+"""
+    Base.ReinterpretArray{T, 1, S, Vector{S}, false}
+
+`reinterpret(T, v)` of a vector `v` of numbers of type `S`: the `T`s its bytes make, read
+from `v` where indexed and written into it, so each sees the other's writes.
+"""
+struct ReinterpretArray{T, N, S, A, IsReshaped} <: AbstractArray{T, N}
+    parent::A
+end
+function reinterpret(::Type{T}, v::Vector{S}) where {T <: Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool},
+                                                     S <: Union{Float64, Float32, Int64, Int32, Int16, Int8, UInt64, UInt32, UInt16, UInt8, Bool}}
+    st, ss = _bits_size(zero(T)), _bits_size(zero(S))
+    (length(v) * ss) % st == 0 ||
+        throw(ArgumentError("cannot reinterpret an `$S` array to `$T` whose first dimension has size `$(length(v))`. The resulting array would have a non-integral first dimension."))
+    return ReinterpretArray{T, 1, S, Vector{S}, false}(v)
+end
+_bits_size(x) = length(_bits_bytes(x))
+parent(r::ReinterpretArray) = r.parent
+size(r::ReinterpretArray{T, N, S, A, R}) where {T, N, S, A, R} = (length(r.parent) * _bits_size(zero(S)) ÷ _bits_size(zero(T)),)
+length(r::ReinterpretArray) = size(r)[1]
+summary(r::ReinterpretArray{T, N, S, A, R}) where {T, N, S, A, R} =
+    string(length(r), "-element reinterpret(", T, ", ::", A, ")")
+# The bytes of element `i`, taken from the parent's elements that hold them.
+function _reinterpreted_bytes(r::ReinterpretArray{T, N, S, A, R}, i::Int) where {T, N, S, A, R}
+    st, ss = _bits_size(zero(T)), _bits_size(zero(S))
+    bytes = zeros(UInt8, st)
+    for t in 1:st
+        k = (i - 1) * st + t - 1
+        bytes[t] = _bits_bytes(r.parent[k ÷ ss + 1])[k % ss + 1]
+    end
+    return bytes
+end
+function getindex(r::ReinterpretArray{T, N, S, A, R}, i::Int) where {T, N, S, A, R}
+    1 <= i <= length(r) || throw(BoundsError(r, i))
+    return _bytes_bits(_reinterpreted_bytes(r, i), 1, zero(T))
+end
+# A write puts the value's bytes into the parent's elements that hold them.
+function setindex!(r::ReinterpretArray{T, N, S, A, R}, x, i::Int) where {T, N, S, A, R}
+    1 <= i <= length(r) || throw(BoundsError(r, i))
+    st, ss = _bits_size(zero(T)), _bits_size(zero(S))
+    new = _bits_bytes(convert(T, x))
+    for t in 1:st
+        k = (i - 1) * st + t - 1
+        j = k ÷ ss + 1
+        old = _bits_bytes(r.parent[j])
+        old[k % ss + 1] = new[t]
+        r.parent[j] = _bytes_bits(old, 1, zero(S))
+    end
+    return r
+end
+# Its display: the summary (`1-element reinterpret(Float64, ::Vector{UInt8})`), then the
+# elements as a vector's (numbers aligned, bytes in hexadecimal); empty, the summary.
+function repr(mime::String, r::ReinterpretArray)
+    mime == "text/plain" || _no_show(mime, typeof(r))
+    return _plain_reinterpreted(summary(r), collect(r))
+end
+_plain_reinterpreted(head::String, v::Union{Vector{Float64}, Vector{Int}, Vector{Bool}}) = _plain_grid(head, v)
+_plain_reinterpreted(head::String, v::Vector) = isempty(v) ? head : _plain_items(head, v)
 
 """
     codeunits(s)
@@ -12601,9 +12679,62 @@ end
 # `repr("text/plain", v)` of a vector of strings, symbols, tuples or structs (inference calls
 # it for those): the summary and a colon, then each element as `repr` shows it, on a line of
 # its own after a space (Julia aligns such elements at their left); empty, its `show`.
-function _plain_list(v::Vector)
+_plain_list(v::Vector) = _plain_items(summary(v), v)
+# `elem`: the element type's text, where `typeof` cannot name it (`@NamedTuple{a::Int64}`).
+_plain_list(v::Vector, elem::String) = _plain_items(string(length(v), "-element Vector{", elem, "}"), v)
+function _plain_items(head::String, v::Vector)
     isempty(v) && return repr(v)
-    return string(summary(v), ":", join([string("\n ", repr(x)) for x in v]))
+    return string(head, ":", join([string("\n ", _typed_text(x)) for x in v]))
+end
+# `repr("text/plain", r)` of a `LinRange` (Julia's `print_range` in a `:compact` context):
+# its summary, then its elements on one line after a space, `", "` apart; empty, its `show`.
+# Julia elides the middle of a line of 79 columns or more, even where nothing limits the
+# display: refused by name.
+function _plain_lin_range(r::LinRange)
+    isempty(r) && return repr(r)
+    texts = [_compact_text(x) for x in r]
+    sum(length, texts) + 2 * length(texts) >= 79 &&
+        error("unsupported: the `text/plain` display of a $(typeof(r)) too long for one line (Julia elides its middle elements); show `collect(r)` instead")
+    return string(summary(r), ":\n ", join(texts, ", "))
+end
+# `repr("text/plain", v)` of a view of numbers by a range of its parent's linear indices:
+# Julia's summary (`2-element view(::Matrix{Float64}, :, 1) with eltype Float64`), then the
+# elements as a vector's. The indices are read back from the linear ones, a whole row or
+# column of a matrix as `:` (zy's view does not keep whether `:` or `1:m` made it).
+function _plain_view(v::SubArray)
+    A, r = v.parent, v.indices
+    head = string(length(r), "-element view(::", typeof(A), ", ", _view_index_text(A, r),
+                  ") with eltype ", eltype(A))
+    return _plain_grid(head, collect(v))
+end
+_view_index_text(x::Vector, r::StepRange{Int, Int}) = _range_text(r.start, r.step, length(r))
+function _view_index_text(A::Matrix, r::StepRange{Int, Int})
+    m, n = size(A)
+    k = length(r)
+    i, j = (r.start - 1) % m + 1, (r.start - 1) ÷ m + 1
+    if r.step % m == 0 && (m > 1 || k > 1)
+        s = r.step ÷ m
+        return string(i, ", ", s == 1 && k == n ? ":" : _range_text(j, s, k))
+    end
+    return string(r.step == 1 && k == m ? ":" : _range_text(i, r.step, k), ", ", j)
+end
+# `repr("text/plain", x)` of an array struct of the program holding numbers: its summary
+# (`2-element MyVector`, its own type) and a colon, then its elements as an array's; empty,
+# the summary.
+_plain_user_array(x) = _plain_grid(_array_summary(x), collect(x))
+# The range of `k` Ints from `a` by `s` as Julia prints it (`2:3`, `1:2:5`).
+_range_text(a::Int, s::Int, k::Int) = s == 1 ? string(a, ":", a + k - 1) : string(a, ":", s, ":", a + s * (k - 1))
+# `show(io, x)` where `io` knows the type of `x` (Julia's `:typeinfo`, which a display sets to
+# the element type): a Bool as `1` or `0`, a Float32 without its `f0`, a vector without its
+# element type, each element or field so in turn.
+_typed_text(x) = repr(x)
+_typed_text(x::Bool) = x ? "1" : "0"
+_typed_text(x::Float32) = string(x)
+_typed_text(v::Vector) = string("[", join([_typed_text(x) for x in v], ", "), "]")
+_typed_text(t::Tuple) = length(t) == 1 ? string("(", _typed_text(t[1]), ",)") : string("(", join(map(_typed_text, t), ", "), ")")
+function _typed_text(t::NamedTuple)
+    fields = map((k, x) -> string(k, " = ", _typed_text(x)), keys(t), values(t))
+    return string("(", join(fields, ", "), length(fields) == 1 ? ",)" : ")")
 end
 _grid_text(x::Float64, compact::Bool) = compact ? _compact_text(x) : repr(x)
 _grid_text(x::Int, compact::Bool) = repr(x)

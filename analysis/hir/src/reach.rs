@@ -596,6 +596,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["===", "isnothing"],
         hooks: &["Base._notnothing"],
     },
+    // A loop over a struct of the program by its `iterate` methods tests a result a helper
+    // returned against `nothing` the same way (inference's `iterate.rs`).
+    Hooks {
+        triggers: &["iterate", "Base.iterate"],
+        hooks: &["Base._notnothing", "Base.==="],
+    },
     // ... or against `missing` (`Base._nonmissing`).
     Hooks {
         triggers: &["===", "ismissing"],
@@ -635,7 +641,14 @@ pub const HOOKS: &[Hooks] = &[
     // adjoint or transpose: inference calls the prelude's display.
     Hooks {
         triggers: &["repr", "Base.repr"],
-        hooks: &["Base._plain_array", "Base._plain_wrapper", "Base._plain_list"],
+        hooks: &[
+            "Base._plain_array",
+            "Base._plain_wrapper",
+            "Base._plain_list",
+            "Base._plain_lin_range",
+            "Base._plain_view",
+            "Base._plain_user_array",
+        ],
     },
     // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude,
     // tests `isnothing(i)` at run time for `i isa Int`, and checks the index where a call
