@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span, Stmt, Terminator,
-    Type, Value,
+    Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Program, Span, Stmt,
+    Terminator, Type, Value,
 };
 
 use crate::calls::Cx;
@@ -58,7 +58,7 @@ pub(crate) fn infer_body(
         ));
         return failed(inst, &body.name, body.span, fail);
     }
-    let mut typer = Typer::new(body, inst);
+    let mut typer = Typer::new(body, inst, cx.program);
     if !typer.fixpoint(cx) {
         let fail = Fail::unsupported("type inference did not converge");
         return failed(inst, &body.name, body.span, fail);
@@ -172,14 +172,6 @@ fn is_isdefined(stmt: &Stmt) -> bool {
     matches!(&stmt.op, Op::Call(n) if &**n == "isdefined_local")
 }
 
-/// The accumulated join at a φ: `Any` marks a conflict (reported once, at emission).
-fn accumulate(old: &Type, new: &Type) -> Type {
-    if *old == Type::Any || *new == Type::Any {
-        return Type::Any;
-    }
-    join(old, new).unwrap_or(Type::Any)
-}
-
 /// Why a statement's operands cannot be typed.
 enum Blocked {
     /// An operand's type is in error (already reported where it arose).
@@ -190,6 +182,8 @@ enum Blocked {
 
 struct Typer<'a> {
     body: &'a Function,
+    /// The program, whose abstract types join their structs on different paths.
+    program: &'a Program,
     /// Type of every untyped value (`Any`: in error; `Bottom`: no value yet / never).
     ty: Vec<Type>,
     reach: Vec<bool>,
@@ -210,7 +204,7 @@ struct Typer<'a> {
 }
 
 impl<'a> Typer<'a> {
-    fn new(body: &'a Function, inst: &Instance) -> Typer<'a> {
+    fn new(body: &'a Function, inst: &Instance, program: &'a Program) -> Typer<'a> {
         let mut ty = vec![Type::Bottom; body.values.len()];
         for (&a, t) in body.args().iter().zip(inst.args.iter()) {
             ty[a.index()] = t.clone();
@@ -219,6 +213,7 @@ impl<'a> Typer<'a> {
         reach[0] = true;
         Typer {
             body,
+            program,
             ty,
             reach,
             flows: vec![false; body.blocks.len()],
@@ -228,6 +223,20 @@ impl<'a> Typer<'a> {
             order: body.reverse_postorder(),
             preds: body.predecessors(),
         }
+    }
+
+    /// The join of the types `a` and `b` on two paths: [`join`], or the program's structs below
+    /// one of its abstract types (`c ? Square(x) : Circle(x)`) as a value of it.
+    fn join(&self, a: &Type, b: &Type) -> Option<Type> {
+        join(a, b).or_else(|| crate::dispatch::abstract_join(self.program, a, b))
+    }
+
+    /// The accumulated join at a φ: `Any` marks a conflict (reported once, at emission).
+    fn accumulate(&self, old: &Type, new: &Type) -> Type {
+        if *old == Type::Any || *new == Type::Any {
+            return Type::Any;
+        }
+        self.join(old, new).unwrap_or(Type::Any)
     }
 
     fn operand_ty(&self, op: &Operand) -> Type {
@@ -375,7 +384,7 @@ impl<'a> Typer<'a> {
         let type_vars = std::mem::replace(&mut cx.type_vars, vars);
         let callees = std::mem::take(&mut cx.callees);
         cx.stores_depth += 1;
-        let mut typer = Typer::new(&m.body, &inst);
+        let mut typer = Typer::new(&m.body, &inst, program);
         let held = match (typer.fixpoint(cx), m.body.args().get(at)) {
             (true, Some(&param)) => typer.stored_into(cx, param),
             _ => Vec::new(),
@@ -587,7 +596,7 @@ impl<'a> Typer<'a> {
         let mut changed = !self.reach[call.block.index()];
         self.reach[call.block.index()] = true;
         for (&p, a) in target.params.iter().zip(&call.args) {
-            let new = accumulate(&self.ty[p.index()], &self.operand_ty(a));
+            let new = self.accumulate(&self.ty[p.index()], &self.operand_ty(a));
             if new != self.ty[p.index()] {
                 self.ty[p.index()] = new;
                 changed = true;
@@ -951,7 +960,7 @@ impl<'a> Typer<'a> {
             if t == Type::Any {
                 continue;
             }
-            match join(&ret, &t) {
+            match self.join(&ret, &t) {
                 Some(j) => ret = j,
                 None => {
                     let msg = format!(
@@ -995,7 +1004,7 @@ impl<'a> Typer<'a> {
             if t == Type::Any {
                 return None;
             }
-            match join(&acc, &t) {
+            match self.join(&acc, &t) {
                 Some(j) => acc = j,
                 None => {
                     let what = match name {
