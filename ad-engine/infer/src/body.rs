@@ -172,6 +172,24 @@ fn is_isdefined(stmt: &Stmt) -> bool {
     matches!(&stmt.op, Op::Call(n) if &**n == "isdefined_local")
 }
 
+/// The conflict of two values of one struct whose fields hold values of different types on two
+/// paths (`x > 0 ? P(x) : P(1)` of a field `x::Real`): the field that differs named.
+fn struct_conflict(what: &str, a: &zy_ir::StructType, b: &zy_ir::StructType) -> String {
+    let differs = a.fields.iter().zip(&b.fields).find(|(x, y)| x.1 != y.1);
+    let Some(((field, x), (_, y))) = differs else {
+        return format!(
+            "type conflict: {what} is a {} of two types on two paths",
+            a.name
+        );
+    };
+    let name = &a.name;
+    format!(
+        "type conflict: {what} is a {name} whose field `{field}` is {x} on one path and {y} on \
+         another (zy types a struct by what its fields hold, where Julia's field of an abstract \
+         type holds either); give the field values of one type where the {name} is built"
+    )
+}
+
 /// Why a statement's operands cannot be typed.
 enum Blocked {
     /// An operand's type is in error (already reported where it arose).
@@ -1017,6 +1035,9 @@ impl<'a> Typer<'a> {
                              knows each symbol where it compiles, as a constant); choose with a \
                              `Bool` or an `Int` instead"
                         ),
+                        (Type::Struct(a), Type::Struct(b)) if a.is(&b.name, &b.params) => {
+                            struct_conflict(&what, a, b)
+                        }
                         _ => {
                             format!("type conflict: {what} is {acc} on one path and {t} on another")
                         }
