@@ -455,9 +455,13 @@ pub(crate) fn construct_given(
         // A field of an abstract type (`s::Shape`, `s::Shape{Float64}`) holds any of its
         // values, as Julia's: the union of those zy can list, when it lists the value given,
         // so that structs built with different shapes are of one type (`[Frame(c),
-        // Frame(s)]`) and a mutable one's field takes another shape later.
-        let held = held_members(program, pat, &arg.ty)
-            .filter(|u| matches!(u, Type::Union(u) if u.members.contains(&arg.ty)));
+        // Frame(s)]`) and a mutable one's field takes another shape later. An immutable
+        // struct's field takes the union where its members are immutable structs of numbers,
+        // whose tangents the AD splits; others keep the shape they were built with.
+        let held = held_members(program, pat, &arg.ty).filter(|u| {
+            matches!(u, Type::Union(m) if m.members.contains(&arg.ty)
+                && (def.mutable || m.members.iter().all(plain_value)))
+        });
         let (ty, v) = if let (true, Some(held)) = (exact, held) {
             let v = convert(b, arg.clone(), &held)?;
             (held, v)
@@ -816,6 +820,15 @@ pub(crate) fn observed_union(program: &Program, name: &Name, types: &[Type]) -> 
             members,
         }))
     })
+}
+
+/// Is `t` a number, or an immutable struct or tuple of such values at any depth?
+fn plain_value(t: &Type) -> bool {
+    match t {
+        Type::Struct(s) => !s.mutable && s.fields.iter().all(|(_, f)| plain_value(f)),
+        Type::Tuple(ts) => ts.iter().all(plain_value),
+        t => t.is_number(),
+    }
 }
 
 /// The join of values of the program's structs below one of its abstract types on two paths
