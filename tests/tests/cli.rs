@@ -598,6 +598,34 @@ fn the_jit_compiles_arrays_of_an_abstract_type() {
     }
 }
 
+/// A struct's field of an abstract type (`s::Shape`, the union of the structs below it) and a
+/// value that is one shape or another by branch compile: every gradient
+/// `fixtures/abstract31.jl` expects runs in the JIT, the write of a mutable struct's such field
+/// on some paths too (its values are the fixture test's).
+#[test]
+fn the_jit_compiles_fields_of_an_abstract_type() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/abstract31.jl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut host = AnalysisHost::new();
+    let file = host.set_file_text(&path, text.clone());
+    let analysis = host.analysis();
+    let calls: Vec<&str> = text
+        .lines()
+        .filter_map(|l| Some(l.strip_prefix("# expect grad: ")?.rsplit_once(" => ")?.0))
+        .collect();
+    assert!(calls.iter().any(|c| c.starts_with("rescene(")), "{calls:?}");
+    for call in calls {
+        let g = analysis
+            .grad(file, call, EvalLimits::default(), Engine::Jit)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            g.jit_fallback, None,
+            "the JIT compiles the gradient of {call}"
+        );
+    }
+}
+
 /// A struct whose shape depends on the data (a list grown by a loop) runs in the interpreter:
 /// its gradient too, the JIT engine saying why it fell back; a mutable one's gradient too,
 /// through a shadow box per node. The JIT compiles such a list where no gradient reaches it,

@@ -724,6 +724,9 @@ fn slot_init(ty: &Type) -> VarInit {
             ],
         ),
         Type::Ref(_) | Type::Tuple(_) | Type::NamedTuple(_) => stmt(Prim::ZeroTangent, vec![]),
+        // A value of an abstract type (the old value of a field `s::Shape` a path overwrote):
+        // no member held, the tag compiled code reads as unset.
+        Type::Union(_) => stmt(Prim::ZeroTangent, vec![]),
         // The old value of a field a `catch` stores its exception into (compiled code holds no
         // `undef` of it).
         Type::Exception => stmt(

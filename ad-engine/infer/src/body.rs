@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Span, Stmt, Terminator,
-    Type, Value,
+    Block, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Program, Span, Stmt,
+    Terminator, Type, Value,
 };
 
 use crate::calls::Cx;
@@ -58,7 +58,7 @@ pub(crate) fn infer_body(
         ));
         return failed(inst, &body.name, body.span, fail);
     }
-    let mut typer = Typer::new(body, inst);
+    let mut typer = Typer::new(body, inst, cx.program);
     if !typer.fixpoint(cx) {
         let fail = Fail::unsupported("type inference did not converge");
         return failed(inst, &body.name, body.span, fail);
@@ -184,12 +184,22 @@ fn is_isdefined(stmt: &Stmt) -> bool {
     matches!(&stmt.op, Op::Call(n) if &**n == "isdefined_local")
 }
 
-/// The accumulated join at a φ: `Any` marks a conflict (reported once, at emission).
-fn accumulate(old: &Type, new: &Type) -> Type {
-    if *old == Type::Any || *new == Type::Any {
-        return Type::Any;
-    }
-    join(old, new).unwrap_or(Type::Any)
+/// The conflict of two values of one struct whose fields hold values of different types on two
+/// paths (`x > 0 ? P(x) : P(1)` of a field `x::Real`): the field that differs named.
+fn struct_conflict(what: &str, a: &zy_ir::StructType, b: &zy_ir::StructType) -> String {
+    let differs = a.fields.iter().zip(&b.fields).find(|(x, y)| x.1 != y.1);
+    let Some(((field, x), (_, y))) = differs else {
+        return format!(
+            "type conflict: {what} is a {} of two types on two paths",
+            a.name
+        );
+    };
+    let name = &a.name;
+    format!(
+        "type conflict: {what} is a {name} whose field `{field}` is {x} on one path and {y} on \
+         another (zy types a struct by what its fields hold, where Julia's field of an abstract \
+         type holds either); give the field values of one type where the {name} is built"
+    )
 }
 
 /// Why a statement's operands cannot be typed.
@@ -202,6 +212,8 @@ enum Blocked {
 
 struct Typer<'a> {
     body: &'a Function,
+    /// The program, whose abstract types join their structs on different paths.
+    program: &'a Program,
     /// Type of every untyped value (`Any`: in error; `Bottom`: no value yet / never).
     ty: Vec<Type>,
     reach: Vec<bool>,
@@ -222,7 +234,7 @@ struct Typer<'a> {
 }
 
 impl<'a> Typer<'a> {
-    fn new(body: &'a Function, inst: &Instance) -> Typer<'a> {
+    fn new(body: &'a Function, inst: &Instance, program: &'a Program) -> Typer<'a> {
         let mut ty = vec![Type::Bottom; body.values.len()];
         for (&a, t) in body.args().iter().zip(inst.args.iter()) {
             ty[a.index()] = t.clone();
@@ -231,6 +243,7 @@ impl<'a> Typer<'a> {
         reach[0] = true;
         Typer {
             body,
+            program,
             ty,
             reach,
             flows: vec![false; body.blocks.len()],
@@ -240,6 +253,20 @@ impl<'a> Typer<'a> {
             order: body.reverse_postorder(),
             preds: body.predecessors(),
         }
+    }
+
+    /// The join of the types `a` and `b` on two paths: [`join`], or the program's structs below
+    /// one of its abstract types (`c ? Square(x) : Circle(x)`) as a value of it.
+    fn join(&self, a: &Type, b: &Type) -> Option<Type> {
+        join(a, b).or_else(|| crate::dispatch::abstract_join(self.program, a, b))
+    }
+
+    /// The accumulated join at a φ: `Any` marks a conflict (reported once, at emission).
+    fn accumulate(&self, old: &Type, new: &Type) -> Type {
+        if *old == Type::Any || *new == Type::Any {
+            return Type::Any;
+        }
+        self.join(old, new).unwrap_or(Type::Any)
     }
 
     fn operand_ty(&self, op: &Operand) -> Type {
@@ -387,7 +414,7 @@ impl<'a> Typer<'a> {
         let type_vars = std::mem::replace(&mut cx.type_vars, vars);
         let callees = std::mem::take(&mut cx.callees);
         cx.stores_depth += 1;
-        let mut typer = Typer::new(&m.body, &inst);
+        let mut typer = Typer::new(&m.body, &inst, program);
         let held = match (typer.fixpoint(cx), m.body.args().get(at)) {
             (true, Some(&param)) => typer.stored_into(cx, param),
             _ => Vec::new(),
@@ -599,7 +626,7 @@ impl<'a> Typer<'a> {
         let mut changed = !self.reach[call.block.index()];
         self.reach[call.block.index()] = true;
         for (&p, a) in target.params.iter().zip(&call.args) {
-            let new = accumulate(&self.ty[p.index()], &self.operand_ty(a));
+            let new = self.accumulate(&self.ty[p.index()], &self.operand_ty(a));
             if new != self.ty[p.index()] {
                 self.ty[p.index()] = new;
                 changed = true;
@@ -963,7 +990,7 @@ impl<'a> Typer<'a> {
             if t == Type::Any {
                 continue;
             }
-            match join(&ret, &t) {
+            match self.join(&ret, &t) {
                 Some(j) => ret = j,
                 None => {
                     let msg = format!(
@@ -1007,7 +1034,7 @@ impl<'a> Typer<'a> {
             if t == Type::Any {
                 return None;
             }
-            match join(&acc, &t) {
+            match self.join(&acc, &t) {
                 Some(j) => acc = j,
                 None => {
                     let what = match name {
@@ -1020,6 +1047,9 @@ impl<'a> Typer<'a> {
                              knows each symbol where it compiles, as a constant); choose with a \
                              `Bool` or an `Int` instead"
                         ),
+                        (Type::Struct(a), Type::Struct(b)) if a.is(&b.name, &b.params) => {
+                            struct_conflict(&what, a, b)
+                        }
                         _ => {
                             format!("type conflict: {what} is {acc} on one path and {t} on another")
                         }

@@ -869,6 +869,28 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// `IndexStyle(T)` of a type value naming one of the library's array types
+    /// (`IndexStyle(Vector{Float64})` is `IndexLinear()`, of a `Diagonal` `IndexCartesian()`);
+    /// `None` for any other call.
+    fn library_index_style(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &str,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let ("IndexStyle", [t]) = (name.rsplit('.').next().unwrap_or(name), args) else {
+            return None;
+        };
+        let Type::Function(n) = &t.ty else {
+            return None;
+        };
+        let style = match crate::index_style::linear(n)? {
+            true => "Base.IndexLinear",
+            false => "Base.IndexCartesian",
+        };
+        Some(self.call_named(b, &style.into(), &[]))
+    }
+
     /// Is `IndexStyle(x)` of an array struct of the program `IndexLinear()`?
     fn indexes_linearly(&mut self, b: &mut PlanBuilder, x: &Val) -> bool {
         let linear = |v: &Val| matches!(&v.ty, Type::Struct(s) if &*s.name == "Base.IndexLinear");
@@ -1020,6 +1042,9 @@ impl<'a> Cx<'a> {
         };
         if selected.as_ref().is_err_and(|f| !f.is_ambiguity()) && is_library(name) {
             if let Some(r) = self.user_array_interface(b, name, args) {
+                return r;
+            }
+            if let Some(r) = self.library_index_style(b, name, args) {
                 return r;
             }
         }

@@ -484,11 +484,16 @@ pub(crate) fn construct_given(
         // converts its arguments to the field types.
         let exact =
             matches(pat, &arg.ty, &mut bind) || bounded_as_julia(program, pat, &arg.ty, &mut bind);
-        // A mutable struct's field of a parametric abstract type (`s::Shape{Float64}`) holds
-        // any of its values over time: the union of those zy can list, when it lists the
-        // value given.
-        let held = held_members(program, pat, &arg.ty)
-            .filter(|u| def.mutable && matches!(u, Type::Union(u) if u.members.contains(&arg.ty)));
+        // A field of an abstract type (`s::Shape`, `s::Shape{Float64}`) holds any of its
+        // values, as Julia's: the union of those zy can list, when it lists the value given,
+        // so that structs built with different shapes are of one type (`[Frame(c),
+        // Frame(s)]`) and a mutable one's field takes another shape later. An immutable
+        // struct's field takes the union where its members are immutable structs of numbers,
+        // whose tangents the AD splits; others keep the shape they were built with.
+        let held = held_members(program, pat, &arg.ty).filter(|u| {
+            matches!(u, Type::Union(m) if m.members.contains(&arg.ty)
+                && (def.mutable || m.members.iter().all(plain_value)))
+        });
         let (ty, v) = if let (true, Some(held)) = (exact, held) {
             let v = convert(b, arg.clone(), &held)?;
             (held, v)
@@ -734,7 +739,7 @@ pub(crate) fn fixed_members(program: &Program, p: &Pat) -> Option<Type> {
     }
 }
 
-/// The values a mutable struct's field of the abstract type `p` holds over time, built with a
+/// The values a struct's field of the abstract type `p` holds over time, built with a
 /// `given`: [`fixed_members`] of a parametric one (`Shape{Float64}`); of a plain one (`Shape`)
 /// every struct below it, or where those have parameters, the structs below it given the
 /// parameters that `given` gives it (a field built with a `Circle{Float64}` holds the
@@ -847,6 +852,32 @@ pub(crate) fn observed_union(program: &Program, name: &Name, types: &[Type]) -> 
             members,
         }))
     })
+}
+
+/// Is `t` a number, or an immutable struct or tuple of such values at any depth?
+fn plain_value(t: &Type) -> bool {
+    match t {
+        Type::Struct(s) => !s.mutable && s.fields.iter().all(|(_, f)| plain_value(f)),
+        Type::Tuple(ts) => ts.iter().all(plain_value),
+        t => t.is_number(),
+    }
+}
+
+/// The join of values of the program's structs below one of its abstract types on two paths
+/// (`c ? Square(x) : Circle(x)`, Julia's `Union{Circle, Square}`): a value of the abstract
+/// type, the union of every struct below it ([`abstract_union`]), else of the two; `None` for
+/// other types.
+pub(crate) fn abstract_join(program: &Program, a: &Type, b: &Type) -> Option<Type> {
+    let types = [a.clone(), b.clone()];
+    let up = typejoin(program, &types)??;
+    let lists = |u: &Type, t: &Type| match (u, t) {
+        (Type::Union(u), Type::Union(t)) => t.members.iter().all(|m| u.members.contains(m)),
+        (Type::Union(u), t) => u.members.contains(t),
+        _ => false,
+    };
+    let all = abstract_union(program, &up, 0).filter(|u| lists(u, a) && lists(u, b));
+    let u = all.or_else(|| observed_union(program, &up, &types))?;
+    Some(joined(program, u))
 }
 
 fn sorted(mut ts: Vec<Type>) -> Vec<Type> {

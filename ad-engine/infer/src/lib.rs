@@ -32,6 +32,7 @@ mod dispatch;
 mod driver;
 mod error;
 mod found;
+mod index_style;
 mod iterate;
 mod join;
 mod keywords;

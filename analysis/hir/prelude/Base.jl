@@ -11152,6 +11152,27 @@ struct IndexCartesian end
 IndexStyle(A::AbstractArray) = IndexStyle(typeof(A))
 IndexStyle(::Array) = IndexLinear()
 IndexStyle(::AbstractRange) = IndexLinear()
+# A row `x'` or `transpose(x)` of a vector is read by one index; the lazy adjoint of a matrix is
+# not. A view of a range of a vector, of a row or of a column and a shared reshape of an Array
+# are linear, as Julia's `FastSubArray`; of a block or by a list of indices, Julia's style
+# depends on the indices (`view(A, :, 1:2)` is linear, `view(A, 1:2, 1:2)` Cartesian), which
+# zy's view types do not keep: refused by name.
+IndexStyle(::Adjoint) = IndexLinear()
+IndexStyle(::Transpose) = IndexLinear()
+IndexStyle(::AdjointMatrix) = IndexCartesian()
+IndexStyle(::TransposeMatrix) = IndexCartesian()
+IndexStyle(v::SubArray) = _view_style(v.indices, v.reshaped)
+_view_style(::AbstractRange, reshaped) = IndexLinear()
+_view_style(::Array, ::_Reshaped) = IndexLinear()
+_view_style(::Array, ::Nothing) = error("unsupported: IndexStyle of a view of a block or by a list of indices (Julia's is IndexLinear() for whole columns, `view(A, :, 1:2)`, IndexCartesian() for others, which zy's views do not tell apart); test the indices instead")
+# Of several arrays, the style that indexes them all: linear only when each is. (Untyped, so
+# that LinearAlgebra's wrappers are taken as they are, not read as copies.)
+IndexStyle(A, B) = IndexStyle(IndexStyle(A), IndexStyle(B))
+IndexStyle(A, B, C...) = IndexStyle(IndexStyle(A), IndexStyle(B, C...))
+IndexStyle(::IndexLinear, ::IndexLinear) = IndexLinear()
+IndexStyle(::IndexLinear, ::IndexCartesian) = IndexCartesian()
+IndexStyle(::IndexCartesian, ::IndexLinear) = IndexCartesian()
+IndexStyle(::IndexCartesian, ::IndexCartesian) = IndexCartesian()
 # `A[i, j]` of an `IndexLinear()` array struct of the program with only `getindex(A, i::Int)`
 # (zy_infer's `user_array_interface`): Julia's generic `getindex`, the element at the linear
 # index of `(i, j)` after a bounds check.

@@ -503,6 +503,19 @@ end
 Diagonal(A::AbstractMatrix) = Diagonal(diag(A))
 
 size(D::Diagonal) = (length(D.diag), length(D.diag))
+# Julia's `IndexStyle` of the structured matrices is every AbstractArray's default: an element
+# is found by its row and column.
+Base.IndexStyle(::Diagonal) = Base.IndexCartesian()
+Base.IndexStyle(::Symmetric) = Base.IndexCartesian()
+Base.IndexStyle(::Hermitian) = Base.IndexCartesian()
+Base.IndexStyle(::UpperTriangular) = Base.IndexCartesian()
+Base.IndexStyle(::LowerTriangular) = Base.IndexCartesian()
+Base.IndexStyle(::UnitUpperTriangular) = Base.IndexCartesian()
+Base.IndexStyle(::UnitLowerTriangular) = Base.IndexCartesian()
+Base.IndexStyle(::Tridiagonal) = Base.IndexCartesian()
+Base.IndexStyle(::SymTridiagonal) = Base.IndexCartesian()
+Base.IndexStyle(::Bidiagonal) = Base.IndexCartesian()
+Base.IndexStyle(::UpperHessenberg) = Base.IndexCartesian()
 size(D::Diagonal, d::Int) = d <= 2 ? length(D.diag) : 1
 length(D::Diagonal) = length(D.diag) * length(D.diag)
 getindex(D::Diagonal, i::Int, j::Int) = i == j ? D.diag[i] : zero(D.diag[i])
