@@ -75,7 +75,7 @@ impl Analysis {
             let ran = julia_tests::run_tests(db, file.0, Some(range), &limits);
             self.unwind_if_stale();
             let mut result = TestsetResult {
-                passed: ran.passed,
+                passed: ran.counts.passed + ran.counts.broken,
                 ..TestsetResult::default()
             };
             for d in ran.findings {
