@@ -9,6 +9,7 @@ pub(crate) use data::is_unbound_library;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
 mod exceptions;
+pub(crate) use exceptions::exception_subtype;
 pub(crate) mod fixed;
 mod higher;
 mod named;
@@ -74,6 +75,8 @@ pub const BUILTINS: &[&str] = &[
     "fieldtypes",
     "fieldnames",
     "supertype",
+    "isabstracttype",
+    "isconcretetype",
     "_apply_type",
     "<:",
     "copysign",
@@ -814,6 +817,7 @@ pub(crate) fn call(
         ("fieldnames", [t]) => type_fieldnames(cx, b, t),
         ("_apply_type", _) => apply_type(cx, args),
         ("supertype", [t]) => type_supertype(cx, t),
+        ("isabstracttype" | "isconcretetype", [t]) => type_kind(cx, name, t),
         // Julia's `<:` is a builtin checking that both operands are types.
         ("<:", [_, _]) => match args.iter().find(|a| !matches!(a.ty, Type::Function(_))) {
             Some(value) => {
@@ -829,7 +833,11 @@ pub(crate) fn call(
             }
             None => Err(no_method(name, &crate::value::types(&args))),
         },
-        ("typeof" | "eltype" | "fieldtypes" | "fieldnames" | "supertype" | "<:", _) => Err(no_method(
+        (
+            "typeof" | "eltype" | "fieldtypes" | "fieldnames" | "supertype" | "<:" | "isabstracttype"
+            | "isconcretetype",
+            _,
+        ) => Err(no_method(
             name,
             &crate::value::types(&args),
         )),
@@ -1120,6 +1128,9 @@ fn type_supertype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
     let Type::Function(n) = &t.ty else {
         return Err(no_method("supertype", std::slice::from_ref(&t.ty)));
     };
+    if let Some(up) = exceptions::exception_supertype(n, cx.program) {
+        return Ok(Val::lit(Const::Func(up)));
+    }
     let julias = match crate::type_values::canonical(n, cx.program)?.as_ref() {
         "Float64" | "Float32" => Some("AbstractFloat"),
         "Int64" | "Int32" | "Int16" | "Int8" => Some("Signed"),
@@ -1181,6 +1192,52 @@ fn type_supertype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
     let text: Name = crate::pattern::substitute(up, &put).to_string().into();
     let name = crate::type_values::canonical(&text, program)?;
     Ok(Val::lit(Const::Func(name)))
+}
+
+/// Julia's abstract types among the type values zy has (`isabstracttype` of each is `true`;
+/// of the program's types, their declarations say).
+const JULIA_ABSTRACT: &[&str] = &[
+    "Any",
+    "Number",
+    "Real",
+    "AbstractFloat",
+    "Integer",
+    "Signed",
+    "Unsigned",
+    "Exception",
+    "AbstractArray",
+    "AbstractVector",
+    "AbstractMatrix",
+    "AbstractRange",
+    "AbstractUnitRange",
+    "OrdinalRange",
+    "AbstractString",
+    "AbstractDict",
+    "AbstractSet",
+    "Function",
+];
+
+/// `isabstracttype(T)` and `isconcretetype(T)` of a type value: Julia's abstract types and the
+/// program's `abstract type`s are abstract; Base's exceptions, and types that name one
+/// concrete type with all its parameters (`Vector{Float64}`, not `Vector` or `Real` or a
+/// `Union`), are concrete.
+fn type_kind(cx: &mut Cx, name: &str, t: &Val) -> Result<Val, Fail> {
+    let Type::Function(n) = &t.ty else {
+        return Err(no_method(name, std::slice::from_ref(&t.ty)));
+    };
+    let program = cx.program;
+    let def = program.structs.get(n);
+    let is_abstract = JULIA_ABSTRACT.contains(&&**n) || def.is_some_and(|d| d.is_abstract);
+    let answer = match name {
+        "isabstracttype" => is_abstract,
+        _ if is_abstract => false,
+        _ if exceptions::EXCEPTIONS.contains(&&**n) || matches!(&**n, "Symbol" | "String") => true,
+        _ => match crate::type_values::pattern_of_name(n, program) {
+            Ok(p) => crate::type_values::concrete_in(&p, &Default::default(), program).is_some(),
+            Err(_) => false,
+        },
+    };
+    Ok(Val::lit(Const::Bool(answer)))
 }
 
 /// `fieldtypes(T)` of a type value `T` naming a tuple type: its element types, a tuple of
