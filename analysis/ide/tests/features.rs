@@ -1263,7 +1263,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 89387..89391: abs2
-            <zy>/prelude/Base.jl (prelude) 427778..427782: abs2
+            <zy>/prelude/Base.jl (prelude) 428373..428377: abs2
         "#]],
     );
 }
