@@ -810,8 +810,11 @@ pub(crate) fn call(
                 "the type of a view (Julia's `SubArray{T, N, P, I, L}`) or of a wrapper of one as a value; test `x isa SubArray` or `x isa AbstractVector` instead",
             ))
         }
-        ("typeof", [x]) => crate::type_values::value_name(&julia_array_type(&x.ty))
-            .map(|n| Val::lit(Const::Func(n))),
+        ("typeof", [x]) => match type_of_type(&x.ty, cx.program) {
+            Some(kind) => Ok(Val::lit(Const::Func(kind.into()))),
+            None => crate::type_values::value_name(&julia_array_type(&x.ty))
+                .map(|n| Val::lit(Const::Func(n))),
+        },
         ("eltype", [t]) => type_eltype(cx, b, t),
         ("fieldtypes", [t]) => type_fieldtypes(cx, b, t),
         ("fieldnames", [t]) => type_fieldnames(cx, b, t),
@@ -1217,6 +1220,37 @@ const JULIA_ABSTRACT: &[&str] = &[
     "Function",
 ];
 
+/// Julia's type of a type value (`typeof(Real)`): `Union` of a union, `UnionAll` of a type with
+/// parameters not given (`Vector`, `AbstractArray`, a program's `Point` of `Point{T}`),
+/// `DataType` of any other type. `None` if `t` is no type value (a function's own type).
+fn type_of_type(t: &Type, program: &zy_ir::Program) -> Option<&'static str> {
+    let Type::Function(n) = t else {
+        return None;
+    };
+    let n: &str = n;
+    if n.starts_with("Union{") {
+        return Some("Union");
+    }
+    let def = program.structs.get(n);
+    let unparameterised = |name: &str| !name.contains('{');
+    let named_type = JULIA_ABSTRACT.contains(&n)
+        || ABSTRACT_TYPES.contains(&n)
+        || is_exception_type(n)
+        || def.is_some()
+        || crate::type_values::is_type_text(n)
+        || crate::type_values::concrete_of(n, program).is_some()
+        || matches!(n, "String" | "Symbol" | "DataType" | "UnionAll" | "Union");
+    if !named_type {
+        return None;
+    }
+    let free = match n {
+        "Vector" | "Matrix" | "Array" | "AbstractArray" | "AbstractVector" | "AbstractMatrix"
+        | "AbstractRange" | "AbstractUnitRange" | "OrdinalRange" | "NamedTuple" => true,
+        _ => def.is_some_and(|d| !d.params.is_empty()) && unparameterised(n),
+    };
+    Some(if free { "UnionAll" } else { "DataType" })
+}
+
 /// `isabstracttype(T)` and `isconcretetype(T)` of a type value: Julia's abstract types and the
 /// program's `abstract type`s are abstract; Base's exceptions, and types that name one
 /// concrete type with all its parameters (`Vector{Float64}`, not `Vector` or `Real` or a
@@ -1314,6 +1348,9 @@ pub(crate) const ABSTRACT_TYPES: &[&str] = &[
     "AbstractString",
     // `Adjoint`: a row `x'` (a type of zy's own) or the prelude's `AdjointMatrix`.
     "Adjoint",
+    // The types of types (`typeof(Real)`).
+    "DataType",
+    "UnionAll",
 ];
 
 /// Is `t` a view (not a shared reshape, which Julia types as an Array) or a struct holding one
