@@ -1254,10 +1254,10 @@ fn type_of_type(t: &Type, program: &zy_ir::Program) -> Option<&'static str> {
 /// `isabstracttype(T)` and `isconcretetype(T)` of a type value: Julia's abstract types and the
 /// program's `abstract type`s are abstract; Base's exceptions, and types that name one
 /// concrete type with all its parameters (`Vector{Float64}`, not `Vector` or `Real` or a
-/// `Union`), are concrete.
+/// `Union`), are concrete. A value that is no type is neither (Julia's `false`).
 fn type_kind(cx: &mut Cx, name: &str, t: &Val) -> Result<Val, Fail> {
-    let Type::Function(n) = &t.ty else {
-        return Err(no_method(name, std::slice::from_ref(&t.ty)));
+    let (Type::Function(n), Some(_)) = (&t.ty, type_of_type(&t.ty, cx.program)) else {
+        return Ok(Val::lit(Const::Bool(false)));
     };
     let program = cx.program;
     let def = program.structs.get(n);
