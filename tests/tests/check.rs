@@ -203,27 +203,27 @@ fn a_passing_test_is_silent_and_its_negation_fails() {
 
 #[test]
 fn the_summary_counts_tests_as_julias_test_summary_does() {
-    // Two passes, a failure, an error, a broken test and a passing `@test_throws` in one
-    // testset, two passes in a `@testset for`: Julia's `Pass 5, Fail 1, Error 1, Broken 1,
-    // Total 8`; the `@test_nowarn` zy cannot judge is counted apart.
+    // Two passes, a failure, an error, a broken test, a skipped one and a passing
+    // `@test_throws` in one testset, two passes in a `@testset for`: Julia's `Pass 5, Fail 1,
+    // Error 1, Broken 2, Total 9`; the `@test_nowarn` zy cannot judge is counted apart.
     let dir = dir_with(&[(
         "t.jl",
-        "using Test\nsq(x) = x^2\n@testset \"arith\" begin\n    @test sq(2.0) == 4.0\n    @test sq(3.0) == 9.0\n    @test sq(2.0) == 5.0\n    @test sqrt(-1.0) > 0\n    @test_broken sq(2.0) == 5.0\n    @test_throws DomainError sqrt(-1.0)\n    @test_nowarn sq(1.0)\nend\n@testset \"n = $n\" for n in 1:2\n    @test sq(n) == n * n\nend\n",
+        "using Test\nsq(x) = x^2\n@testset \"arith\" begin\n    @test sq(2.0) == 4.0\n    @test sq(3.0) == 9.0\n    @test sq(2.0) == 5.0\n    @test sqrt(-1.0) > 0\n    @test_broken sq(2.0) == 5.0\n    @test_skip sq(2.0) == 5.0\n    @test_throws DomainError sqrt(-1.0)\n    @test_nowarn sq(1.0)\nend\n@testset \"n = $n\" for n in 1:2\n    @test sq(n) == n * n\nend\n",
     )]);
     let (status, out, err) = run(dir.path(), &["check", "t.jl"]);
     assert_eq!((status, err.as_str()), (1, ""));
     let table = out.find("Test Summary:").map_or("", |at| &out[at..]);
     expect![[r#"
         Test Summary: | Pass  Fail  Error  Broken  Total
-        t.jl          |    5     1      1       1      8
-        checked 1 file: 2 errors, 0 warnings, 1 note; 0 functions checked, 1 not typed (no `# zy: at`, no caller, no concrete annotations); 9 tests: 5 passed, 1 failed, 1 errored, 1 broken, 1 not run by zy
+        t.jl          |    5     1      1       2      9
+        checked 1 file: 2 errors, 0 warnings, 1 note; 0 functions checked, 1 not typed (no `# zy: at`, no caller, no concrete annotations); 10 tests: 5 passed, 1 failed, 1 errored, 2 broken, 1 not run by zy
     "#]]
     .assert_eq(table);
     let (_, out, _) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
     assert_eq!(
         json(&out)["summary"]["tests"],
         serde_json::json!({
-            "passed": 5, "failed": 1, "errored": 1, "broken": 1, "total": 8, "not_run": 1
+            "passed": 5, "failed": 1, "errored": 1, "broken": 2, "total": 9, "not_run": 1
         })
     );
     // A file without tests has no table and counts none.

@@ -171,6 +171,9 @@ struct Found {
     cases: Vec<Case>,
     /// Tests that are not run, with the reason.
     skipped: Vec<(TextRange, String)>,
+    /// `@test_skip` and `skip=true` tests (which Julia records as `Broken`), and whether a
+    /// loop holds them.
+    skips: Vec<(TextRange, bool)>,
     /// The top-level statements whose tests were all taken (their "not run" note goes).
     taken: Vec<u32>,
 }
@@ -263,6 +266,13 @@ pub(crate) fn run_tests(
         ran.findings.push(note);
         ran.counts.not_run += 1;
     }
+    // A skipped test in a loop counts once per iteration in Julia, which zy does not run to
+    // count: only the others are counted.
+    let skips = found
+        .skips
+        .iter()
+        .filter(|(r, looped)| inside(*r) && !looped);
+    ran.counts.broken += skips.count();
     for mut case in found.cases.into_iter().filter(|c| inside(c.range)) {
         match case.looped {
             None => match settle(db, file, &mut case, None, limits) {
@@ -892,7 +902,9 @@ impl Scope<'_> {
     fn case(&self, stmt: &SyntaxNode, found: &mut Found) {
         let text = self.text;
         let Some((ask, expr, keywords)) = expression(text, stmt) else {
-            if !is_skip(text, stmt) {
+            if is_skip(text, stmt) {
+                found.skips.push((stmt.range, self.looped));
+            } else {
                 let reason = "zy cannot read this test macro's arguments";
                 found.skipped.push((stmt.range, reason.to_string()));
             }
@@ -905,7 +917,10 @@ impl Scope<'_> {
                 continue;
             };
             match (slice(text, name.range), slice(text, value.range)) {
-                ("skip", "true") => return,
+                ("skip", "true") => {
+                    found.skips.push((stmt.range, self.looped));
+                    return;
+                }
                 ("broken", "true") => ask = Ask::Broken,
                 ("skip" | "broken", "false") => {}
                 _ => passed.push(slice(text, kw.range)),
