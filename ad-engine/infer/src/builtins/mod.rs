@@ -1220,19 +1220,23 @@ const JULIA_ABSTRACT: &[&str] = &[
     "Function",
 ];
 
-/// Julia's type of a type value (`typeof(Real)`): `Union` of a union, `UnionAll` of a type with
-/// parameters not given (`Vector`, `AbstractArray`, a program's `Point` of `Point{T}`),
-/// `DataType` of any other type. `None` if `t` is no type value (a function's own type).
+/// Julia's type of a type value (`typeof(Real)`): `Union` of a union (`Core.TypeofBottom` of
+/// `Union{}`), `UnionAll` of a type with parameters not given (`Vector`, `AbstractArray`, a
+/// program's `Point` of `Point{T}`), `DataType` of any other type. `None` if `t` is no type
+/// value (a function's own type).
 fn type_of_type(t: &Type, program: &zy_ir::Program) -> Option<&'static str> {
     let Type::Function(n) = t else {
         return None;
     };
     let n: &str = n;
+    if n == "Union{}" {
+        return Some("Core.TypeofBottom");
+    }
     if n.starts_with("Union{") {
         return Some("Union");
     }
+    // A struct's name never holds its parameters: `Box{Float64}` is found by none.
     let def = program.structs.get(n);
-    let unparameterised = |name: &str| !name.contains('{');
     let named_type = JULIA_ABSTRACT.contains(&n)
         || ABSTRACT_TYPES.contains(&n)
         || is_exception_type(n)
@@ -1245,8 +1249,8 @@ fn type_of_type(t: &Type, program: &zy_ir::Program) -> Option<&'static str> {
     }
     let free = match n {
         "Vector" | "Matrix" | "Array" | "AbstractArray" | "AbstractVector" | "AbstractMatrix"
-        | "AbstractRange" | "AbstractUnitRange" | "OrdinalRange" | "NamedTuple" => true,
-        _ => def.is_some_and(|d| !d.params.is_empty()) && unparameterised(n),
+        | "AbstractRange" | "AbstractUnitRange" | "OrdinalRange" | "NamedTuple" | "Adjoint" => true,
+        _ => def.is_some_and(|d| !d.params.is_empty()),
     };
     Some(if free { "UnionAll" } else { "DataType" })
 }
