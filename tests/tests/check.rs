@@ -202,6 +202,39 @@ fn a_passing_test_is_silent_and_its_negation_fails() {
 }
 
 #[test]
+fn the_summary_counts_tests_as_julias_test_summary_does() {
+    // Two passes, a failure, an error, a broken test, a skipped one and a passing
+    // `@test_throws` in one testset, two passes in a `@testset for`: Julia's `Pass 5, Fail 1,
+    // Error 1, Broken 2, Total 9`; the `@test_nowarn` zy cannot judge is counted apart.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nsq(x) = x^2\n@testset \"arith\" begin\n    @test sq(2.0) == 4.0\n    @test sq(3.0) == 9.0\n    @test sq(2.0) == 5.0\n    @test sqrt(-1.0) > 0\n    @test_broken sq(2.0) == 5.0\n    @test_skip sq(2.0) == 5.0\n    @test_throws DomainError sqrt(-1.0)\n    @test_nowarn sq(1.0)\nend\n@testset \"n = $n\" for n in 1:2\n    @test sq(n) == n * n\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    let table = out.find("Test Summary:").map_or("", |at| &out[at..]);
+    expect![[r#"
+        Test Summary: | Pass  Fail  Error  Broken  Total
+        t.jl          |    5     1      1       2      9
+        checked 1 file: 2 errors, 0 warnings, 1 note; 0 functions checked, 1 not typed (no `# zy: at`, no caller, no concrete annotations); 10 tests: 5 passed, 1 failed, 1 errored, 2 broken, 1 not run by zy
+    "#]]
+    .assert_eq(table);
+    let (_, out, _) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!(
+        json(&out)["summary"]["tests"],
+        serde_json::json!({
+            "passed": 5, "failed": 1, "errored": 1, "broken": 2, "total": 9, "not_run": 1
+        })
+    );
+    // A file without tests has no table and counts none.
+    let dir = dir_with(&[("u.jl", "# zy: at f(1.0)\nf(x) = 2x\n")]);
+    let (status, out, _) = run(dir.path(), &["check", "u.jl"]);
+    assert_eq!((status, out.as_str()), (0, ""));
+    let (_, out, _) = run(dir.path(), &["check", "u.jl", "--format", "json"]);
+    assert_eq!(json(&out)["summary"]["tests"]["total"], 0);
+}
+
+#[test]
 fn tests_with_closures_and_in_loops_run_and_their_negations_fail() {
     // Each test beside its negation: exactly the negations fail, once per iteration of a
     // loop (named as Julia names a `@testset for` iteration); a running sum sees the earlier
@@ -434,7 +467,8 @@ fn the_summary_counts_the_functions_checked_and_not_typed() {
         json(&out)["summary"],
         json(
             r#"{"files": 2, "errors": 0, "warnings": 0, "expected": 0,
-                "checked_functions": 4, "untyped_functions": 2}"#
+                "checked_functions": 4, "untyped_functions": 2,
+                "tests": {"passed": 0, "failed": 0, "errored": 0, "broken": 0, "total": 0, "not_run": 0}}"#
         )
     );
 }
@@ -450,7 +484,8 @@ fn json_schema_version_1() {
         report["summary"],
         json(
             r#"{"files": 2, "errors": 0, "warnings": 1, "expected": 0,
-                "checked_functions": 2, "untyped_functions": 0}"#
+                "checked_functions": 2, "untyped_functions": 0,
+                "tests": {"passed": 0, "failed": 0, "errored": 0, "broken": 0, "total": 0, "not_run": 0}}"#
         )
     );
     let d = &report["diagnostics"][0];

@@ -192,20 +192,24 @@ fn factorizations(a: &Type, b: &Type) -> Option<Type> {
     Some(Type::union(name.as_str().into(), members))
 }
 
-/// Julia's union of numbers and strings (`x > 0 ? "pos" : 0`, a `try` giving an Int and its
-/// `catch` a message), with `nothing` too: `Union{Int64, String}`, each use split on the
-/// member held. `None` unless a string and a number are among them and every other member is
-/// a number, a string or `nothing`.
+/// Julia's union of numbers and strings or symbols (`x > 0 ? "pos" : 0`, a `try` giving an
+/// Int and its `catch` a message, or a number and `:failed`), with `nothing` too:
+/// `Union{Int64, String}`, `Union{Float64, Symbol}`, each use split on the member held. `None`
+/// unless a string or symbol and a number are among them and every other member is a number,
+/// a string, a symbol or `nothing`.
 fn numbers_or_strings(a: &Type, b: &Type) -> Option<Type> {
     let mut members = Vec::new();
     for t in [a, b] {
         match t {
             Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
+            // A symbol among other values is one known at run time (the member held is told
+            // by its type, and every symbol's is `Symbol`).
+            Type::Symbol(_) => members.push(Type::any_symbol()),
             t => members.push(t.clone()),
         }
     }
     let number = |t: &Type| matches!(t, Type::Float64 | Type::Int64 | Type::Bool);
-    let string = |t: &Type| matches!(t, Type::String | Type::SubString);
+    let string = |t: &Type| matches!(t, Type::String | Type::SubString | Type::Symbol(_));
     if !members.iter().any(number)
         || !members.iter().any(string)
         || !members
@@ -546,6 +550,17 @@ mod tests {
         assert_eq!(
             join(&c, &Type::Float64).map(|t| t.to_string()),
             Some("Union{Base.Complex{Float64}, Float64}".to_string())
+        );
+        // A number, or the symbol a `catch` gives: `Union{Float64, Symbol}`, symbols of
+        // different names one member, a symbol known at run time.
+        let failed = join(&Type::Float64, &Type::Symbol("failed".into()));
+        assert_eq!(
+            failed.as_ref().map(|t| t.to_string()).as_deref(),
+            Some("Union{Float64, Symbol}")
+        );
+        assert_eq!(
+            join(&failed.unwrap(), &Type::Symbol("skipped".into())).map(|t| t.to_string()),
+            Some("Union{Float64, Symbol}".to_string())
         );
         let t = Type::tuple([Type::tuple([Type::Float64])]);
         assert_eq!(depth(&t), 3);

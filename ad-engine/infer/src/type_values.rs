@@ -71,6 +71,9 @@ pub(crate) fn pattern_of_name(name: &str, program: &Program) -> Result<Pat, Fail
 
 /// `a <: b` of two type values' names, as Julia's subtyping decides it for the types zy has.
 pub(crate) fn is_subtype(a: &str, b: &str, program: &Program) -> Result<bool, Fail> {
+    if let Some(known) = crate::builtins::exception_subtype(a, b, program) {
+        return Ok(known);
+    }
     let pb = pattern_of_name(b, program)?;
     let pa = pattern_of_name(a, program)?;
     Ok(match pattern::concrete(&pa, &Default::default()) {

@@ -9677,9 +9677,13 @@ function _sync_end(g::_SyncGroup)
     return nothing
 end
 
+# An iteration of a `@threads` loop threw `e`: zy's one thread runs the iterations in one
+# task, which failed; Julia's loop throws the `CompositeException` of its `TaskFailedException`.
+_threads_failed(e) = throw(CompositeException(1, _failed_text(e)))
+
 """
-    Channel{T}(size = 0), Channel{T}(f, size = 0), put!(c, v), take!(c), fetch(c), close(c),
-    isopen(c), isready(c), isempty(c), for x in c, collect(c)
+    Channel{T}(size = 0), Channel{T}(f, size = 0), Channel(f; ctype = T, csize = 0), put!(c, v),
+    take!(c), fetch(c), close(c), isopen(c), isready(c), isempty(c), for x in c, collect(c)
 
 Julia's channel as zy runs it, on one thread: a queue of values of type `T`, taken in the
 order they were put. `Channel{T}(f)` (also with a size, and the `do` form) calls `f(c)` at
@@ -9726,7 +9730,12 @@ function _typed_channel(T, f::Function, sz::Integer = 0; spawn::Bool = false, th
     return c
 end
 Channel(sz::Integer) = _untyped_channel()
-Channel(f::Function, sz::Integer = 0) = _untyped_channel()
+Channel(f::Function, sz::Integer) = _untyped_channel()
+# `Channel(f; ctype = T, csize = n)`: Julia's keywords for `Channel{T}(f, n)`.
+function Channel(f::Function; ctype = Any, csize = 0, spawn::Bool = false, threadpool = nothing)
+    ctype === Any && return _untyped_channel()
+    return _typed_channel(ctype, f, csize; spawn = spawn, threadpool = threadpool)
+end
 _untyped_channel() = error(:unsupported, "`Channel(...)` without its element type is Julia's `Channel{Any}`, which zy does not hold; name the type of its values: `Channel{Float64}(...)`")
 
 """

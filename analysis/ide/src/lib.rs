@@ -44,7 +44,7 @@ use zy_hir::input::Unreadable;
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
-    lint, Config, ConfigError, Coverage, FileConfig, Level, Lint, TestRun, Untyped,
+    lint, Config, ConfigError, Coverage, FileConfig, Level, Lint, TestCounts, TestRun, Untyped,
     DEFAULT_MAX_FILE_SIZE, GRADIENT_CUT, LINTS, MUTATION_AFTER_CAPTURE, NONFINITE_GRADIENT,
     RRULE_MISMATCH, TEST_FAILED, TEST_NOT_RUN, UNBOUNDED_TAPE, ZERO_GRADIENT,
 };

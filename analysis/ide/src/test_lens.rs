@@ -17,10 +17,11 @@ pub struct Testset {
 /// What running the tests of a testset (its nested ones too) gave.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct TestsetResult {
-    /// Tests that passed, failed (or errored) and that zy cannot run; a test in a loop counts
-    /// once per iteration, as Julia counts it.
+    /// Tests that passed, failed (or errored), are broken (`@test_broken`, `@test_skip`) and
+    /// that zy cannot run; a test in a loop counts once per iteration, as Julia counts it.
     pub passed: usize,
     pub failed: usize,
+    pub broken: usize,
     pub not_run: usize,
     /// Why the first test that did not run did not.
     pub not_run_reason: Option<String>,
@@ -28,17 +29,20 @@ pub struct TestsetResult {
 
 impl TestsetResult {
     /// The lens title: `✓ 3 passed`, `✗ 1 failed, 2 passed`, `tests not run: <why>`, with the
-    /// number not run after the others.
+    /// numbers broken and not run after the others.
     pub fn title(&self) -> String {
-        let not_run = match self.not_run {
-            0 => String::new(),
-            n => format!(", {n} not run"),
-        };
+        let mut rest = String::new();
+        if self.broken > 0 {
+            rest.push_str(&format!(", {} broken", self.broken));
+        }
+        if self.not_run > 0 {
+            rest.push_str(&format!(", {} not run", self.not_run));
+        }
         match (self.failed, self.passed, &self.not_run_reason) {
-            (0, 0, Some(why)) => format!("tests not run: {why}"),
-            (0, 0, None) => "no tests".to_string(),
-            (0, passed, _) => format!("✓ {passed} passed{not_run}"),
-            (failed, passed, _) => format!("✗ {failed} failed, {passed} passed{not_run}"),
+            (0, 0, Some(why)) if self.broken == 0 => format!("tests not run: {why}"),
+            (0, 0, None) if self.broken == 0 => "no tests".to_string(),
+            (0, passed, _) => format!("✓ {passed} passed{rest}"),
+            (failed, passed, _) => format!("✗ {failed} failed, {passed} passed{rest}"),
         }
     }
 }
@@ -75,7 +79,8 @@ impl Analysis {
             let ran = julia_tests::run_tests(db, file.0, Some(range), &limits);
             self.unwind_if_stale();
             let mut result = TestsetResult {
-                passed: ran.passed,
+                passed: ran.counts.passed,
+                broken: ran.counts.broken,
                 ..TestsetResult::default()
             };
             for d in ran.findings {
@@ -90,5 +95,33 @@ impl Analysis {
             }
             Some(result)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TestsetResult;
+
+    #[test]
+    fn the_title_counts_broken_tests_apart_from_passes() {
+        let r = TestsetResult {
+            passed: 2,
+            broken: 1,
+            ..TestsetResult::default()
+        };
+        assert_eq!(r.title(), "✓ 2 passed, 1 broken");
+        let r = TestsetResult {
+            failed: 1,
+            broken: 2,
+            not_run: 1,
+            ..TestsetResult::default()
+        };
+        assert_eq!(r.title(), "✗ 1 failed, 0 passed, 2 broken, 1 not run");
+        let r = TestsetResult {
+            not_run: 1,
+            not_run_reason: Some("why".to_string()),
+            ..TestsetResult::default()
+        };
+        assert_eq!(r.title(), "tests not run: why");
     }
 }

@@ -339,7 +339,7 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                          what another writes"
                             .to_string(),
                     );
-                    expr(cx, arg)
+                    crate::tasks::threads_loop(cx, node, arg)
                 }
                 ("@assert", [cond]) => {
                     let text = ExprKind::Str(cx.text(cond).to_string());

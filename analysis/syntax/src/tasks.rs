@@ -1,8 +1,8 @@
 //! Julia's task macros as zy runs them, on one thread: `Threads.@spawn expr` and `@async expr`
 //! make a task that runs `() -> expr` to completion where it is made (`Base._spawn`); `@sync
 //! body` runs the body in a scope of its own that the tasks spawned lexically inside it join,
-//! and throws Julia's `CompositeException` at its end if one of them failed. `@lock l expr` is
-//! Julia's `lock(() -> expr, l)`. A `$x` in a task's body is `x`'s value when the task is made.
+//! and throws Julia's `CompositeException` at its end if one of them failed, as a `@threads`
+//! loop does if an iteration throws. `@lock l expr` is Julia's `lock(() -> expr, l)`. A `$x` in a task's body is `x`'s value when the task is made.
 
 use crate::ast::{Expr, ExprKind, TextRange};
 use crate::cx::Cx;
@@ -109,6 +109,24 @@ fn sync(cx: &mut Cx, node: &SyntaxNode, body: &SyntaxNode) -> Expr {
         var: Some(Box::new(ident(SYNC, r))),
         value: Some(Box::new(group)),
         body,
+    };
+    Expr::new(kind, r)
+}
+
+/// `@threads for ... end`: the loop, whose iterations zy runs in order, inside
+/// `try ... catch #threads_error; Base._threads_failed(#threads_error) end`: an iteration that
+/// throws fails its task, and Julia's loop throws a `CompositeException` of the task's
+/// `TaskFailedException` when all are done.
+pub(crate) fn threads_loop(cx: &mut Cx, node: &SyntaxNode, looped: &SyntaxNode) -> Expr {
+    let r = node.range;
+    let error = "#threads_error";
+    let failed = Expr::call("Base._threads_failed", vec![ident(error, r)], r);
+    let kind = ExprKind::Try {
+        body: vec![expr(cx, looped)],
+        var: Some(Box::new(ident(error, r))),
+        catch: Some(vec![failed]),
+        els: None,
+        finally: None,
     };
     Expr::new(kind, r)
 }

@@ -256,7 +256,9 @@ fn check_reports_every_file_under_the_paths() {
         out,
         "{\"diagnostics\":[{\"code\":\"unsupported\",\"col\":6,\"end\":15,\"expected\":false,\"file\":\"sub/kw.jl\",\
          \"line\":1,\"message\":\"unsupported: this form of optional argument\",\"related\":[],\"severity\":\"error\",\"start\":5}],\
-         \"summary\":{\"checked_functions\":0,\"errors\":1,\"expected\":0,\"files\":1,\"untyped_functions\":1,\"warnings\":0},\"version\":1}\n"
+         \"summary\":{\"checked_functions\":0,\"errors\":1,\"expected\":0,\"files\":1,\
+         \"tests\":{\"broken\":0,\"errored\":0,\"failed\":0,\"not_run\":0,\"passed\":0,\"total\":0},\
+         \"untyped_functions\":1,\"warnings\":0},\"version\":1}\n"
     );
     assert_eq!(run(dirty.path(), &["check", "nowhere"]).0, 2);
 }

@@ -67,6 +67,70 @@ fn is_user_exception(def: &StructDef, program: &Program) -> bool {
     false
 }
 
+/// The supertype of an exception type as a value: `Exception` of Base's (Julia declares each
+/// directly below it), `Any` of `Exception`, the declared one of the program's types below
+/// `Exception` (abstract ones too). `None` if `name` is not an exception type.
+pub(crate) fn exception_supertype(name: &str, program: &Program) -> Option<Name> {
+    match name {
+        "Exception" => return Some("Any".into()),
+        n if EXCEPTIONS.contains(&n) => return Some("Exception".into()),
+        _ => {}
+    }
+    let def = program.structs.get(name)?;
+    if def.kind != StructKind::User || !is_user_exception(def, program) {
+        return None;
+    }
+    match &def.supertype {
+        Some(TypeExpr::Named { name, .. }) => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// `a <: b` where `a` or `b` is an exception type as a value (`typeof(e) <: Exception`,
+/// `BoundsError <: ArgumentError`): `a`'s chain of supertypes reaches `b`; no other type is
+/// below an exception type but `Union{}`. A union of plain names is below `b` if each of its
+/// members is, and above `a` if one is. `None` if no exception type is among them.
+pub(crate) fn exception_subtype(a: &str, b: &str, program: &Program) -> Option<bool> {
+    if let Some(ms) = plain_members(a) {
+        let each: Option<Vec<bool>> = ms
+            .iter()
+            .map(|m| exception_subtype(m, b, program))
+            .collect();
+        return each.map(|e| e.iter().all(|&x| x));
+    }
+    if let Some(ms) = plain_members(b) {
+        let each: Option<Vec<bool>> = ms
+            .iter()
+            .map(|m| exception_subtype(a, m, program))
+            .collect();
+        return each.map(|e| e.iter().any(|&x| x));
+    }
+    let below_a = exception_supertype(a, program).is_some();
+    if !below_a && exception_supertype(b, program).is_none() {
+        return None;
+    }
+    if b == "Any" || a == "Union{}" {
+        return Some(true);
+    }
+    let mut at: Name = a.into();
+    for _ in 0..program.structs.len() + 2 {
+        if &*at == b {
+            return Some(true);
+        }
+        match exception_supertype(&at, program) {
+            Some(up) => at = up,
+            None => return Some(false),
+        }
+    }
+    Some(false)
+}
+
+/// The members of the name of a union of plain names (`Union{BoundsError, DomainError}`).
+fn plain_members(t: &str) -> Option<Vec<&str>> {
+    let inner = t.strip_prefix("Union{")?.strip_suffix('}')?;
+    (!inner.contains('{')).then(|| inner.split(',').map(str::trim).collect())
+}
+
 /// The program's concrete exception types (structs below `Exception`).
 fn user_exceptions(program: &Program) -> impl Iterator<Item = &StructDef> {
     program

@@ -9,6 +9,7 @@ pub(crate) use data::is_unbound_library;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
 mod exceptions;
+pub(crate) use exceptions::exception_subtype;
 pub(crate) mod fixed;
 mod higher;
 mod named;
@@ -74,6 +75,8 @@ pub const BUILTINS: &[&str] = &[
     "fieldtypes",
     "fieldnames",
     "supertype",
+    "isabstracttype",
+    "isconcretetype",
     "_apply_type",
     "<:",
     "copysign",
@@ -807,13 +810,17 @@ pub(crate) fn call(
                 "the type of a view (Julia's `SubArray{T, N, P, I, L}`) or of a wrapper of one as a value; test `x isa SubArray` or `x isa AbstractVector` instead",
             ))
         }
-        ("typeof", [x]) => crate::type_values::value_name(&julia_array_type(&x.ty))
-            .map(|n| Val::lit(Const::Func(n))),
+        ("typeof", [x]) => match type_of_type(&x.ty, cx.program) {
+            Some(kind) => Ok(Val::lit(Const::Func(kind.into()))),
+            None => crate::type_values::value_name(&julia_array_type(&x.ty))
+                .map(|n| Val::lit(Const::Func(n))),
+        },
         ("eltype", [t]) => type_eltype(cx, b, t),
         ("fieldtypes", [t]) => type_fieldtypes(cx, b, t),
         ("fieldnames", [t]) => type_fieldnames(cx, b, t),
         ("_apply_type", _) => apply_type(cx, args),
         ("supertype", [t]) => type_supertype(cx, t),
+        ("isabstracttype" | "isconcretetype", [t]) => type_kind(cx, name, t),
         // Julia's `<:` is a builtin checking that both operands are types.
         ("<:", [_, _]) => match args.iter().find(|a| !matches!(a.ty, Type::Function(_))) {
             Some(value) => {
@@ -829,7 +836,11 @@ pub(crate) fn call(
             }
             None => Err(no_method(name, &crate::value::types(&args))),
         },
-        ("typeof" | "eltype" | "fieldtypes" | "fieldnames" | "supertype" | "<:", _) => Err(no_method(
+        (
+            "typeof" | "eltype" | "fieldtypes" | "fieldnames" | "supertype" | "<:" | "isabstracttype"
+            | "isconcretetype",
+            _,
+        ) => Err(no_method(
             name,
             &crate::value::types(&args),
         )),
@@ -1116,6 +1127,9 @@ fn type_supertype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
     let Type::Function(n) = &t.ty else {
         return Err(no_method("supertype", std::slice::from_ref(&t.ty)));
     };
+    if let Some(up) = exceptions::exception_supertype(n, cx.program) {
+        return Ok(Val::lit(Const::Func(up)));
+    }
     let julias = match crate::type_values::canonical(n, cx.program)?.as_ref() {
         "Float64" | "Float32" => Some("AbstractFloat"),
         "Int64" | "Int32" | "Int16" | "Int8" => Some("Signed"),
@@ -1177,6 +1191,87 @@ fn type_supertype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
     let text: Name = crate::pattern::substitute(up, &put).to_string().into();
     let name = crate::type_values::canonical(&text, program)?;
     Ok(Val::lit(Const::Func(name)))
+}
+
+/// Julia's abstract types among the type values zy has (`isabstracttype` of each is `true`;
+/// of the program's types, their declarations say).
+const JULIA_ABSTRACT: &[&str] = &[
+    "Any",
+    "Number",
+    "Real",
+    "AbstractFloat",
+    "Integer",
+    "Signed",
+    "Unsigned",
+    "Exception",
+    "AbstractArray",
+    "AbstractVector",
+    "AbstractMatrix",
+    "AbstractRange",
+    "AbstractUnitRange",
+    "OrdinalRange",
+    "AbstractString",
+    "AbstractDict",
+    "AbstractSet",
+    "Function",
+];
+
+/// Julia's type of a type value (`typeof(Real)`): `Union` of a union (`Core.TypeofBottom` of
+/// `Union{}`), `UnionAll` of a type with parameters not given (`Vector`, `AbstractArray`, a
+/// program's `Point` of `Point{T}`), `DataType` of any other type. `None` if `t` is no type
+/// value (a function's own type).
+fn type_of_type(t: &Type, program: &zy_ir::Program) -> Option<&'static str> {
+    let Type::Function(n) = t else {
+        return None;
+    };
+    let n: &str = n;
+    if n == "Union{}" {
+        return Some("Core.TypeofBottom");
+    }
+    if n.starts_with("Union{") {
+        return Some("Union");
+    }
+    // A struct's name never holds its parameters: `Box{Float64}` is found by none.
+    let def = program.structs.get(n);
+    let named_type = JULIA_ABSTRACT.contains(&n)
+        || ABSTRACT_TYPES.contains(&n)
+        || is_exception_type(n)
+        || def.is_some()
+        || crate::type_values::is_type_text(n)
+        || crate::type_values::concrete_of(n, program).is_some()
+        || matches!(n, "String" | "Symbol" | "DataType" | "UnionAll" | "Union");
+    if !named_type {
+        return None;
+    }
+    let free = match n {
+        "Vector" | "Matrix" | "Array" | "AbstractArray" | "AbstractVector" | "AbstractMatrix"
+        | "AbstractRange" | "AbstractUnitRange" | "OrdinalRange" | "NamedTuple" | "Adjoint" => true,
+        _ => def.is_some_and(|d| !d.params.is_empty()),
+    };
+    Some(if free { "UnionAll" } else { "DataType" })
+}
+
+/// `isabstracttype(T)` and `isconcretetype(T)` of a type value: Julia's abstract types and the
+/// program's `abstract type`s are abstract; Base's exceptions, and types that name one
+/// concrete type with all its parameters (`Vector{Float64}`, not `Vector` or `Real` or a
+/// `Union`), are concrete. A value that is no type is neither (Julia's `false`).
+fn type_kind(cx: &mut Cx, name: &str, t: &Val) -> Result<Val, Fail> {
+    let (Type::Function(n), Some(_)) = (&t.ty, type_of_type(&t.ty, cx.program)) else {
+        return Ok(Val::lit(Const::Bool(false)));
+    };
+    let program = cx.program;
+    let def = program.structs.get(n);
+    let is_abstract = JULIA_ABSTRACT.contains(&&**n) || def.is_some_and(|d| d.is_abstract);
+    let answer = match name {
+        "isabstracttype" => is_abstract,
+        _ if is_abstract => false,
+        _ if exceptions::EXCEPTIONS.contains(&&**n) || matches!(&**n, "Symbol" | "String") => true,
+        _ => match crate::type_values::pattern_of_name(n, program) {
+            Ok(p) => crate::type_values::concrete_in(&p, &Default::default(), program).is_some(),
+            Err(_) => false,
+        },
+    };
+    Ok(Val::lit(Const::Bool(answer)))
 }
 
 /// `fieldtypes(T)` of a type value `T` naming a tuple type: its element types, a tuple of
@@ -1253,6 +1348,9 @@ pub(crate) const ABSTRACT_TYPES: &[&str] = &[
     "AbstractString",
     // `Adjoint`: a row `x'` (a type of zy's own) or the prelude's `AdjointMatrix`.
     "Adjoint",
+    // The types of types (`typeof(Real)`).
+    "DataType",
+    "UnionAll",
 ];
 
 /// Is `t` a view (not a shared reshape, which Julia types as an Array) or a struct holding one

@@ -171,6 +171,9 @@ struct Found {
     cases: Vec<Case>,
     /// Tests that are not run, with the reason.
     skipped: Vec<(TextRange, String)>,
+    /// `@test_skip` and `skip=true` tests (which Julia records as `Broken`), and whether a
+    /// loop holds them.
+    skips: Vec<(TextRange, bool)>,
     /// The top-level statements whose tests were all taken (their "not run" note goes).
     taken: Vec<u32>,
 }
@@ -179,21 +182,59 @@ struct Found {
 enum Outcome {
     /// It passed.
     Passed,
+    /// A `@test_broken` that is still broken (Julia's `Broken`).
+    Broken,
     /// In a loop: control does not reach the test that many times.
     Done,
     /// It failed or could not run: the finding's code, message and related places.
     Finding(&'static str, String, Vec<Related>),
 }
 
-/// The findings of running the tests of `file`, and the top-level statements whose tests ran
-/// (by start offset): their `skipped-statement` notes no longer apply.
-pub(crate) fn check(
-    db: &RootDatabase,
-    file: SourceFile,
-    limits: &EvalLimits,
-) -> (Vec<Diagnostic>, Vec<u32>) {
-    let ran = run_tests(db, file, None, limits);
-    (ran.findings, ran.taken)
+/// How many of a file's tests gave each of the verdicts Julia's `Test Summary` counts (a test
+/// in a loop once per iteration, as Julia counts it), and how many zy could not run.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct TestCounts {
+    /// `Pass`: a `@test` that held, a `@test_throws` that saw its exception.
+    pub passed: usize,
+    /// `Fail`: `Test Failed`.
+    pub failed: usize,
+    /// `Error`: `Error During Test` (a throw, a non-Boolean value) and `Unexpected Pass`.
+    pub errored: usize,
+    /// `Broken`: a `@test_broken` that is still broken.
+    pub broken: usize,
+    /// Tests zy cannot run (its `test-not-run` notes): in no column of Julia's.
+    pub not_run: usize,
+}
+
+impl TestCounts {
+    /// Julia's `Total`: the tests that gave a verdict.
+    pub fn total(&self) -> usize {
+        self.passed + self.failed + self.errored + self.broken
+    }
+
+    /// These counts and `other`'s together.
+    pub fn add(&mut self, other: TestCounts) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.errored += other.errored;
+        self.broken += other.broken;
+        self.not_run += other.not_run;
+    }
+
+    /// Count a finding's verdict (before an iteration's name is put in front of its message).
+    fn count(&mut self, code: &str, message: &str) {
+        match code {
+            TEST_NOT_RUN => self.not_run += 1,
+            _ if message.starts_with("Test Failed") => self.failed += 1,
+            _ => self.errored += 1,
+        }
+    }
+}
+
+/// The findings of running the tests of `file`, their counts, and the top-level statements
+/// whose tests ran (by start offset): their `skipped-statement` notes no longer apply.
+pub(crate) fn check(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) -> Ran {
+    run_tests(db, file, None, limits)
 }
 
 /// What running tests of a file gave.
@@ -201,8 +242,8 @@ pub(crate) fn check(
 pub(crate) struct Ran {
     /// Failures, errors, and notes on the tests zy cannot run.
     pub(crate) findings: Vec<Diagnostic>,
-    /// How many tests passed (a test in a loop once per iteration, as Julia counts them).
-    pub(crate) passed: usize,
+    /// How many tests gave each verdict.
+    pub(crate) counts: TestCounts,
     /// The top-level statements whose tests ran (by start offset).
     pub(crate) taken: Vec<u32>,
 }
@@ -223,15 +264,25 @@ pub(crate) fn run_tests(
     for (range, reason) in found.skipped.into_iter().filter(|(r, _)| inside(*r)) {
         let note = finding(db, file, range, TEST_NOT_RUN, reason, Vec::new());
         ran.findings.push(note);
+        ran.counts.not_run += 1;
     }
+    // A skipped test in a loop counts once per iteration in Julia, which zy does not run to
+    // count: only the others are counted.
+    let skips = found
+        .skips
+        .iter()
+        .filter(|(r, looped)| inside(*r) && !looped);
+    ran.counts.broken += skips.count();
     for mut case in found.cases.into_iter().filter(|c| inside(c.range)) {
         match case.looped {
             None => match settle(db, file, &mut case, None, limits) {
                 Outcome::Finding(code, message, related) => {
+                    ran.counts.count(code, &message);
                     let f = finding(db, file, case.range, code, message, related);
                     ran.findings.push(f);
                 }
-                Outcome::Passed => ran.passed += 1,
+                Outcome::Passed => ran.counts.passed += 1,
+                Outcome::Broken => ran.counts.broken += 1,
                 Outcome::Done => {}
             },
             Some(_) => run_iterations(db, file, &mut case, limits, &mut ran),
@@ -269,9 +320,11 @@ fn run_iterations(
 ) {
     for k in 1..=MAX_ITERATIONS {
         match settle(db, file, case, Some(k), limits) {
-            Outcome::Passed => ran.passed += 1,
+            Outcome::Passed => ran.counts.passed += 1,
+            Outcome::Broken => ran.counts.broken += 1,
             Outcome::Done => return,
             Outcome::Finding(TEST_FAILED, message, related) => {
+                ran.counts.count(TEST_FAILED, &message);
                 let message = match name(db, file, case, k, limits) {
                     Some(name) => format!("{name}: {message}"),
                     None => message,
@@ -281,6 +334,7 @@ fn run_iterations(
             }
             // zy's limit: the same in every iteration.
             Outcome::Finding(code, message, related) => {
+                ran.counts.count(code, &message);
                 ran.findings
                     .push(finding(db, file, case.range, code, message, related));
                 return;
@@ -413,7 +467,8 @@ fn run(
                     "Error During Test: Expression evaluated to non-Boolean: {shown}, Value: {}",
                     value.display
                 ),
-                (Ask::True, _, "true") | (Ask::Broken, _, "false") => return Outcome::Passed,
+                (Ask::True, _, "true") => return Outcome::Passed,
+                (Ask::Broken, _, "false") => return Outcome::Broken,
                 (Ask::Broken, _, _) => format!(
                     "Unexpected Pass: Expression: {shown}, Got correct result, please change to @test if no longer broken"
                 ),
@@ -447,7 +502,7 @@ fn run(
         }) => (error, kind),
     };
     let message = match &case.ask {
-        Ask::Broken => return Outcome::Passed,
+        Ask::Broken => return Outcome::Broken,
         Ask::Throws(e) => match test_throws::expected(e) {
             x if test_throws::meets(&x, &kind, &thrown.message) => return Outcome::Passed,
             test_throws::Expected::Other => {
@@ -847,7 +902,9 @@ impl Scope<'_> {
     fn case(&self, stmt: &SyntaxNode, found: &mut Found) {
         let text = self.text;
         let Some((ask, expr, keywords)) = expression(text, stmt) else {
-            if !is_skip(text, stmt) {
+            if is_skip(text, stmt) {
+                found.skips.push((stmt.range, self.looped));
+            } else {
                 let reason = "zy cannot read this test macro's arguments";
                 found.skipped.push((stmt.range, reason.to_string()));
             }
@@ -860,7 +917,10 @@ impl Scope<'_> {
                 continue;
             };
             match (slice(text, name.range), slice(text, value.range)) {
-                ("skip", "true") => return,
+                ("skip", "true") => {
+                    found.skips.push((stmt.range, self.looped));
+                    return;
+                }
                 ("broken", "true") => ask = Ask::Broken,
                 ("skip" | "broken", "false") => {}
                 _ => passed.push(slice(text, kw.range)),

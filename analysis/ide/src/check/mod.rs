@@ -31,7 +31,7 @@ use zy_syntax::ast::{AnnotationKind, Item};
 pub use config::{Config, ConfigError, FileConfig, Level, DEFAULT_MAX_FILE_SIZE, DEFAULT_RTOL};
 pub use coverage::{Coverage, Untyped};
 pub(crate) use cut::zero_cut;
-pub use julia_tests::{TEST_FAILED, TEST_NOT_RUN};
+pub use julia_tests::{TestCounts, TEST_FAILED, TEST_NOT_RUN};
 
 use crate::{
     Analysis, Cancellable, Diagnostic, EvalLimits, FileId, Severity, FORWARD_MISMATCH, GRADCHECK,
@@ -107,16 +107,19 @@ pub const LINTS: &[Lint] = &[
 pub struct TestRun {
     /// Failures, errors, and notes on the tests zy cannot run.
     pub findings: Vec<Diagnostic>,
+    /// How many tests gave each verdict.
+    pub counts: TestCounts,
     /// The top-level statements (by start offset) whose tests ran.
     ran: Vec<u32>,
 }
 
 impl TestRun {
     /// Add the findings to `found`, leaving out the "zy does not run" notes of the statements
-    /// whose tests ran.
-    pub fn apply(self, found: &mut Vec<Diagnostic>) {
+    /// whose tests ran; the counts.
+    pub fn apply(self, found: &mut Vec<Diagnostic>) -> TestCounts {
         found.retain(|d| !(d.code == zy_hir::SKIPPED && self.ran.contains(&d.start)));
         found.extend(self.findings);
+        self.counts
     }
 }
 
@@ -152,11 +155,12 @@ impl Analysis {
         let mut limits = limits;
         limits.cancel.get_or_insert_with(|| self.stale_flag());
         self.with_db(|db| {
-            let (found, ran) = julia_tests::check(db, file.0, &limits);
+            let ran = julia_tests::check(db, file.0, &limits);
             self.unwind_if_stale();
             TestRun {
-                findings: finish(db, file.0, found, config),
-                ran,
+                findings: finish(db, file.0, ran.findings, config),
+                counts: ran.counts,
+                ran: ran.taken,
             }
         })
     }

@@ -42,6 +42,14 @@ pub fn render(reports: &[FileReport], summary: Summary) -> String {
             "expected": summary.expected,
             "checked_functions": summary.checked_functions,
             "untyped_functions": summary.untyped_functions,
+            "tests": {
+                "passed": summary.tests.passed,
+                "failed": summary.tests.failed,
+                "errored": summary.tests.errored,
+                "broken": summary.tests.broken,
+                "total": summary.tests.total(),
+                "not_run": summary.tests.not_run,
+            },
         },
         "diagnostics": diagnostics,
     });

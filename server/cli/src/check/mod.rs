@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use zy_ide::{
     Analysis, AnalysisHost, Coverage, Diagnostic, EvalLimits, FileConfig, FileId, Severity,
+    TestCounts,
 };
 
 use crate::cli::{CheckFormat, ColorArg};
@@ -74,6 +75,8 @@ pub struct FileReport {
     pub findings: Vec<Diagnostic>,
     /// How many of the file's functions were typed and linted, and how many could not be.
     pub coverage: Coverage,
+    /// What the file's own `@test`s gave.
+    pub tests: TestCounts,
     /// `zy.toml` marks the file's findings as expected.
     pub expected: bool,
 }
@@ -121,6 +124,8 @@ pub struct Summary {
     /// Functions that could not be typed (no annotated call, no typed caller, no concrete
     /// parameter annotations), over all files.
     pub untyped_functions: usize,
+    /// The files' own `@test`s by verdict, over all files.
+    pub tests: TestCounts,
 }
 
 impl Summary {
@@ -132,6 +137,7 @@ impl Summary {
         for r in reports {
             s.checked_functions += r.coverage.checked;
             s.untyped_functions += r.coverage.untyped.len();
+            s.tests.add(r.tests);
             for d in &r.findings {
                 match (r.expected, d.severity) {
                     (true, _) => s.expected += 1,
@@ -374,7 +380,7 @@ fn check_file(
             .check_gradchecks(file, &file_config, limits.clone())
             .map_err(cancelled)?,
     );
-    analysis
+    let tests = analysis
         .check_tests(file, &file_config, limits.clone())
         .map_err(cancelled)?
         .apply(&mut findings);
@@ -387,6 +393,7 @@ fn check_file(
         bom: source.bom,
         findings,
         coverage,
+        tests,
         expected: file_config.expected,
     })
 }

@@ -4,12 +4,13 @@
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as Level};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor};
-use zy_ide::Severity;
+use zy_ide::{Severity, TestCounts};
 
 use super::{FileReport, Summary};
 
-/// The report of every file, then the summary (nothing at all when everything is clean and
-/// every function was typed).
+/// The report of every file, the files' tests as Julia's `Test Summary` counts them, then the
+/// summary (nothing at all when everything is clean, every function was typed and there are no
+/// tests).
 pub fn render(reports: &[FileReport], summary: Summary, colour: bool) -> String {
     let bytes = if colour {
         let mut w = termcolor::Ansi::new(Vec::new());
@@ -21,7 +22,10 @@ pub fn render(reports: &[FileReport], summary: Summary, colour: bool) -> String 
         w.into_inner()
     };
     let mut text = String::from_utf8_lossy(&bytes).into_owned();
-    if summary.errors + summary.warnings + summary.expected + summary.untyped_functions > 0 {
+    text.push_str(&test_summary(reports));
+    let tests = summary.tests.total() + summary.tests.not_run;
+    if summary.errors + summary.warnings + summary.expected + summary.untyped_functions + tests > 0
+    {
         text.push_str(&summary_line(summary));
         text.push('\n');
     }
@@ -102,8 +106,64 @@ pub fn short(reports: &[FileReport]) -> String {
     out
 }
 
+/// Julia's `Test Summary` table of the files whose tests gave verdicts, one row per file: the
+/// `Pass`, `Fail`, `Error` and `Broken` columns that any row fills, and `Total`, each as wide
+/// as its heading or its widest number (empty when no file has tests).
+pub fn test_summary(reports: &[FileReport]) -> String {
+    let rows: Vec<(String, TestCounts)> = reports
+        .iter()
+        .filter(|r| r.tests.total() > 0)
+        .map(|r| (r.relative(), r.tests))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    type Column = (&'static str, fn(&TestCounts) -> usize);
+    let columns: [Column; 5] = [
+        ("Pass", |t| t.passed),
+        ("Fail", |t| t.failed),
+        ("Error", |t| t.errored),
+        ("Broken", |t| t.broken),
+        ("Total", TestCounts::total),
+    ];
+    let shown: Vec<(&str, fn(&TestCounts) -> usize, usize)> = columns
+        .into_iter()
+        .filter(|(name, n)| *name == "Total" || rows.iter().any(|(_, t)| n(t) > 0))
+        .map(|(name, n)| {
+            let digits = rows.iter().map(|(_, t)| n(t).to_string().len()).max();
+            (name, n, digits.unwrap_or(0).max(name.len()))
+        })
+        .collect();
+    let heading = "Test Summary:";
+    let label = rows
+        .iter()
+        .map(|(p, _)| p.chars().count())
+        .fold(heading.len(), usize::max);
+    let line = |first: &str, cells: Vec<String>| {
+        let cells: Vec<String> = cells
+            .iter()
+            .zip(&shown)
+            .map(|(c, (_, _, w))| format!("{c:>w$}"))
+            .collect();
+        format!("{first:<label$} | {}\n", cells.join("  "))
+    };
+    let mut out = line(
+        heading,
+        shown.iter().map(|(name, _, _)| name.to_string()).collect(),
+    );
+    for (path, t) in &rows {
+        out.push_str(&line(
+            path,
+            shown.iter().map(|(_, n, _)| n(t).to_string()).collect(),
+        ));
+    }
+    out
+}
+
 /// `checked 12 files: 1 error, 2 warnings (3 expected findings not counted); 20 functions
-/// checked, 3 not typed (no `# zy: at`, no caller, no concrete annotations)`.
+/// checked, 3 not typed (no `# zy: at`, no caller, no concrete annotations); 8 tests: 5
+/// passed, 1 failed, 1 errored, 1 broken, 2 not run by zy` (the tests' part only when there
+/// are some, each count after `passed` only when it is not zero).
 pub fn summary_line(s: Summary) -> String {
     let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
     let mut line = format!(
@@ -130,6 +190,24 @@ pub fn summary_line(s: Summary) -> String {
             ", {} not typed (no `# zy: at`, no caller, no concrete annotations)",
             s.untyped_functions
         ));
+    }
+    let t = s.tests;
+    if t.total() + t.not_run > 0 {
+        line.push_str(&format!(
+            "; {}: {} passed",
+            plural(t.total() + t.not_run, "test"),
+            t.passed
+        ));
+        for (n, what) in [
+            (t.failed, "failed"),
+            (t.errored, "errored"),
+            (t.broken, "broken"),
+            (t.not_run, "not run by zy"),
+        ] {
+            if n > 0 {
+                line.push_str(&format!(", {n} {what}"));
+            }
+        }
     }
     line
 }
