@@ -1144,15 +1144,42 @@ eigenvector of unit 2-norm with its entry of largest modulus real (LAPACK's norm
 here positive (LAPACK's sign may be the other). Gradients are ChainRules' formulas for
 distinct eigenvalues: `Ā = U (Diagonal(λ̄) + F ∘ (Uᵀ Ū)) Uᵀ`, `Fᵢⱼ = 1 / (λⱼ - λᵢ)`, made
 symmetric; of a matrix that is not symmetric `Ā = real(V⁻ᴴ Diagonal(λ̄) Vᴴ)` for the
-eigenvalues, none for its eigenvectors in reverse mode (refused by name), ChainRules' frule for
-them in forward mode.
+eigenvalues, and ChainRules' rules for its eigenvectors (with LAPACK's normalisation kept;
+refused by name through the vectors of a repeated eigenvalue).
 """
-eigen(A::AbstractMatrix) = _eigen(_square_float(A))
-eigvals(A::AbstractMatrix) = _eigvals_any(_square_float(A))
+# `sortby`: Julia's `sorteig!`, the values (and the vectors' columns with them) ordered by
+# `sortby` of each; `nothing` keeps LAPACK's order, ascending for a symmetric matrix (which
+# zy's is), not knowable for another (refused by name). The default of `Symmetric` and
+# `Hermitian` is `nothing`, of other matrices `eigsortby` (the order zy's already are in).
+eigen(A::AbstractMatrix; sortby = eigsortby) = _sorteig(_eigen(_square_float(A)), _lapack_order(A, sortby))
+eigvals(A::AbstractMatrix; sortby = eigsortby) = _sorteig(_eigvals_any(_square_float(A)), _lapack_order(A, sortby))
 eigvecs(A::AbstractMatrix) = eigen(A).vectors
 # A `Symmetric` (real `Hermitian`) matrix's are real, of Julia's real types.
-eigen(A::Union{Symmetric, Hermitian}) = Eigen(_symeigen(_symmetric_float(A))...)
-eigvals(A::Union{Symmetric, Hermitian}) = _eigvals(_square_float(A))
+eigen(A::Union{Symmetric, Hermitian}; sortby = nothing) = _sorteig(Eigen(_symeigen(_symmetric_float(A))...), sortby)
+eigvals(A::Union{Symmetric, Hermitian}; sortby = nothing) = _sorteig(_eigvals(_square_float(A)), sortby)
+
+"""
+    LinearAlgebra.eigsortby(λ)
+
+Julia's default order of the eigenvalues of a matrix that is not symmetric: by real part,
+then by imaginary part.
+"""
+eigsortby(λ::Real) = λ
+eigsortby(λ::Complex) = (real(λ), imag(λ))
+
+_sorteig(F, ::Nothing) = F
+_sorteig(F, ::typeof(eigsortby)) = F
+_sorteig(F, by) = _permuted(F, sortperm(_sorted_values(F); by = by))
+_sorted_values(λ::AbstractVector) = λ
+_sorted_values(F::Eigen) = F.values
+_permuted(λ::AbstractVector, p) = λ[p]
+_permuted(F::Eigen, p) = Eigen(F.values[p], F.vectors[:, p])
+
+_lapack_order(A, by) = by
+function _lapack_order(A, ::Nothing)
+    issymmetric(A) || error("unsupported: `sortby = nothing` of `eigen`/`eigvals` of a matrix that is not symmetric (Julia keeps LAPACK's order, which zy's algorithm does not reproduce); pass a `sortby` function")
+    return nothing
+end
 
 _eigen(A::Matrix{Float64}) = issymmetric(A) ? Eigen(_symeigen(A)...) : _general_eigen(A)
 _eigen(A) = Eigen(_symeigen(_symmetric_float(A))...)
@@ -1215,16 +1242,52 @@ function _general_eigen(A::Matrix{Float64})
 end
 _general_eigen_parts(A::Matrix{Float64}) = _general_parts(A)
 
-# The eigenvalues' gradient as `eigvals`'s; none through the eigenvectors of a matrix that is
-# not symmetric (ChainRules' rrule for them is not here): refused by name in reverse mode.
-const _GENERAL_EIGEN = "the eigenvectors of `eigen` of a matrix that is not symmetric (its values have one)"
+# The gradient through the values and vectors: ChainRules' rrule for distinct eigenvalues,
+# the adjoint of the frule below (normalisation, then `V (F ∘ K)`, then `K = V⁻¹ Ȧ V`):
+# `Ā = real(V⁻ᴴ (Diagonal(λ̄) + conj(F) ∘ (Vᴴ D̄)) Vᴴ)`, with each column of `D̄` the vector's
+# cotangent `v̄` less what the normalisation takes out: `v Re(s)`, `s = v̄ᴴ v` (unit norm),
+# and for a complex vector `-i eₘ Im(s) / vₘ` (its largest entry `vₘ` real). Through the
+# values alone it is `eigvals`'s, repeated values included; through the vectors of a repeated
+# value (within `√ε` of the largest modulus) it is refused by name.
 function rrule(::typeof(_general_eigen_parts), A::Matrix{Float64})
     λ, V = _general_parts(A)
     function general_eigen_pullback(ȳ)
-        _zero_cotangent(ȳ[2]) || return (NoTangent(), _refused_gradient(_GENERAL_EIGEN, A))
-        return (NoTangent(), _complex_eigvals_cotangent(V, _cotangent(ȳ[1], λ)))
+        λ̄ = _cotangent(ȳ[1], λ)
+        _zero_cotangent(ȳ[2]) && return (NoTangent(), _complex_eigvals_cotangent(V, λ̄))
+        return (NoTangent(), _eigenvectors_cotangent(λ, V, λ̄, ȳ[2]))
     end
     return (λ, V), general_eigen_pullback
+end
+
+function _eigenvectors_cotangent(λ, V, λ̄, V̄)
+    n = length(λ)
+    _distinct_eigvals(λ)
+    D̄ = [complex(V̄[i, l].re, V̄[i, l].im) for i in 1:n, l in 1:n]
+    for l in 1:n
+        s = sum(conj(D̄[i, l]) * V[i, l] for i in 1:n)
+        for i in 1:n
+            D̄[i, l] = D̄[i, l] - real(s) * V[i, l]
+        end
+        if imag(λ[l]) != 0.0
+            m = _largest_modulus(V, l)
+            D̄[m, l] = D̄[m, l] + complex(0.0, imag(s) / real(V[m, l]))
+        end
+    end
+    M̄ = [sum(conj(V[i, k]) * D̄[i, l] for i in 1:n) for k in 1:n, l in 1:n]
+    K̄ = [k == l ? complex(λ̄[k].re, λ̄[k].im) : M̄[k, l] / conj(λ[l] - λ[k]) for k in 1:n, l in 1:n]
+    W = inv(V)
+    return [real(sum(conj(W[k, i]) * K̄[k, l] * conj(V[j, l]) for k in 1:n, l in 1:n)) for i in 1:n, j in 1:n]
+end
+
+# The eigenvectors of a repeated eigenvalue are not differentiable (any basis of its space is
+# one): refused by name, as the formula would divide by the values' difference.
+function _distinct_eigvals(λ)
+    n = length(λ)
+    tol = Base.sqrt(eps(1.0)) * max(1.0, maximum(abs, λ))
+    for k in 1:n, l in (k + 1):n
+        abs(λ[l] - λ[k]) <= tol && error("unsupported: no gradient rule for the eigenvectors of `eigen` of a matrix with a repeated eigenvalue ($(λ[k]) and $(λ[l])): they are not differentiable there")
+    end
+    return nothing
 end
 _zero_cotangent(::Nothing) = true
 _zero_cotangent(X::AbstractArray) = all(z -> z.re == 0.0 && z.im == 0.0, X)
