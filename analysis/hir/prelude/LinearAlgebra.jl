@@ -2482,21 +2482,34 @@ other); `Symmetric`/`Hermitian` arguments with a `B` that is not positive defini
 Cholesky's `PosDefException`. The gradient flows through the Cholesky factor, the solves and
 the symmetric eigendecomposition: `λ̇ₖ = vₖᵀ (Ȧ - λₖ Ḃ) vₖ`. Of any other pencil with `B`
 nonsingular, `eigvals(A, B)` is `eigvals(B \ A)` (Julia's `ggev` values, real or complex by
-the values, sorted by `eigsortby`), differentiated as `eigvals` and the solve; its `eigen` (and
-a singular `B`, whose values Julia makes infinite) is refused by name.
+the values, sorted by `eigsortby`), differentiated as `eigvals` and the solve, and its `eigen`
+the eigenvectors of `B \ A` scaled as `ggev` scales them (the largest `|re| + |im|` of each is
+1; the sign or phase is `eigen`'s, LAPACK's may differ), differentiated as `eigen`. A singular
+`B`, whose values Julia makes infinite or NaN, is refused by name.
 """
 eigen(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}) = GeneralizedEigen(_symmetric_generalized(_dense_pair(A, B)...)...)
 eigvals(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}) = _symmetric_generalized(_dense_pair(A, B)...)[1]
 function eigen(A::AbstractMatrix, B::AbstractMatrix)
     Af, Bf = _dense_pair(A, B)
-    _definite(Af, Bf) || error("unsupported: `eigen(A, B)` of a pencil that is not symmetric-definite (Julia's `ggev` eigenvectors); zy solves it for a symmetric `A` and a symmetric positive definite `B`, and `eigvals(A, B)` gives the values of others")
-    return GeneralizedEigen(_symmetric_generalized(Af, Bf)...)
+    _definite(Af, Bf) && return GeneralizedEigen(_symmetric_generalized(Af, Bf)...)
+    iszero(det(Bf)) && error("unsupported: `eigen(A, B)` of a singular `B` (Julia's values are then infinite or NaN)")
+    return _ggev_of(eigen(_solve_square(Bf, Af)))
 end
 function eigvals(A::AbstractMatrix, B::AbstractMatrix)
     Af, Bf = _dense_pair(A, B)
     _definite(Af, Bf) && return _symmetric_generalized(Af, Bf)[1]
     iszero(det(Bf)) && error("unsupported: `eigvals(A, B)` of a singular `B` (Julia's values are then infinite or NaN)")
     return _eigvals_any(_solve_square(Bf, Af))
+end
+
+# `eigen(B \ A)` as LAPACK's `ggev` scales its vectors: each divided by its largest
+# `|re| + |im|`, which becomes 1 (the phase stays `eigen`'s: the entry of largest modulus real
+# and positive).
+function _ggev_of(F::Eigen)
+    V = F.vectors
+    n = size(V, 1)
+    scale = [maximum(abs(real(V[i, j])) + abs(imag(V[i, j])) for i in 1:n) for j in 1:n]
+    return GeneralizedEigen(F.values, V ./ permutedims(scale))
 end
 
 _definite(A::Matrix{Float64}, B::Matrix{Float64}) = issymmetric(A) && issymmetric(B) && isposdef(B)
