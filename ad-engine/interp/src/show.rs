@@ -533,14 +533,14 @@ pub(crate) fn visible_name(n: &str) -> String {
     let mut rest = n.as_str();
     while !rest.is_empty() {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
-        // `Base.OneTo` and `Base.CodeUnits` are not exported: Julia names them with their
-        // module.
+        // `Base.OneTo`, `Base.CodeUnits` and LinearAlgebra's `Q` operators are not exported:
+        // Julia names them with their module.
         let module = ["Base.", "LinearAlgebra.", "Distributions."]
             .into_iter()
             .find(|m| {
                 at_word
                     && rest.starts_with(m)
-                    && !["OneTo", "CodeUnits"]
+                    && !["OneTo", "CodeUnits", "HessenbergQ", "AdjointQ", "AbstractQ"]
                         .iter()
                         .any(|t| rest[m.len()..].starts_with(t))
             });

@@ -2564,16 +2564,72 @@ function setindex!(H::UpperHessenberg, x, i::Int, j::Int)
 end
 
 """
-    Hessenberg{S, M}
+    LinearAlgebra.AbstractQ{T}
+
+An orthogonal operator that is not an `AbstractMatrix`, as Julia's: it multiplies vectors and
+matrices (`Q * x`, `Q' * x`, `A * Q`), `Matrix(Q)` is its dense matrix, `Q[i, j]` an entry.
+"""
+abstract type AbstractQ{T} end
+
+"""
+    LinearAlgebra.HessenbergQ
+
+The orthogonal `Q` of a Hessenberg decomposition (`hessenberg(A).Q`), Julia's
+`HessenbergQ{Float64, Matrix{Float64}, Vector{Float64}, false}`. Julia keeps LAPACK's
+reflectors and applies them; zy keeps the orthogonal matrix they make (`matrix`), so products
+and `Matrix(Q)` are the same numbers to rounding.
+"""
+struct HessenbergQ{S <: AbstractMatrix{Float64}} <: AbstractQ{Float64}
+    matrix::S
+end
+
+"""
+    LinearAlgebra.AdjointQ
+
+`Q'` (and `transpose(Q)`) of a real `AbstractQ`, as Julia's `AdjointQ{T, Q}`: `Q' * x` applies
+`Qᵀ`, `(Q')' === Q`.
+"""
+struct AdjointQ{S <: AbstractQ{Float64}} <: AbstractQ{Float64}
+    Q::S
+end
+
+# The dense matrix each operator applies.
+_q_dense(Q::HessenbergQ) = Q.matrix
+_q_dense(Q::AdjointQ) = _transpose_copy(_q_dense(Q.Q))
+# `Matrix(Q)` (inference hands it here): a new dense matrix.
+_q_matrix(Q::AbstractQ) = copy(_q_dense(Q))
+
+size(Q::AbstractQ) = size(_q_dense(Q))
+size(Q::AbstractQ, d::Int) = size(_q_dense(Q), d)
+adjoint(Q::HessenbergQ) = AdjointQ(Q)
+transpose(Q::HessenbergQ) = AdjointQ(Q)
+adjoint(Q::AdjointQ) = Q.Q
+transpose(Q::AdjointQ) = Q.Q
+inv(Q::AbstractQ) = Q'
+getindex(Q::AbstractQ, i::Int, j::Int) = _q_dense(Q)[i, j]
+
+function *(Q::AbstractQ, B::AbstractVecOrMat)
+    size(Q, 2) == size(B, 1) || throw(DimensionMismatch("second dimension of Q, $(size(Q, 2)), must coincide with first dimension of B, $(size(B, 1))"))
+    return _q_dense(Q) * B
+end
+function *(A::AbstractMatrix, Q::AbstractQ)
+    size(A, 2) == size(Q, 1) || throw(DimensionMismatch("second dimension of A, $(size(A, 2)), must coincide with first dimension of Q, $(size(Q, 1))"))
+    return A * _q_dense(Q)
+end
+*(Q::AbstractQ, P::AbstractQ) = Q * _q_matrix(P)
+
+"""
+    Hessenberg{QT, SH}
 
 The Hessenberg decomposition `A = F.Q * F.H * F.Q'`: `F.H` an `UpperHessenberg` (zero below its
-subdiagonal), as Julia's, and `F.Q` orthogonal. Julia's `F.Q` is a `HessenbergQ`, a lazy
-`AbstractQ` of the reflections; here it is the dense orthogonal matrix (`Matrix(F.Q)` is the
-same in both).
+subdiagonal) and `F.Q` a `HessenbergQ`, as Julia's, with the shift `F.μ = false`. It prints as
+Julia's `Hessenberg{Float64, UpperHessenberg{Float64, Matrix{Float64}}, Matrix{Float64},
+Vector{Float64}, Bool}`, and iterates as Julia's: `Q, H = F` (then `μ`).
 """
-struct Hessenberg{S, M}
-    H::S
-    Q::M
+struct Hessenberg{QT, SH}
+    Q::QT
+    H::SH
+    μ::Bool
 end
 
 """
@@ -2581,9 +2637,10 @@ end
 
 The Hessenberg decomposition of a square real matrix by faer's Householder reflections, with
 LAPACK's signs (each reflection maps its column onto `-sign(x₁) ‖x‖ e₁`, as Julia's `gehrd!`).
-ChainRules has no rule for it: a gradient through it is refused by name.
+ChainRules has no rule for it; zy's differentiates `A = Q H Qᵀ` with `Q e₁ = e₁` (both modes),
+where `H` has no zero on its subdiagonal (elsewhere refused by name).
 """
-hessenberg(A::AbstractMatrix) = (HQ = _hessenberg_parts(_square_float(A)); Hessenberg(UpperHessenberg(HQ[1]), HQ[2]))
+hessenberg(A::AbstractMatrix) = (HQ = _hessenberg_parts(_square_float(A)); Hessenberg(HessenbergQ(HQ[2]), UpperHessenberg(HQ[1]), false))
 
 function _hessenberg_parts(A::Matrix{Float64})
     n = size(A, 1)
@@ -2591,14 +2648,77 @@ function _hessenberg_parts(A::Matrix{Float64})
     return HQ[:, 1:n], HQ[:, (n + 1):(2n)]
 end
 
-const _HESSENBERG = "`hessenberg` (ChainRules has none)"
-function rrule(::typeof(_hessenberg_parts), A::Matrix{Float64})
-    hessenberg_pullback(ȳ) = (NoTangent(), _refused_gradient(_HESSENBERG, A))
-    return _hessenberg_parts(A), hessenberg_pullback
-end
+# The derivative of `A = Q H Qᵀ` with `Q e₁ = e₁` and `H` unreduced (the implicit Q theorem
+# makes them unique, and smooth in `A`): with `C = Qᵀ Ȧ Q`, `Q̇ = Q Ω` for the antisymmetric `Ω`
+# with a zero first column that keeps `Ḣ = C + H Ω - Ω H` zero below its subdiagonal, found a
+# column at a time (`_hessenberg_omega`, dividing by `H`'s subdiagonal); the rrule is its
+# adjoint, the recurrence run backwards. ChainRules has none; a zero on the subdiagonal (a
+# reduced `H`, where `Q` is not unique) is refused by name.
 function frule(Δ, ::typeof(_hessenberg_parts), A::Matrix{Float64})
     H, Q = _hessenberg_parts(A)
-    return (H, Q), (_refused_gradient(_HESSENBERG, H), _refused_gradient(_HESSENBERG, Q))
+    n = size(A, 1)
+    C = _transpose_copy(Q) * Δ[2] * Q
+    Ω = _hessenberg_omega(H, C)
+    Ḣ = C + H * Ω - Ω * H
+    return (H, Q), ([i > j + 1 ? 0.0 : Ḣ[i, j] for i in 1:n, j in 1:n], Q * Ω)
+end
+
+function _hessenberg_omega(H, C)
+    n = size(H, 1)
+    _unreduced(H)
+    Ω = zeros(n, n)
+    for j in 1:(n - 2), i in (j + 2):n
+        s = C[i, j]
+        for k in (i - 1):n
+            s += H[i, k] * Ω[k, j]
+        end
+        for k in 1:j
+            s -= Ω[i, k] * H[k, j]
+        end
+        Ω[i, j + 1] = s / H[j + 1, j]
+        Ω[j + 1, i] = -Ω[i, j + 1]
+    end
+    return Ω
+end
+
+function _unreduced(H)
+    for j in 1:(size(H, 1) - 2)
+        H[j + 1, j] == 0.0 && error("unsupported: no gradient rule for `hessenberg` of a matrix whose Hessenberg form has a zero subdiagonal entry (H[$(j + 1), $j]): its Q is not unique there")
+    end
+    return nothing
+end
+
+function rrule(::typeof(_hessenberg_parts), A::Matrix{Float64})
+    H, Q = _hessenberg_parts(A)
+    hessenberg_pullback(ȳ) = (NoTangent(), _hessenberg_cotangent(H, Q, _cotangent(ȳ[1], H), _cotangent(ȳ[2], Q)))
+    return (H, Q), hessenberg_pullback
+end
+
+# The adjoint of the frule: `H̄`'s band is `C̄`'s part and `Hᵀ H̄ - H̄ Hᵀ + Qᵀ Q̄` is `Ω̄`, carried
+# to `Ω`'s entries below the diagonal (`L̄ᵢⱼ = Ω̄ᵢⱼ - Ω̄ⱼᵢ`), then back through the recurrence
+# (last column first) into `C̄`; `Ā = Q C̄ Qᵀ`.
+function _hessenberg_cotangent(H, Q, H̄, Q̄)
+    n = size(H, 1)
+    _unreduced(H)
+    band = [i > j + 1 ? 0.0 : H̄[i, j] for i in 1:n, j in 1:n]
+    C̄ = copy(band)
+    Ω̄ = _transpose_copy(H) * band - band * _transpose_copy(H) + _transpose_copy(Q) * Q̄
+    L̄ = [i > j ? Ω̄[i, j] - Ω̄[j, i] : 0.0 for i in 1:n, j in 1:n]
+    for j in (n - 2):-1:1, i in (j + 2):n
+        g = L̄[i, j + 1] / H[j + 1, j]
+        C̄[i, j] += g
+        for k in (i - 1):n
+            if k > j
+                L̄[k, j] += g * H[i, k]
+            elseif k < j
+                L̄[j, k] -= g * H[i, k]
+            end
+        end
+        for k in 1:j
+            L̄[i, k] -= g * H[k, j]
+        end
+    end
+    return Q * C̄ * _transpose_copy(Q)
 end
 
 """

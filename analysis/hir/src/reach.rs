@@ -173,6 +173,7 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.LU",
             "LinearAlgebra.Schur",
             "LinearAlgebra.GeneralizedEigen",
+            "LinearAlgebra.Hessenberg",
         ],
         hooks: &[
             "LinearAlgebra.Eigen",
@@ -182,6 +183,7 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.LU",
             "LinearAlgebra.Schur",
             "LinearAlgebra.GeneralizedEigen",
+            "LinearAlgebra.Hessenberg",
         ],
     },
     // A `for` loop over a collection asks for its elements by `_gen_elem`, which inference
@@ -635,7 +637,11 @@ pub const HOOKS: &[Hooks] = &[
     // adjoint or transpose: inference calls the prelude's display.
     Hooks {
         triggers: &["repr", "Base.repr"],
-        hooks: &["Base._plain_array", "Base._plain_wrapper", "Base._plain_list"],
+        hooks: &[
+            "Base._plain_array",
+            "Base._plain_wrapper",
+            "Base._plain_list",
+        ],
     },
     // `findfirst`'s union: inference hands `==` and `!=` with it on a side to the prelude,
     // tests `isnothing(i)` at run time for `i isa Int`, and checks the index where a call
@@ -696,6 +702,11 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra._triangular_times",
             "LinearAlgebra._triangular_matrix",
         ],
+    },
+    // `Matrix(F.Q)` of a Hessenberg decomposition's `Q` (inference's `Matrix` builtin).
+    Hooks {
+        triggers: &["LinearAlgebra.HessenbergQ"],
+        hooks: &["LinearAlgebra._q_matrix"],
     },
 ];
 
