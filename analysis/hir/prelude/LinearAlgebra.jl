@@ -2607,6 +2607,8 @@ adjoint(Q::AdjointQ) = Q.Q
 transpose(Q::AdjointQ) = Q.Q
 inv(Q::AbstractQ) = Q'
 getindex(Q::AbstractQ, i::Int, j::Int) = _q_dense(Q)[i, j]
+# Julia's: its size and type (`3×3 LinearAlgebra.HessenbergQ{...}`).
+Base.summary(Q::AbstractQ) = Base._array_summary(Q)
 
 function *(Q::AbstractQ, B::AbstractVecOrMat)
     size(Q, 2) == size(B, 1) || throw(DimensionMismatch("second dimension of Q, $(size(Q, 2)), must coincide with first dimension of B, $(size(B, 1))"))
