@@ -2619,6 +2619,14 @@ function *(A::AbstractMatrix, Q::AbstractQ)
     return A * _q_dense(Q)
 end
 *(Q::AbstractQ, P::AbstractQ) = Q * _q_matrix(P)
+# Compared as their matrices, as Julia's.
+==(Q::AbstractQ, A::AbstractMatrix) = _q_dense(Q) == A
+==(A::AbstractMatrix, Q::AbstractQ) = Q == A
+==(Q::AbstractQ, P::AbstractQ) = _q_dense(Q) == _q_dense(P)
+isapprox(Q::AbstractQ, A::AbstractMatrix; atol::Real = 0.0,
+         rtol::Real = Base._default_rtol(atol)) = isapprox(_q_dense(Q), A; atol = atol, rtol = rtol)
+isapprox(A::AbstractMatrix, Q::AbstractQ; atol::Real = 0.0,
+         rtol::Real = Base._default_rtol(atol)) = isapprox(Q, A; atol = atol, rtol = rtol)
 
 """
     Hessenberg{QT, SH}
