@@ -705,7 +705,7 @@ pub const HOOKS: &[Hooks] = &[
     },
     // `Matrix(F.Q)` of a Hessenberg decomposition's `Q` (inference's `Matrix` builtin).
     Hooks {
-        triggers: &["LinearAlgebra.HessenbergQ"],
+        triggers: &["LinearAlgebra.HessenbergQ", "LinearAlgebra.AdjointQ"],
         hooks: &["LinearAlgebra._q_matrix"],
     },
 ];
