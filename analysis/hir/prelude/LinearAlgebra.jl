@@ -2594,7 +2594,7 @@ end
     LinearAlgebra.AdjointQ
 
 `Q'` (and `transpose(Q)`) of a real `AbstractQ`, as Julia's `AdjointQ{T, Q}`: `Q' * x` applies
-`Qᵀ`, `(Q')' === Q`.
+`Qᵀ`, and `(Q')'` is `Q`.
 """
 struct AdjointQ{S <: AbstractQ{Float64}} <: AbstractQ{Float64}
     Q::S
@@ -2626,6 +2626,10 @@ function *(A::AbstractMatrix, Q::AbstractQ)
     return A * _q_dense(Q)
 end
 *(Q::AbstractQ, P::AbstractQ) = Q * _q_matrix(P)
+*(Q::AbstractQ, b::Number) = _q_dense(Q) * b
+*(a::Number, Q::AbstractQ) = a * _q_dense(Q)
+# Division by an orthogonal `Q` is a product with `Q'`.
+(\)(Q::AbstractQ, B::AbstractVecOrMat) = Q' * B
 # Compared as their matrices, as Julia's.
 ==(Q::AbstractQ, A::AbstractMatrix) = _q_dense(Q) == A
 ==(A::AbstractMatrix, Q::AbstractQ) = Q == A
