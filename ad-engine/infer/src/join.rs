@@ -157,12 +157,13 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
 
 /// Julia's union of the factorizations a function of a matrix's values may return: `eigen` of
 /// a real matrix (`Eigen` of real or of complex values, decided by them; `schur`'s `Schur`
-/// likewise), `factorize` (a `Diagonal`, `Bidiagonal`, triangular wrapper, `Cholesky` or `LU`
+/// and `eigen(A, B)`'s `GeneralizedEigen` likewise), `factorize` (a `Diagonal`, `Bidiagonal`, triangular wrapper, `Cholesky` or `LU`
 /// by the matrix's structure, the entry of a 1×1 matrix), or two such unions. `None` unless
 /// every member is one of these LinearAlgebra structs or a `Float64`, and one is a struct.
 fn factorizations(a: &Type, b: &Type) -> Option<Type> {
     const NAMES: &[&str] = &[
         "LinearAlgebra.Eigen",
+        "LinearAlgebra.GeneralizedEigen",
         "LinearAlgebra.Diagonal",
         "LinearAlgebra.Bidiagonal",
         "LinearAlgebra.LowerTriangular",

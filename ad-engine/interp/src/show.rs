@@ -533,14 +533,21 @@ pub(crate) fn visible_name(n: &str) -> String {
     let mut rest = n.as_str();
     while !rest.is_empty() {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
-        // `Base.OneTo`, `Base.CodeUnits` and `Base.ReinterpretArray` are not exported: Julia
-        // names them with their module.
+        // `Base.OneTo`, `Base.CodeUnits`, `Base.ReinterpretArray` and LinearAlgebra's `Q`
+        // operators are not exported: Julia names them with their module.
         let module = ["Base.", "LinearAlgebra.", "Distributions."]
             .into_iter()
             .find(|m| {
                 at_word
                     && rest.starts_with(m)
-                    && !["OneTo", "CodeUnits", "ReinterpretArray"]
+                    && ![
+                        "OneTo",
+                        "CodeUnits",
+                        "ReinterpretArray",
+                        "HessenbergQ",
+                        "AdjointQ",
+                        "AbstractQ",
+                    ]
                         .iter()
                         .any(|t| rest[m.len()..].starts_with(t))
             });

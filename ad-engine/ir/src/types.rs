@@ -738,7 +738,11 @@ impl fmt::Display for StructType {
             // Matrix{Float64}}`); the IR text (`{:#}`) keeps the prelude's form, which reads back.
             StructKind::User if !f.alternate() => match julia_parameters(self) {
                 Some(params) => {
-                    let bare = self.name.rsplit('.').next().unwrap_or(&self.name);
+                    // LinearAlgebra's `Q` operators are not exported: Julia names their module.
+                    let bare = match &*self.name {
+                        "LinearAlgebra.HessenbergQ" | "LinearAlgebra.AdjointQ" => &self.name,
+                        name => name.rsplit('.').next().unwrap_or(name),
+                    };
                     write!(f, "{bare}{{")?;
                     comma_list(f, params.iter())?;
                     return write!(f, "}}");
@@ -774,8 +778,8 @@ fn is_array_wrapper(name: &str) -> bool {
 
 /// The parameters Julia gives one of the prelude's triangular wrappers (`{T, M}` of the
 /// wrapped `M`) or factorizations (`Cholesky{T, M}`, `LU{T, M, P}`, `Eigen{T, V, M, C}` and
-/// `GeneralizedEigen` likewise, `SVD{T, Tr, M, C}`, `Schur{T, S, C}`), where zy's keep only the
-/// arrays' types.
+/// `GeneralizedEigen` likewise, `SVD{T, Tr, M, C}`, `Schur{T, S, C}`, `Hessenberg` and its
+/// `Q`), where zy's keep only the arrays' types.
 fn julia_parameters(st: &StructType) -> Option<Vec<Type>> {
     let elem = |t: &Type| match t {
         Type::Array(e, _) => Some((**e).clone()),
@@ -803,6 +807,30 @@ fn julia_parameters(st: &StructType) -> Option<Vec<Type>> {
         }
         ("LinearAlgebra.SVD", [m, v]) => Some(vec![elem(m)?, elem(v)?, m.clone(), v.clone()]),
         ("LinearAlgebra.Schur", [s, c]) => Some(vec![elem(s)?, s.clone(), c.clone()]),
+        // `HessenbergQ{T, S, W, sym}` of the reflectors' matrix `S` and scalings `W` (zy's
+        // holds the orthogonal matrix), `AdjointQ{T, Q}`, and `Hessenberg{T, SH, S, W, V}`
+        // with the shift's type `V` (zy's holds its `Q` and `H`).
+        ("LinearAlgebra.HessenbergQ", [s]) => {
+            let e = elem(s)?;
+            Some(vec![
+                e.clone(),
+                s.clone(),
+                Type::Array(e.into(), 1),
+                Type::Param(ParamValue::Bool(false)),
+            ])
+        }
+        ("LinearAlgebra.AdjointQ", [q]) => Some(vec![elem(&wrapped(q)?)?, q.clone()]),
+        ("LinearAlgebra.Hessenberg", [q, h]) => {
+            let s = wrapped(q)?;
+            let e = elem(&s)?;
+            Some(vec![
+                e.clone(),
+                h.clone(),
+                s,
+                Type::Array(e.into(), 1),
+                Type::Bool,
+            ])
+        }
         _ => None,
     }
 }

@@ -1157,15 +1157,42 @@ eigenvector of unit 2-norm with its entry of largest modulus real (LAPACK's norm
 here positive (LAPACK's sign may be the other). Gradients are ChainRules' formulas for
 distinct eigenvalues: `Ā = U (Diagonal(λ̄) + F ∘ (Uᵀ Ū)) Uᵀ`, `Fᵢⱼ = 1 / (λⱼ - λᵢ)`, made
 symmetric; of a matrix that is not symmetric `Ā = real(V⁻ᴴ Diagonal(λ̄) Vᴴ)` for the
-eigenvalues, none for its eigenvectors in reverse mode (refused by name), ChainRules' frule for
-them in forward mode.
+eigenvalues, and ChainRules' rules for its eigenvectors (with LAPACK's normalisation kept;
+refused by name through the vectors of a repeated eigenvalue).
 """
-eigen(A::AbstractMatrix) = _eigen(_square_float(A))
-eigvals(A::AbstractMatrix) = _eigvals_any(_square_float(A))
+# `sortby`: Julia's `sorteig!`, the values (and the vectors' columns with them) ordered by
+# `sortby` of each; `nothing` keeps LAPACK's order, ascending for a symmetric matrix (which
+# zy's is), not knowable for another (refused by name). The default of `Symmetric` and
+# `Hermitian` is `nothing`, of other matrices `eigsortby` (the order zy's already are in).
+eigen(A::AbstractMatrix; sortby = eigsortby) = _sorteig(_eigen(_square_float(A)), _lapack_order(A, sortby))
+eigvals(A::AbstractMatrix; sortby = eigsortby) = _sorteig(_eigvals_any(_square_float(A)), _lapack_order(A, sortby))
 eigvecs(A::AbstractMatrix) = eigen(A).vectors
 # A `Symmetric` (real `Hermitian`) matrix's are real, of Julia's real types.
-eigen(A::Union{Symmetric, Hermitian}) = Eigen(_symeigen(_symmetric_float(A))...)
-eigvals(A::Union{Symmetric, Hermitian}) = _eigvals(_square_float(A))
+eigen(A::Union{Symmetric, Hermitian}; sortby = nothing) = _sorteig(Eigen(_symeigen(_symmetric_float(A))...), sortby)
+eigvals(A::Union{Symmetric, Hermitian}; sortby = nothing) = _sorteig(_eigvals(_square_float(A)), sortby)
+
+"""
+    LinearAlgebra.eigsortby(λ)
+
+Julia's default order of the eigenvalues of a matrix that is not symmetric: by real part,
+then by imaginary part.
+"""
+eigsortby(λ::Real) = λ
+eigsortby(λ::Complex) = (real(λ), imag(λ))
+
+_sorteig(F, ::Nothing) = F
+_sorteig(F, ::typeof(eigsortby)) = F
+_sorteig(F, by) = _permuted(F, sortperm(_sorted_values(F); by = by))
+_sorted_values(λ::AbstractVector) = λ
+_sorted_values(F::Eigen) = F.values
+_permuted(λ::AbstractVector, p) = λ[p]
+_permuted(F::Eigen, p) = Eigen(F.values[p], F.vectors[:, p])
+
+_lapack_order(A, by) = by
+function _lapack_order(A, ::Nothing)
+    issymmetric(A) || error("unsupported: `sortby = nothing` of `eigen`/`eigvals` of a matrix that is not symmetric (Julia keeps LAPACK's order, which zy's algorithm does not reproduce); pass a `sortby` function")
+    return nothing
+end
 
 _eigen(A::Matrix{Float64}) = issymmetric(A) ? Eigen(_symeigen(A)...) : _general_eigen(A)
 _eigen(A) = Eigen(_symeigen(_symmetric_float(A))...)
@@ -1228,16 +1255,52 @@ function _general_eigen(A::Matrix{Float64})
 end
 _general_eigen_parts(A::Matrix{Float64}) = _general_parts(A)
 
-# The eigenvalues' gradient as `eigvals`'s; none through the eigenvectors of a matrix that is
-# not symmetric (ChainRules' rrule for them is not here): refused by name in reverse mode.
-const _GENERAL_EIGEN = "the eigenvectors of `eigen` of a matrix that is not symmetric (its values have one)"
+# The gradient through the values and vectors: ChainRules' rrule for distinct eigenvalues,
+# the adjoint of the frule below (normalisation, then `V (F ∘ K)`, then `K = V⁻¹ Ȧ V`):
+# `Ā = real(V⁻ᴴ (Diagonal(λ̄) + conj(F) ∘ (Vᴴ D̄)) Vᴴ)`, with each column of `D̄` the vector's
+# cotangent `v̄` less what the normalisation takes out: `v Re(s)`, `s = v̄ᴴ v` (unit norm),
+# and for a complex vector `-i eₘ Im(s) / vₘ` (its largest entry `vₘ` real). Through the
+# values alone it is `eigvals`'s, repeated values included; through the vectors of a repeated
+# value (within `√ε` of the largest modulus) it is refused by name.
 function rrule(::typeof(_general_eigen_parts), A::Matrix{Float64})
     λ, V = _general_parts(A)
     function general_eigen_pullback(ȳ)
-        _zero_cotangent(ȳ[2]) || return (NoTangent(), _refused_gradient(_GENERAL_EIGEN, A))
-        return (NoTangent(), _complex_eigvals_cotangent(V, _cotangent(ȳ[1], λ)))
+        λ̄ = _cotangent(ȳ[1], λ)
+        _zero_cotangent(ȳ[2]) && return (NoTangent(), _complex_eigvals_cotangent(V, λ̄))
+        return (NoTangent(), _eigenvectors_cotangent(λ, V, λ̄, ȳ[2]))
     end
     return (λ, V), general_eigen_pullback
+end
+
+function _eigenvectors_cotangent(λ, V, λ̄, V̄)
+    n = length(λ)
+    _distinct_eigvals(λ)
+    D̄ = [complex(V̄[i, l].re, V̄[i, l].im) for i in 1:n, l in 1:n]
+    for l in 1:n
+        s = sum(conj(D̄[i, l]) * V[i, l] for i in 1:n)
+        for i in 1:n
+            D̄[i, l] = D̄[i, l] - real(s) * V[i, l]
+        end
+        if imag(λ[l]) != 0.0
+            m = _largest_modulus(V, l)
+            D̄[m, l] = D̄[m, l] + complex(0.0, imag(s) / real(V[m, l]))
+        end
+    end
+    M̄ = [sum(conj(V[i, k]) * D̄[i, l] for i in 1:n) for k in 1:n, l in 1:n]
+    K̄ = [k == l ? complex(λ̄[k].re, λ̄[k].im) : M̄[k, l] / conj(λ[l] - λ[k]) for k in 1:n, l in 1:n]
+    W = inv(V)
+    return [real(sum(conj(W[k, i]) * K̄[k, l] * conj(V[j, l]) for k in 1:n, l in 1:n)) for i in 1:n, j in 1:n]
+end
+
+# The eigenvectors of a repeated eigenvalue are not differentiable (any basis of its space is
+# one): refused by name, as the formula would divide by the values' difference.
+function _distinct_eigvals(λ)
+    n = length(λ)
+    tol = Base.sqrt(eps(1.0)) * max(1.0, maximum(abs, λ))
+    for k in 1:n, l in (k + 1):n
+        abs(λ[l] - λ[k]) <= tol && error("unsupported: no gradient rule for the eigenvectors of `eigen` of a matrix with a repeated eigenvalue ($(λ[k]) and $(λ[l])): they are not differentiable there")
+    end
+    return nothing
 end
 _zero_cotangent(::Nothing) = true
 _zero_cotangent(X::AbstractArray) = all(z -> z.re == 0.0 && z.im == 0.0, X)
@@ -2432,21 +2495,41 @@ other); `Symmetric`/`Hermitian` arguments with a `B` that is not positive defini
 Cholesky's `PosDefException`. The gradient flows through the Cholesky factor, the solves and
 the symmetric eigendecomposition: `λ̇ₖ = vₖᵀ (Ȧ - λₖ Ḃ) vₖ`. Of any other pencil with `B`
 nonsingular, `eigvals(A, B)` is `eigvals(B \ A)` (Julia's `ggev` values, real or complex by
-the values, sorted by `eigsortby`), differentiated as `eigvals` and the solve; its `eigen` (and
-a singular `B`, whose values Julia makes infinite) is refused by name.
+the values, sorted by `eigsortby`), differentiated as `eigvals` and the solve, and its `eigen`
+the eigenvectors of `B \ A` scaled as `ggev` scales them (the largest `|re| + |im|` of each is
+1; the sign or phase is `eigen`'s, LAPACK's may differ), differentiated as `eigen`. A singular
+`B`, whose values Julia makes infinite or NaN, is refused by name.
 """
-eigen(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}) = GeneralizedEigen(_symmetric_generalized(_dense_pair(A, B)...)...)
-eigvals(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}) = _symmetric_generalized(_dense_pair(A, B)...)[1]
-function eigen(A::AbstractMatrix, B::AbstractMatrix)
+eigen(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}; sortby = nothing) = _sorteig(GeneralizedEigen(_symmetric_generalized(_dense_pair(A, B)...)...), sortby)
+eigvals(A::Union{Symmetric, Hermitian}, B::Union{Symmetric, Hermitian}; sortby = nothing) = _sorteig(_symmetric_generalized(_dense_pair(A, B)...)[1], sortby)
+function eigen(A::AbstractMatrix, B::AbstractMatrix; sortby = eigsortby)
     Af, Bf = _dense_pair(A, B)
-    _definite(Af, Bf) || error("unsupported: `eigen(A, B)` of a pencil that is not symmetric-definite (Julia's `ggev` eigenvectors); zy solves it for a symmetric `A` and a symmetric positive definite `B`, and `eigvals(A, B)` gives the values of others")
-    return GeneralizedEigen(_symmetric_generalized(Af, Bf)...)
+    _definite(Af, Bf) && return _sorteig(GeneralizedEigen(_symmetric_generalized(Af, Bf)...), sortby)
+    iszero(det(Bf)) && error("unsupported: `eigen(A, B)` of a singular `B` (Julia's values are then infinite or NaN)")
+    return _sorteig(_ggev_of(eigen(_solve_square(Bf, Af))), _ggev_order(sortby))
 end
-function eigvals(A::AbstractMatrix, B::AbstractMatrix)
+function eigvals(A::AbstractMatrix, B::AbstractMatrix; sortby = eigsortby)
     Af, Bf = _dense_pair(A, B)
-    _definite(Af, Bf) && return _symmetric_generalized(Af, Bf)[1]
+    _definite(Af, Bf) && return _sorteig(_symmetric_generalized(Af, Bf)[1], sortby)
     iszero(det(Bf)) && error("unsupported: `eigvals(A, B)` of a singular `B` (Julia's values are then infinite or NaN)")
-    return _eigvals_any(_solve_square(Bf, Af))
+    return _sorteig(_eigvals_any(_solve_square(Bf, Af)), _ggev_order(sortby))
+end
+
+# `sortby` as for `eigen(A)`: `nothing` keeps `sygvd`'s ascending order of a symmetric-definite
+# pencil, and `ggev`'s of another, which zy's solve does not reproduce (refused by name).
+_sorted_values(F::GeneralizedEigen) = F.values
+_permuted(F::GeneralizedEigen, p) = GeneralizedEigen(F.values[p], F.vectors[:, p])
+_ggev_order(by) = by
+_ggev_order(::Nothing) = error("unsupported: `sortby = nothing` of `eigen(A, B)`/`eigvals(A, B)` of a pencil that is not symmetric-definite (Julia keeps LAPACK's `ggev` order, which zy's solve does not reproduce); pass a `sortby` function")
+
+# `eigen(B \ A)` as LAPACK's `ggev` scales its vectors: each divided by its largest
+# `|re| + |im|`, which becomes 1 (the phase stays `eigen`'s: the entry of largest modulus real
+# and positive).
+function _ggev_of(F::Eigen)
+    V = F.vectors
+    n = size(V, 1)
+    scale = [maximum(abs(real(V[i, j])) + abs(imag(V[i, j])) for i in 1:n) for j in 1:n]
+    return GeneralizedEigen(F.values, V ./ permutedims(scale))
 end
 
 _definite(A::Matrix{Float64}, B::Matrix{Float64}) = issymmetric(A) && issymmetric(B) && isposdef(B)
@@ -2501,16 +2584,86 @@ function setindex!(H::UpperHessenberg, x, i::Int, j::Int)
 end
 
 """
-    Hessenberg{S, M}
+    LinearAlgebra.AbstractQ{T}
+
+An orthogonal operator that is not an `AbstractMatrix`, as Julia's: it multiplies vectors and
+matrices (`Q * x`, `Q' * x`, `A * Q`), `Matrix(Q)` is its dense matrix, `Q[i, j]` an entry.
+"""
+abstract type AbstractQ{T} end
+
+"""
+    LinearAlgebra.HessenbergQ
+
+The orthogonal `Q` of a Hessenberg decomposition (`hessenberg(A).Q`), Julia's
+`HessenbergQ{Float64, Matrix{Float64}, Vector{Float64}, false}`. Julia keeps LAPACK's
+reflectors and applies them; zy keeps the orthogonal matrix they make (`matrix`), so products
+and `Matrix(Q)` are the same numbers to rounding.
+"""
+struct HessenbergQ{S <: AbstractMatrix{Float64}} <: AbstractQ{Float64}
+    matrix::S
+end
+
+"""
+    LinearAlgebra.AdjointQ
+
+`Q'` (and `transpose(Q)`) of a real `AbstractQ`, as Julia's `AdjointQ{T, Q}`: `Q' * x` applies
+`Qᵀ`, and `(Q')'` is `Q`.
+"""
+struct AdjointQ{S <: AbstractQ{Float64}} <: AbstractQ{Float64}
+    Q::S
+end
+
+# The dense matrix each operator applies.
+_q_dense(Q::HessenbergQ) = Q.matrix
+_q_dense(Q::AdjointQ) = _transpose_copy(_q_dense(Q.Q))
+# `Matrix(Q)` (inference hands it here): a new dense matrix.
+_q_matrix(Q::AbstractQ) = copy(_q_dense(Q))
+
+size(Q::AbstractQ) = size(_q_dense(Q))
+size(Q::AbstractQ, d::Int) = size(_q_dense(Q), d)
+adjoint(Q::HessenbergQ) = AdjointQ(Q)
+transpose(Q::HessenbergQ) = AdjointQ(Q)
+adjoint(Q::AdjointQ) = Q.Q
+transpose(Q::AdjointQ) = Q.Q
+inv(Q::AbstractQ) = Q'
+getindex(Q::AbstractQ, i::Int, j::Int) = _q_dense(Q)[i, j]
+# Julia's: its size and type (`3×3 LinearAlgebra.HessenbergQ{...}`).
+Base.summary(Q::AbstractQ) = Base._array_summary(Q)
+
+function *(Q::AbstractQ, B::AbstractVecOrMat)
+    size(Q, 2) == size(B, 1) || throw(DimensionMismatch("second dimension of Q, $(size(Q, 2)), must coincide with first dimension of B, $(size(B, 1))"))
+    return _q_dense(Q) * B
+end
+function *(A::AbstractMatrix, Q::AbstractQ)
+    size(A, 2) == size(Q, 1) || throw(DimensionMismatch("second dimension of A, $(size(A, 2)), must coincide with first dimension of Q, $(size(Q, 1))"))
+    return A * _q_dense(Q)
+end
+*(Q::AbstractQ, P::AbstractQ) = Q * _q_matrix(P)
+*(Q::AbstractQ, b::Number) = _q_dense(Q) * b
+*(a::Number, Q::AbstractQ) = a * _q_dense(Q)
+# Division by an orthogonal `Q` is a product with `Q'`.
+(\)(Q::AbstractQ, B::AbstractVecOrMat) = Q' * B
+# Compared as their matrices, as Julia's.
+==(Q::AbstractQ, A::AbstractMatrix) = _q_dense(Q) == A
+==(A::AbstractMatrix, Q::AbstractQ) = Q == A
+==(Q::AbstractQ, P::AbstractQ) = _q_dense(Q) == _q_dense(P)
+isapprox(Q::AbstractQ, A::AbstractMatrix; atol::Real = 0.0,
+         rtol::Real = Base._default_rtol(atol)) = isapprox(_q_dense(Q), A; atol = atol, rtol = rtol)
+isapprox(A::AbstractMatrix, Q::AbstractQ; atol::Real = 0.0,
+         rtol::Real = Base._default_rtol(atol)) = isapprox(Q, A; atol = atol, rtol = rtol)
+
+"""
+    Hessenberg{QT, SH}
 
 The Hessenberg decomposition `A = F.Q * F.H * F.Q'`: `F.H` an `UpperHessenberg` (zero below its
-subdiagonal), as Julia's, and `F.Q` orthogonal. Julia's `F.Q` is a `HessenbergQ`, a lazy
-`AbstractQ` of the reflections; here it is the dense orthogonal matrix (`Matrix(F.Q)` is the
-same in both).
+subdiagonal) and `F.Q` a `HessenbergQ`, as Julia's, with the shift `F.μ = false`. It prints as
+Julia's `Hessenberg{Float64, UpperHessenberg{Float64, Matrix{Float64}}, Matrix{Float64},
+Vector{Float64}, Bool}`, and iterates as Julia's: `Q, H = F` (then `μ`).
 """
-struct Hessenberg{S, M}
-    H::S
-    Q::M
+struct Hessenberg{QT, SH}
+    Q::QT
+    H::SH
+    μ::Bool
 end
 
 """
@@ -2518,9 +2671,10 @@ end
 
 The Hessenberg decomposition of a square real matrix by faer's Householder reflections, with
 LAPACK's signs (each reflection maps its column onto `-sign(x₁) ‖x‖ e₁`, as Julia's `gehrd!`).
-ChainRules has no rule for it: a gradient through it is refused by name.
+ChainRules has no rule for it; zy's differentiates `A = Q H Qᵀ` with `Q e₁ = e₁` (both modes),
+where `H` has no zero on its subdiagonal (elsewhere refused by name).
 """
-hessenberg(A::AbstractMatrix) = (HQ = _hessenberg_parts(_square_float(A)); Hessenberg(UpperHessenberg(HQ[1]), HQ[2]))
+hessenberg(A::AbstractMatrix) = (HQ = _hessenberg_parts(_square_float(A)); Hessenberg(HessenbergQ(HQ[2]), UpperHessenberg(HQ[1]), false))
 
 function _hessenberg_parts(A::Matrix{Float64})
     n = size(A, 1)
@@ -2528,14 +2682,77 @@ function _hessenberg_parts(A::Matrix{Float64})
     return HQ[:, 1:n], HQ[:, (n + 1):(2n)]
 end
 
-const _HESSENBERG = "`hessenberg` (ChainRules has none)"
-function rrule(::typeof(_hessenberg_parts), A::Matrix{Float64})
-    hessenberg_pullback(ȳ) = (NoTangent(), _refused_gradient(_HESSENBERG, A))
-    return _hessenberg_parts(A), hessenberg_pullback
-end
+# The derivative of `A = Q H Qᵀ` with `Q e₁ = e₁` and `H` unreduced (the implicit Q theorem
+# makes them unique, and smooth in `A`): with `C = Qᵀ Ȧ Q`, `Q̇ = Q Ω` for the antisymmetric `Ω`
+# with a zero first column that keeps `Ḣ = C + H Ω - Ω H` zero below its subdiagonal, found a
+# column at a time (`_hessenberg_omega`, dividing by `H`'s subdiagonal); the rrule is its
+# adjoint, the recurrence run backwards. ChainRules has none; a zero on the subdiagonal (a
+# reduced `H`, where `Q` is not unique) is refused by name.
 function frule(Δ, ::typeof(_hessenberg_parts), A::Matrix{Float64})
     H, Q = _hessenberg_parts(A)
-    return (H, Q), (_refused_gradient(_HESSENBERG, H), _refused_gradient(_HESSENBERG, Q))
+    n = size(A, 1)
+    C = _transpose_copy(Q) * Δ[2] * Q
+    Ω = _hessenberg_omega(H, C)
+    Ḣ = C + H * Ω - Ω * H
+    return (H, Q), ([i > j + 1 ? 0.0 : Ḣ[i, j] for i in 1:n, j in 1:n], Q * Ω)
+end
+
+function _hessenberg_omega(H, C)
+    n = size(H, 1)
+    _unreduced(H)
+    Ω = zeros(n, n)
+    for j in 1:(n - 2), i in (j + 2):n
+        s = C[i, j]
+        for k in (i - 1):n
+            s += H[i, k] * Ω[k, j]
+        end
+        for k in 1:j
+            s -= Ω[i, k] * H[k, j]
+        end
+        Ω[i, j + 1] = s / H[j + 1, j]
+        Ω[j + 1, i] = -Ω[i, j + 1]
+    end
+    return Ω
+end
+
+function _unreduced(H)
+    for j in 1:(size(H, 1) - 2)
+        H[j + 1, j] == 0.0 && error("unsupported: no gradient rule for `hessenberg` of a matrix whose Hessenberg form has a zero subdiagonal entry (H[$(j + 1), $j]): its Q is not unique there")
+    end
+    return nothing
+end
+
+function rrule(::typeof(_hessenberg_parts), A::Matrix{Float64})
+    H, Q = _hessenberg_parts(A)
+    hessenberg_pullback(ȳ) = (NoTangent(), _hessenberg_cotangent(H, Q, _cotangent(ȳ[1], H), _cotangent(ȳ[2], Q)))
+    return (H, Q), hessenberg_pullback
+end
+
+# The adjoint of the frule: `H̄`'s band is `C̄`'s part and `Hᵀ H̄ - H̄ Hᵀ + Qᵀ Q̄` is `Ω̄`, carried
+# to `Ω`'s entries below the diagonal (`L̄ᵢⱼ = Ω̄ᵢⱼ - Ω̄ⱼᵢ`), then back through the recurrence
+# (last column first) into `C̄`; `Ā = Q C̄ Qᵀ`.
+function _hessenberg_cotangent(H, Q, H̄, Q̄)
+    n = size(H, 1)
+    _unreduced(H)
+    band = [i > j + 1 ? 0.0 : H̄[i, j] for i in 1:n, j in 1:n]
+    C̄ = copy(band)
+    Ω̄ = _transpose_copy(H) * band - band * _transpose_copy(H) + _transpose_copy(Q) * Q̄
+    L̄ = [i > j ? Ω̄[i, j] - Ω̄[j, i] : 0.0 for i in 1:n, j in 1:n]
+    for j in (n - 2):-1:1, i in (j + 2):n
+        g = L̄[i, j + 1] / H[j + 1, j]
+        C̄[i, j] += g
+        for k in (i - 1):n
+            if k > j
+                L̄[k, j] += g * H[i, k]
+            elseif k < j
+                L̄[j, k] -= g * H[i, k]
+            end
+        end
+        for k in 1:j
+            L̄[i, k] -= g * H[k, j]
+        end
+    end
+    return Q * C̄ * _transpose_copy(Q)
 end
 
 """

@@ -173,6 +173,7 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.LU",
             "LinearAlgebra.Schur",
             "LinearAlgebra.GeneralizedEigen",
+            "LinearAlgebra.Hessenberg",
         ],
         hooks: &[
             "LinearAlgebra.Eigen",
@@ -182,6 +183,7 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra.LU",
             "LinearAlgebra.Schur",
             "LinearAlgebra.GeneralizedEigen",
+            "LinearAlgebra.Hessenberg",
         ],
     },
     // A `for` loop over a collection asks for its elements by `_gen_elem`, which inference
@@ -709,6 +711,11 @@ pub const HOOKS: &[Hooks] = &[
             "LinearAlgebra._triangular_times",
             "LinearAlgebra._triangular_matrix",
         ],
+    },
+    // `Matrix(F.Q)` of a Hessenberg decomposition's `Q` (inference's `Matrix` builtin).
+    Hooks {
+        triggers: &["LinearAlgebra.HessenbergQ", "LinearAlgebra.AdjointQ"],
+        hooks: &["LinearAlgebra._q_matrix"],
     },
 ];
 

@@ -13,7 +13,7 @@ const PAIR: &str = "Base.Pair";
 
 /// The types Julia destructures by their first fields, with how many its `iterate` yields
 /// (`a, b = p` of a pair; `λ, U = eigen(A)`, `U, S, V = svd(A)`, `L, U = cholesky(A)`,
-/// `Q, R = qr(A)`, `L, U, p = lu(A)`, `T, Z, λ = schur(A)`: LinearAlgebra's `iterate` of its factorizations).
+/// `Q, R = qr(A)`, `L, U, p = lu(A)`, `T, Z, λ = schur(A)`, `Q, H, μ = hessenberg(A)`: LinearAlgebra's `iterate` of its factorizations).
 const BY_FIELDS: &[(&str, i64)] = &[
     (PAIR, 2),
     ("LinearAlgebra.Eigen", 2),
@@ -23,6 +23,7 @@ const BY_FIELDS: &[(&str, i64)] = &[
     ("LinearAlgebra.QR", 2),
     ("LinearAlgebra.LU", 3),
     ("LinearAlgebra.Schur", 3),
+    ("LinearAlgebra.Hessenberg", 3),
 ];
 
 fn plain_values(args: &[Val]) -> Result<(), Fail> {

@@ -437,6 +437,12 @@ fn is_diagonal(v: &Val) -> bool {
     matches!(&v.ty, Type::Struct(s) if &*s.name == DIAGONAL)
 }
 
+/// Is `v` one of LinearAlgebra's `Q` operators (`hessenberg(A).Q`, its adjoint)?
+fn is_q(v: &Val) -> bool {
+    matches!(&v.ty, Type::Struct(s)
+        if matches!(&*s.name, "LinearAlgebra.HessenbergQ" | "LinearAlgebra.AdjointQ"))
+}
+
 /// `D * x`, `A + D`, `λ * D`, `Matrix(D)`: as for [`uniform_scaling`], Julia code in the
 /// prelude (`LinearAlgebra._diagonal_plus`, `_diagonal_minus`, `_diagonal_times`,
 /// `_diagonal_matrix`).
@@ -670,6 +676,8 @@ pub(crate) fn call(
             triangular(cx, b, name, args)
         }
         ("Matrix", [x]) if is_triangular(x) => triangular(cx, b, name, args),
+        // `Matrix(Q)` of LinearAlgebra's `Q` operators: the prelude's `_q_matrix`.
+        ("Matrix", [x]) if is_q(x) => cx.call_named(b, &"LinearAlgebra._q_matrix".into(), args),
         // `Matrix(I, m, n)`, `Matrix(I, (m, n))`: the prelude's `_uniform_matrix` (`J.λ` on
         // the diagonal).
         ("Matrix", [j, _, _] | [j, _]) if is_uniform(j) => {
