@@ -548,8 +548,8 @@ pub(crate) fn visible_name(n: &str) -> String {
                         "AdjointQ",
                         "AbstractQ",
                     ]
-                        .iter()
-                        .any(|t| rest[m.len()..].starts_with(t))
+                    .iter()
+                    .any(|t| rest[m.len()..].starts_with(t))
             });
         // `Int` and `UInt` are aliases: Julia shows the types they name.
         let alias = ["Int", "UInt"].into_iter().find(|a| {
