@@ -1262,8 +1262,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 89387..89391: abs2
-            <zy>/prelude/Base.jl (prelude) 431412..431416: abs2
+            <zy>/prelude/Base.jl (prelude) 89840..89844: abs2
+            <zy>/prelude/Base.jl (prelude) 433492..433496: abs2
         "#]],
     );
 }
