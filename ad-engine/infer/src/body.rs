@@ -127,6 +127,8 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     let any = |v: &Val| matches!(&v.ty, Type::Function(t) if &**t == "Any");
     match (name, ins) {
         ("vect", []) => true,
+        // A literal whose type its values decide may be a `Vector{Any}`.
+        ("vect", args) => args.iter().any(|a| crate::open::runtime_element(&a.ty)),
         ("Base.getindex", [t, ..]) => any(t),
         ("Base._typed_dict", _) => open_dict_key(name, ins).is_some(),
         ("#typed", [r, params, ..]) => {

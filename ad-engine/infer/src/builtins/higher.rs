@@ -129,7 +129,8 @@ fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Ty
 /// `[a, b]` of values one of which is Julia's union of numbers and strings
 /// ([`crate::open::runtime_element`]: `[x > 0 ? "a" : 1]`): Julia's element type is the
 /// `promote_type` of the values' types, known at run time. The values are stored as they are
-/// in a vector of the union of their types, whose type the synthesised
+/// in a vector of the union of their types (and of the numbers and strings the function
+/// stores into it), whose type the synthesised
 /// [`crate::synth::PROMOTE`] then takes from them. `None` for another call or other values.
 pub(crate) fn runtime_literal(
     cx: &mut Cx,
@@ -150,6 +151,9 @@ pub(crate) fn runtime_literal(
             _ => return None,
         }
     }
+    // What the function stores into it, should it be a `Vector{Any}` (`push!(v, 2.5)`).
+    let plain = |t: &&Type| t.is_number() || **t == Type::String;
+    members.extend(cx.any_held.iter().filter(plain).cloned());
     members.sort();
     members.dedup();
     let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
