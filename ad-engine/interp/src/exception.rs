@@ -124,8 +124,8 @@ impl Caught {
             }
             // The object indexed, where zy kept it.
             ("BoundsError", "a") => self.indexed.clone().ok_or_else(|| {
-                "ErrorException: zy keeps `a` of a BoundsError that indexing raised in the \
-                 program, not of this one"
+                "ErrorException: zy keeps `a` of a BoundsError raised by indexing an array or \
+                 a string, not of this one"
                     .to_string()
             }),
             // `BoundsError: attempt to access <what> at index [<i>]`: an array's indices as a

@@ -459,7 +459,8 @@ impl<'p> Machine<'p> {
 
     /// The operand of statement `v` of `func` a `BoundsError` raised as `message` was about:
     /// the first operand whose summary the message names (`attempt to access 1-element
-    /// Vector{Float64} at index [3]`), as Julia's `BoundsError(a, i)` holds the object indexed.
+    /// Vector{Float64} at index [3]`, `3-codeunit String`), as Julia's `BoundsError(a, i)`
+    /// holds the object indexed.
     fn indexed_object(&self, func: &Function, v: ir::Value, message: &str) -> Option<Value> {
         let what = message.strip_prefix("BoundsError: attempt to access ")?;
         let frame = self.frames.last()?;
@@ -467,11 +468,17 @@ impl<'p> Machine<'p> {
             ValueKind::Stmt(stmt) => stmt,
             _ => return None,
         };
-        let x = frame.read(stmt.args.first()?).ok()?;
-        let shown = crate::show::summary(&x);
-        what.strip_prefix(shown.as_str())
-            .is_some_and(|rest| rest.starts_with(" at index ["))
-            .then_some(x)
+        stmt.args.iter().find_map(|a| {
+            let x = frame.read(a).ok()?;
+            let shown = match &x {
+                Value::Str(s) => format!("{}-codeunit String", s.len()),
+                Value::Symbol(_) => return None,
+                x => crate::show::summary(x),
+            };
+            what.strip_prefix(shown.as_str())
+                .is_some_and(|rest| rest.starts_with(" at index ["))
+                .then_some(x)
+        })
     }
 
     fn check_limits(&mut self, span: Span) -> Result<(), RuntimeError> {

@@ -205,10 +205,12 @@ fn dict_key() -> Type {
     crate::open::open_union("Any", &held).unwrap_or(Type::String)
 }
 
-/// A `BoundsError`'s `a` (Julia's field of type `Any`): the array indexed, a vector or matrix
-/// of numbers or a vector of strings (another object read there is an error naming it).
+/// A `BoundsError`'s `a` (Julia's field of type `Any`): the array or string indexed, a vector
+/// or matrix of numbers or a vector of strings (another object read there is an error naming
+/// it).
 fn bounds_object() -> Type {
     let held = [
+        Type::String,
         array(Type::Float64, 1),
         array(Type::Int64, 1),
         array(Type::Bool, 1),

@@ -343,7 +343,7 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 match ret {
                     Type::Union(u) if !u.members.contains(&a.julia_type()) => Err(format!(
                         "unsupported: `a` of a caught BoundsError holding a {}: zy reads it of \
-                         vectors and matrices of numbers and of vectors of strings",
+                         strings, vectors and matrices of numbers and vectors of strings",
                         crate::show::type_string(&a.julia_type())
                     )),
                     _ => Ok(a),
