@@ -130,8 +130,8 @@ fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Ty
 /// ([`crate::open::runtime_element`]: `[x > 0 ? "a" : 1]`): Julia's element type is the
 /// `promote_type` of the values' types, known at run time. The values are stored as they are
 /// in a vector of the union of their types (and of the numbers and strings the function
-/// stores into it), whose type the synthesised
-/// [`crate::synth::PROMOTE`] then takes from them. `None` for another call or other values.
+/// stores into it), whose type the synthesised [`crate::synth::PROMOTE`] then takes from
+/// them. `None` for another call or other values.
 pub(crate) fn runtime_literal(
     cx: &mut Cx,
     b: &mut PlanBuilder,
