@@ -1,6 +1,7 @@
 //! The gradient through a caught exception: `catch e` binds the very value thrown, so a field
 //! the catch block reads (`e.v` of `throw(MyErr(x^2))`, `e.val` of `DomainError(x, "m")` or of
-//! `sqrt(x)` failing) is differentiated as a read of that value.
+//! `sqrt(x)` failing, `e.a` of the array `x[i]` indexed) is differentiated as a read of that
+//! value.
 //!
 //! Before differentiating, each differentiable read `r = exception_field(e, :f)` of a catch
 //! block is joined with the value thrown: the handler block gets two parameters per field, the
@@ -325,6 +326,16 @@ fn thrown(func: &Function, v: Value, name: &str, ty: &Type) -> Option<Source> {
             _ => None,
         },
         Op::Prim(Prim::Error) if is_domain_error(&s.args) => domain_value(s.args.get(1)?),
+        // A `BoundsError`'s `a`: the object indexed.
+        Op::Prim(Prim::GetIndex | Prim::SetIndex | Prim::TupleIndex | Prim::SliceCopy)
+            if name == "a" =>
+        {
+            let x = s.args.first()?;
+            fits(&func.operand_ty(x), ty).then(|| Source::Local {
+                value: x.clone(),
+                field: None,
+            })
+        }
         Op::Prim(Prim::Rethrow) => {
             let built = s
                 .args
@@ -379,6 +390,11 @@ fn may_throw_values(prog: &TypedProgram, inst: &Arc<Instance>, name: &str, ty: &
     false
 }
 
+/// `Vector{Float64}`.
+fn float_vector() -> Type {
+    Type::Array(Arc::new(Type::Float64), 1)
+}
+
 /// The statement `op(args...) :: ty` appended to `block`.
 fn push(
     func: &mut Function,
@@ -413,6 +429,25 @@ fn zero_in(func: &mut Function, block: Block, ty: &Type, span: Span) -> Option<O
                 block,
                 Op::Prim(Prim::UnionConvert),
                 vec![zero],
+                ty,
+                span,
+            ))
+        }
+        // A `BoundsError`'s `a` of `Any` holding vectors: an empty one.
+        Type::Union(u) if u.members.contains(&float_vector()) => {
+            let empty = push(
+                func,
+                block,
+                Op::Prim(Prim::Zeros),
+                vec![Const::Int(0).into()],
+                &float_vector(),
+                span,
+            );
+            Some(push(
+                func,
+                block,
+                Op::Prim(Prim::UnionConvert),
+                vec![empty],
                 ty,
                 span,
             ))

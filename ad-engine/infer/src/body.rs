@@ -139,6 +139,8 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     let any = |v: &Val| matches!(&v.ty, Type::Function(t) if &**t == "Any");
     match (name, ins) {
         ("vect", []) => true,
+        // A literal whose type its values decide may be a `Vector{Any}`.
+        ("vect", args) => args.iter().any(|a| crate::open::runtime_element(&a.ty)),
         ("Base.getindex", [t, ..]) => any(t),
         ("Base._typed_dict", _) => open_dict_key(name, ins).is_some(),
         ("#typed", [r, params, ..]) => {
@@ -330,7 +332,8 @@ impl<'a> Typer<'a> {
     }
 
     /// The types of the values the body stores into the container `c` (`push!(c, x...)`,
-    /// `pushfirst!(c, x...)`, `insert!(c, i, x)`, `c[i...] = x`, `c[] = x`), through the φs
+    /// `pushfirst!(c, x...)`, `insert!(c, i, x)`, `c[i...] = x`, `c[] = x`, the elements of
+    /// `append!(c, xs)` and `prepend!(c, xs)`), through the φs
     /// that only pass it on, and those the program's functions it is passed to store into it
     /// ([`Typer::stored_by_callee`]): those typed so far.
     fn stored_into(&self, cx: &mut Cx, c: Value) -> Vec<Type> {
@@ -347,6 +350,16 @@ impl<'a> Typer<'a> {
             let stored = match &**n {
                 _ if !stmt.args.first().is_some_and(passed) => Vec::new(),
                 "Base.push!" | "Base.pushfirst!" => self.operand_types(&stmt.args[1..]),
+                // The elements of the arrays and tuples appended.
+                "Base.append!" | "Base.prepend!" => self
+                    .operand_types(&stmt.args[1..])
+                    .into_iter()
+                    .flat_map(|t| match t {
+                        Type::Array(e, _) => vec![(*e).clone()],
+                        Type::Tuple(ts) => ts.to_vec(),
+                        _ => Vec::new(),
+                    })
+                    .collect(),
                 "Base.setindex!" | "Base.insert!" if stmt.args.len() > 1 => {
                     let at = if &**n == "Base.insert!" { 2 } else { 1 };
                     self.operand_types(stmt.args.get(at..at + 1).unwrap_or_default())

@@ -37,9 +37,10 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
             crate::open::join(a, b)
         }
         // A value of `Any` on one path (a caught exception's field, a `Vector{Any}`'s
-        // element) and one it can hold on another: a value of `Any` still.
+        // element) and one it can hold on another (of Julia's union too: an element of the
+        // `Vector{Union{Float64, Int64}}` a `map` of no values gives): a value of `Any` still.
         (Type::Union(u), t) | (t, Type::Union(u))
-            if crate::open::is_open(&u.name) && !matches!(t, Type::Union(_)) =>
+            if crate::open::is_open(&u.name) && !matches!(t, Type::Union(v) if !v.is_julias()) =>
         {
             crate::open::open_union(&u.name, &[a.clone(), b.clone()])
         }

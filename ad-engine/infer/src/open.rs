@@ -208,25 +208,54 @@ fn single(t: &Type) -> Option<Type> {
 
 /// Does an array of `elem`s that `map`, broadcasting or a comprehension has filled take its
 /// element type from the values it holds ([`crate::synth::NARROW`])? So for results of a
-/// call on a container of `Any`, `Real` or `Number` holding numbers, whose type is known only
-/// at run time: Julia's `map` gives the `promote_typejoin` of the values' types.
+/// call on a container of `Any`, `Real` or `Number` holding numbers, and for results of
+/// Julia's union of numbers and strings (`x > 0 ? "a" : 1`), whose type is known only at run
+/// time: Julia's `map` gives the `promote_typejoin` of the values' types.
 pub(crate) fn narrows(elem: &Type) -> bool {
-    matches!(elem, Type::Union(u) if is_open(&u.name)
-        && u.members.iter().all(|m| matches!(m, Type::Bool | Type::Float64 | Type::Int64)))
+    let number = |m: &Type| matches!(m, Type::Bool | Type::Float64 | Type::Int64);
+    match elem {
+        Type::Union(u) if is_open(&u.name) => u.members.iter().all(number),
+        Type::Union(u) => runtime_element(elem) && u.members.iter().any(number),
+        _ => false,
+    }
+}
+
+/// Is `t` Julia's union of numbers and strings (`Union{Int64, String}`, `Union{Float64,
+/// Int64}`), whose values in an array literal or a `map`'s result decide the array's type?
+pub(crate) fn runtime_element(t: &Type) -> bool {
+    matches!(t, Type::Union(u) if u.is_julias()
+        && u.members.iter().all(|m| m.is_number() || *m == Type::String))
 }
 
 /// The type of an `n`-dimensional array of the results `elem` ([`narrows`]) once its element
 /// type is taken from its values: a value of `Any` holding an array of one of `elem`'s members
 /// (the values all of that type), a `Vector{Real}` (numbers of several types, a Float64 among
-/// them), a `Vector{Integer}` (Bools beside Ints) or a `Vector{Any}` (no values).
-pub(crate) fn narrowed(elem: &UnionType, n: u8) -> Option<Type> {
+/// them), a `Vector{Integer}` (Bools beside Ints) or a `Vector{Any}` (no values, or a string
+/// beside a number), or, for Julia's union, the array of it (no values). With `promote` (an
+/// array literal's `promote_type`), a `Vector{Float64}` or `Vector{Int64}` for numbers of
+/// several types instead.
+pub(crate) fn narrowed(elem: &UnionType, n: u8, promote: bool) -> Option<Type> {
     let mut arrays: Vec<Type> = elem
         .members
         .iter()
         .map(|m| crate::value::array(m.clone(), n))
         .collect();
-    arrays.push(crate::value::array(open_union("Real", &elem.members)?, n));
-    arrays.push(crate::value::array(open_union("Integer", &[])?, n));
+    let numbers: Vec<Type> = elem
+        .members
+        .iter()
+        .filter(|m| m.is_number())
+        .cloned()
+        .collect();
+    if promote {
+        arrays.push(crate::value::array(Type::Float64, n));
+        arrays.push(crate::value::array(Type::Int64, n));
+    } else {
+        arrays.push(crate::value::array(open_union("Real", &numbers)?, n));
+        arrays.push(crate::value::array(open_union("Integer", &[])?, n));
+    }
     arrays.push(crate::value::array(open_union("Any", &elem.members)?, n));
+    if !promote && !is_open(&elem.name) {
+        arrays.push(crate::value::array(Type::Union(Arc::new(elem.clone())), n));
+    }
     open_union("Any", &arrays)
 }

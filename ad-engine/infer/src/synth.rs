@@ -27,7 +27,7 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
         "sum" => inst.args.len() == 2,
         "checkpointed" | APPLY => !inst.args.is_empty(),
         SPLAT => inst.args.len() == 4,
-        NARROW => inst.args.len() == 1,
+        NARROW | PROMOTE => inst.args.len() == 1,
         _ => inst.args.len() >= 2,
     };
     if !arity_ok {
@@ -40,7 +40,8 @@ pub(crate) fn synthesise(cx: &mut Cx, inst: &Arc<Instance>) -> Result<Function, 
         "checkpointed" | APPLY => s.call_alone(cx)?,
         SPLAT => s.splat(cx)?,
         UNION_SPLIT => s.union_split(cx)?,
-        NARROW => s.narrow()?,
+        NARROW => s.narrow(false)?,
+        PROMOTE => s.narrow(true)?,
         n => return Err(Fail::undefined(format!("no synthesised function `{n}`"))),
     }
     Ok(s.f)
@@ -59,12 +60,19 @@ pub(crate) const SPLAT: &str = "splat";
 pub(crate) const UNION_SPLIT: &str = "union_split";
 
 /// The synthesised `narrow_eltype(ys)` of an array of results of a call on a container of
-/// `Any` holding numbers ([`crate::open::narrows`]): the array of the values' element type, as
+/// `Any` holding numbers, or of Julia's union of numbers and strings
+/// ([`crate::open::narrows`]): the array of the values' element type, as
 /// Julia's `map` and `collect` widen theirs from the first value's type by `promote_typejoin`:
 /// a `Vector{Int64}` of Ints, a `Vector{Real}` of numbers of several types (a Float64 among
 /// them), a `Vector{Integer}` of Bools beside Ints, a `Vector{Any}` of none (Julia's inferred
 /// `Any`).
 pub(crate) const NARROW: &str = "narrow_eltype";
+
+/// The synthesised `promote_eltype(ys)` of an array literal holding values of a union of
+/// numbers and strings (`[x > 0 ? "a" : 1]`): the array of Julia's `promote_type` of the
+/// values' types (`vect`'s): a `Vector{String}` of strings, a `Vector{Float64}` of numbers a
+/// Float64 among them (each converted), a `Vector{Any}` of a string beside a number.
+pub(crate) const PROMOTE: &str = "promote_eltype";
 
 /// What the call `all[0](all[1..]...)` returns when it is split over the union `all[at]` (the
 /// callee itself when `at` is 0): the join of what the members' methods return (see
@@ -102,6 +110,15 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
         (true, Some(fail)) => Err(fail),
         _ => split_join(cx, &all[0].ty, u, &results),
     }
+}
+
+/// The members of a union that convert to the number `to` (itself among them).
+fn promoted(members: &[Type], to: &Type) -> Vec<Type> {
+    members
+        .iter()
+        .filter(|m| *m == to || m.is_number() && crate::join::conversion(m, to).is_some())
+        .cloned()
+        .collect()
 }
 
 /// A union's members in the order a split tests them, the last one untested: a
@@ -281,7 +298,7 @@ impl Synth {
         let mut args = Vec::new();
         for (i, t) in inst.args.iter().enumerate() {
             let name = match i {
-                0 if &*inst.name == NARROW => "ys".to_string(),
+                0 if matches!(&*inst.name, NARROW | PROMOTE) => "ys".to_string(),
                 0 => "f".to_string(),
                 1 if inst.args.len() == 2 || &*inst.name == "sum" => "xs".to_string(),
                 k => format!("x{k}"),
@@ -563,9 +580,10 @@ impl Synth {
         Ok(())
     }
 
-    /// `narrow_eltype(ys)` ([`NARROW`]): a count of the values of each member type, then the
-    /// array of the type the counts say, filled with the values.
-    fn narrow(&mut self) -> Result<(), Fail> {
+    /// `narrow_eltype(ys)` ([`NARROW`]) and, with `promote`, `promote_eltype(ys)`
+    /// ([`PROMOTE`]): a count of the values of each member type, then the array of the type
+    /// the counts say, filled with the values.
+    fn narrow(&mut self, promote: bool) -> Result<(), Fail> {
         let (ys, ty) = self.args[0].clone();
         let Type::Array(elem, n) = &ty else {
             return Err(Fail::unsupported(
@@ -576,7 +594,7 @@ impl Synth {
             return Err(Fail::unsupported("narrow_eltype of an array of one type"));
         };
         let u = u.clone();
-        let ret = crate::open::narrowed(&u, n)
+        let ret = crate::open::narrowed(&u, n, promote)
             .ok_or_else(|| Fail::unsupported("narrow_eltype of an array of other values"))?;
         self.f.ret = ret.clone();
         let zero = Operand::Const(Const::Int(0));
@@ -606,11 +624,17 @@ impl Synth {
         let out = self.f.add_param(done, ret.clone(), SPAN, None);
         self.f
             .set_term(done, Terminator::Return(Operand::Value(out)), SPAN);
-        // No values: a `Vector{Any}`.
+        // No values: a `Vector{Any}` of results of a call on a container of `Any`, Julia's
+        // inferred union of results of one of a union.
         let empty = self.prim(exit, Prim::Eq, vec![len.clone(), zero.clone()], Type::Bool);
         let (then_b, mut b) = self.branch(exit, empty);
         let any = crate::open::open_union("Any", &u.members).unwrap_or(ret.clone());
-        self.refill(then_b, &ys, &ty, &any, &ret, done);
+        let none = if promote || crate::open::is_open(&u.name) {
+            &any
+        } else {
+            &**elem
+        };
+        self.refill(then_b, &ys, &ty, none, &ret, done);
         // Values all of one type: an array of it.
         for (m, c) in u.members.iter().zip(&cs) {
             let all = self.prim(b, Prim::Eq, vec![c.clone(), len.clone()], Type::Bool);
@@ -618,16 +642,38 @@ impl Synth {
             self.refill(then_b, &ys, &ty, m, &ret, done);
             b = else_b;
         }
-        // Several number types, a Float64 among them: a `Vector{Real}`.
-        let real = crate::open::open_union("Real", &u.members).unwrap_or(ret.clone());
+        // Values of several kinds (a string beside a number): a `Vector{Any}`.
+        let numbers: Vec<usize> = (0..u.members.len())
+            .filter(|&i| u.members[i].is_number())
+            .collect();
+        if numbers.len() < u.members.len() {
+            let mut counted = zero.clone();
+            for &i in &numbers {
+                counted = self.prim(b, Prim::Add, vec![counted, cs[i].clone()], Type::Int64);
+            }
+            let mixed = self.prim(b, Prim::Lt, vec![counted, len.clone()], Type::Bool);
+            let (then_b, else_b) = self.branch(b, mixed);
+            self.refill(then_b, &ys, &ty, &any, &ret, done);
+            b = else_b;
+        }
+        // Numbers of several types, a Float64 among them: a `Vector{Real}` (a literal's a
+        // `Vector{Float64}`).
+        let (real, integer) = if promote {
+            (Type::Float64, Type::Int64)
+        } else {
+            let numbers: Vec<Type> = numbers.iter().map(|&i| u.members[i].clone()).collect();
+            (
+                crate::open::open_union("Real", &numbers).unwrap_or(ret.clone()),
+                crate::open::open_union("Integer", &[]).unwrap_or(ret.clone()),
+            )
+        };
         if let Some(f) = u.members.iter().position(|m| *m == Type::Float64) {
             let floats = self.prim(b, Prim::Gt, vec![cs[f].clone(), zero], Type::Bool);
             let (then_b, else_b) = self.branch(b, floats);
             self.refill(then_b, &ys, &ty, &real, &ret, done);
             b = else_b;
         }
-        // Else Bools beside Ints: a `Vector{Integer}`.
-        let integer = crate::open::open_union("Integer", &[]).unwrap_or(ret.clone());
+        // Else Bools beside Ints: a `Vector{Integer}` (a literal's a `Vector{Int64}`).
         self.refill(b, &ys, &ty, &integer, &ret, done);
         Ok(())
     }
@@ -662,6 +708,15 @@ impl Synth {
         );
         let (body, y) = if **from == *to {
             (body, y)
+        } else if to.is_number() && promoted(&u.members, to).len() > 1 {
+            // A literal's numbers promoted to `to` (the values are such numbers here).
+            let numbers = promoted(&u.members, to);
+            self.split_into(body, y, &numbers, to, |s, here, v, member| {
+                match crate::join::conversion(member, to) {
+                    Some(p) => s.prim(here, p, vec![v], to.clone()),
+                    None => v,
+                }
+            })
         } else if u.members.contains(to) {
             (
                 body,

@@ -23,6 +23,9 @@ pub struct Caught {
     /// The value thrown by `throw(x)` of a program's exception type or of a value that is no
     /// exception; `None` for Base's exceptions, known by their text.
     pub value: Option<Value>,
+    /// The object a `BoundsError` was raised about (Julia's field `a`), where the statement
+    /// raising it indexed it.
+    pub indexed: Option<Value>,
 }
 
 impl Caught {
@@ -34,6 +37,7 @@ impl Caught {
             span,
             trace,
             value: None,
+            indexed: None,
         }
     }
 
@@ -54,6 +58,7 @@ impl Caught {
             span,
             trace,
             value: Some(value),
+            indexed: None,
         }
     }
 
@@ -117,6 +122,12 @@ impl Caught {
                     )),
                 }
             }
+            // The object indexed, where zy kept it.
+            ("BoundsError", "a") => self.indexed.clone().ok_or_else(|| {
+                "ErrorException: zy keeps `a` of a BoundsError raised by indexing an array or \
+                 a string, not of this one"
+                    .to_string()
+            }),
             // `BoundsError: attempt to access <what> at index [<i>]`: an array's indices as a
             // tuple, a tuple's or a string's one index as it is.
             ("BoundsError", "i") => {
@@ -173,7 +184,7 @@ impl Caught {
     fn fields(&self) -> &'static str {
         match self.name() {
             "DomainError" => "`val`, `msg`",
-            "BoundsError" => "`i`",
+            "BoundsError" => "`a`, `i`",
             "KeyError" => "`key`",
             "SingularException" => "`info`",
             "ErrorException" | "ArgumentError" | "AssertionError" | "DimensionMismatch"

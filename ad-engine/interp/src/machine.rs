@@ -234,6 +234,7 @@ fn run_body<'p>(
         tape: 0,
         watch,
         rethrown: None,
+        indexed: None,
     };
     let _current = interrupt::enter(limits);
     m.exec().map_err(|mut e| match m.rethrown.take() {
@@ -353,6 +354,9 @@ struct Machine<'p> {
     watch: Option<&'p mut dyn Watch>,
     /// The exception the failing statement rethrew: the error is reported where it was raised.
     rethrown: Option<Rc<Caught>>,
+    /// The object a `BoundsError` the failing statement raised was about (its operand), which
+    /// the caught exception keeps as Julia's field `a`.
+    indexed: Option<Value>,
 }
 
 impl<'p> Machine<'p> {
@@ -382,6 +386,7 @@ impl<'p> Machine<'p> {
                 };
                 self.check_limits(here)?;
                 if let Err(m) = self.stmt(func, v, here) {
+                    self.indexed = self.indexed_object(func, v, &m);
                     self.unwind(fail(span, m))?;
                 }
             } else {
@@ -389,7 +394,10 @@ impl<'p> Machine<'p> {
                 match self.term(&block.term) {
                     Ok(Some(result)) => return Ok(result),
                     Ok(None) => {}
-                    Err(m) => self.unwind(fail(block.term_span, m))?,
+                    Err(m) => {
+                        self.indexed = None;
+                        self.unwind(fail(block.term_span, m))?
+                    }
                 }
             }
         }
@@ -438,13 +446,39 @@ impl<'p> Machine<'p> {
             set(&mut frame.env, p, coerce(ty, val));
         }
         let mut caught = Caught::raised(error.kind, &error.message, span, trace);
-        if let Some(c) = rethrown.filter(|c| c.value.is_some()) {
+        caught.indexed = self.indexed.take();
+        if let Some(c) = rethrown.filter(|c| c.value.is_some() || c.indexed.is_some()) {
             caught.value = c.value.clone();
+            caught.indexed = c.indexed.clone();
         }
         frame.caught = Some(Value::Exception(Rc::new(caught)));
         frame.block = block;
         frame.pc = 0;
         Ok(())
+    }
+
+    /// The operand of statement `v` of `func` a `BoundsError` raised as `message` was about:
+    /// the first operand whose summary the message names (`attempt to access 1-element
+    /// Vector{Float64} at index [3]`, `3-codeunit String`), as Julia's `BoundsError(a, i)`
+    /// holds the object indexed.
+    fn indexed_object(&self, func: &Function, v: ir::Value, message: &str) -> Option<Value> {
+        let what = message.strip_prefix("BoundsError: attempt to access ")?;
+        let frame = self.frames.last()?;
+        let stmt = match &func.values.get(v.index())?.kind {
+            ValueKind::Stmt(stmt) => stmt,
+            _ => return None,
+        };
+        stmt.args.iter().find_map(|a| {
+            let x = frame.read(a).ok()?;
+            let shown = match &x {
+                Value::Str(s) => format!("{}-codeunit String", s.len()),
+                Value::Symbol(_) => return None,
+                x => crate::show::summary(x),
+            };
+            what.strip_prefix(shown.as_str())
+                .is_some_and(|rest| rest.starts_with(" at index ["))
+                .then_some(x)
+        })
     }
 
     fn check_limits(&mut self, span: Span) -> Result<(), RuntimeError> {

@@ -897,6 +897,13 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         ty: &Type,
         span: Span,
     ) -> R<Vec<ClValue>> {
+        // A caught `BoundsError`'s object indexed: the interpreter keeps it where indexing
+        // raised the error, compiled code's checks only the message.
+        if p == Prim::ExceptionField
+            && matches!(args.get(1), Some(Operand::Const(Const::Symbol(f))) if &**f == "a")
+        {
+            return Err(JitError::interpreted("`a` of a caught BoundsError"));
+        }
         let tys: Vec<Type> = args.iter().map(|a| self.func.operand_ty(a)).collect();
         // Strings are held by the runtime: only the interpreter's primitives read them, and
         // only the data primitives move them around (a constant message, as `check_distinct`

@@ -6,7 +6,7 @@ use zy_ir::{Const, Name, Prim, Program, StructDef, StructKind, Type, TypeExpr};
 use crate::calls::Cx;
 use crate::error::{no_method, Fail};
 use crate::plan::PlanBuilder;
-use crate::value::Val;
+use crate::value::{array, Val};
 
 /// The exception types Julia's Base raises that zy knows by name (`e isa T` of any other type
 /// that is not `Exception` is `false`).
@@ -217,6 +217,7 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
         "i" => vec![("BoundsError".into(), bounds_index())],
         "key" => vec![("KeyError".into(), dict_key())],
         "info" => vec![("SingularException".into(), Type::Int64)],
+        "a" => vec![("BoundsError".into(), bounds_object())],
         _ => Vec::new(),
     };
     for def in user_exceptions(program) {
@@ -244,10 +245,6 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
         found.push((def.name.clone(), ty));
     }
     match found.split_first() {
-        None if f == "a" => Err(Fail::unsupported(
-            "field `a` of a caught exception, a `BoundsError`'s object indexed: zy keeps the \
-             exception's message, not the object; read the object where it was indexed",
-        )),
         None => Err(Fail::unsupported(format!(
             "field `{f}` of a caught exception: no exception type zy knows has it"
         ))),
@@ -270,6 +267,22 @@ fn field_type(f: &str, program: &Program) -> Result<Type, Fail> {
 fn dict_key() -> Type {
     let held = [Type::String, Type::any_symbol(), Type::Int64, Type::Float64];
     crate::open::open_union("Any", &held).unwrap_or(Type::String)
+}
+
+/// A `BoundsError`'s `a` (Julia's field of type `Any`): the array or string indexed, a vector
+/// or matrix of numbers or a vector of strings (another object read there is an error naming
+/// it).
+fn bounds_object() -> Type {
+    let held = [
+        Type::String,
+        array(Type::Float64, 1),
+        array(Type::Int64, 1),
+        array(Type::Bool, 1),
+        array(Type::String, 1),
+        array(Type::Float64, 2),
+        array(Type::Int64, 2),
+    ];
+    crate::open::open_union("Any", &held).unwrap_or(Type::Int64)
 }
 
 /// A `BoundsError`'s `i` (Julia's field of type `Any`): the index of a tuple or a string, an

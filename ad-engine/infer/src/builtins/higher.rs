@@ -126,6 +126,53 @@ fn element_result(cx: &mut Cx, f: &Val, elems: &[Type], what: &str) -> Result<Ty
     Ok(r)
 }
 
+/// `[a, b]` of values one of which is Julia's union of numbers and strings
+/// ([`crate::open::runtime_element`]: `[x > 0 ? "a" : 1]`): Julia's element type is the
+/// `promote_type` of the values' types, known at run time. The values are stored as they are
+/// in a vector of the union of their types (and of the numbers and strings the function
+/// stores into it), whose type the synthesised [`crate::synth::PROMOTE`] then takes from
+/// them. `None` for another call or other values.
+pub(crate) fn runtime_literal(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    if name != "vect" || !args.iter().any(|a| crate::open::runtime_element(&a.ty)) {
+        return None;
+    }
+    let mut members = Vec::new();
+    for a in args {
+        match &a.ty {
+            Type::Union(u) if crate::open::runtime_element(&a.ty) => {
+                members.extend(u.members.iter().cloned())
+            }
+            t if t.is_number() || *t == Type::String => members.push(t.clone()),
+            _ => return None,
+        }
+    }
+    // What the function stores into it, should it be a `Vector{Any}` (`push!(v, 2.5)`).
+    let plain = |t: &&Type| t.is_number() || **t == Type::String;
+    members.extend(cx.any_held.iter().filter(plain).cloned());
+    members.sort();
+    members.dedup();
+    let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
+    names.sort();
+    let elem = Type::union(
+        format!("Union{{{}}}", names.join(", ")).as_str().into(),
+        members,
+    );
+    Some((|| {
+        let vals = args
+            .iter()
+            .map(|a| crate::value::convert(b, a.clone(), &elem))
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<&Val> = vals.iter().collect();
+        let ys = crate::value::apply(b, Prim::Vect, &refs, crate::value::array(elem, 1));
+        Ok(invoke_synth(cx, b, crate::synth::PROMOTE, &[ys]))
+    })())
+}
+
 /// `ys` with its element type taken from its values where it is an array of results of a call
 /// on a container of `Any` ([`crate::open::narrows`]): the synthesised
 /// [`crate::synth::NARROW`]; else `ys` itself.

@@ -642,6 +642,9 @@ pub(crate) fn call(
     if let Some(r) = data::is_defined(cx, b, name, args) {
         return Some(r);
     }
+    if let Some(r) = higher::runtime_literal(cx, b, name, args) {
+        return Some(r);
+    }
     if let Some(r) = data::call(b, name, args) {
         return Some(r);
     }

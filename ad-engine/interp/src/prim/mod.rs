@@ -337,6 +337,18 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
             _ => Err(internal(p, "expects a value and its text")),
         },
         ExceptionField => match args {
+            // The object a `BoundsError` holds, of a type the statement's union may not hold.
+            [Value::Exception(e), Value::Symbol(f)] if &**f == "a" => {
+                let a = e.field(f)?;
+                match ret {
+                    Type::Union(u) if !u.members.contains(&a.julia_type()) => Err(format!(
+                        "unsupported: `a` of a caught BoundsError holding a {}: zy reads it of \
+                         strings, vectors and matrices of numbers and vectors of strings",
+                        crate::show::type_string(&a.julia_type())
+                    )),
+                    _ => Ok(a),
+                }
+            }
             [Value::Exception(e), Value::Symbol(f)] => e.field(f),
             _ => Err(internal(p, "expects an exception and a field name")),
         },
