@@ -121,7 +121,7 @@ pub(crate) struct BundledItem {
 }
 
 /// The items of each file of [`crate::prelude::PRELUDE`], in `flat_items` order.
-const BUNDLED: &[&[BundledItem]] = include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
+static BUNDLED: &[&[BundledItem]] = include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
 
 /// The bundled items' untyped SSA, packed by the build script.
 static LOWERED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lowered.bin"));
@@ -153,20 +153,88 @@ fn bundled_item(db: &dyn salsa::Database, id: ItemId) -> Option<&'static Bundled
         .get(*positions.at.get(&id)?)
 }
 
-/// Each item of `file` with the name the program's index of library items finds it by, as
-/// resolved in the prelude's own scope ([`BundledItem::key`]), if `file` is a prelude file with
-/// the bundled text.
-pub(crate) fn built_keys(
+/// Each item of `file` with its build-time index entry, if `file` is a prelude file with the
+/// bundled text (its [`BundledItem::key`] is the name the program's index of library items
+/// finds it by, as resolved in the prelude's own scope).
+pub(crate) fn built_items(
     db: &dyn salsa::Database,
     file: SourceFile,
-) -> Option<impl Iterator<Item = (ItemId, Option<&'static str>)> + '_> {
+) -> Option<impl Iterator<Item = LibraryItem> + '_> {
     let bundled = bundled(db, file)?;
     Some(
         item_tree(db, file)
             .iter()
             .zip(bundled)
-            .map(|(&id, b)| (id, b.key)),
+            .map(|(&id, b)| LibraryItem { id, built: Some(b) }),
     )
+}
+
+/// A library item as the program's index of library names holds it: its id, and its entry in
+/// the build-time index if its file has the bundled text, looked up once (a first gradient
+/// reads the entries of ~1,400 items several times each while it follows them).
+#[derive(Clone, Copy)]
+pub(crate) struct LibraryItem {
+    pub id: ItemId,
+    pub built: Option<&'static BundledItem>,
+}
+
+/// Equal when the ids are and they have the same entry (one table, so compared by address).
+impl PartialEq for LibraryItem {
+    fn eq(&self, other: &LibraryItem) -> bool {
+        self.id == other.id
+            && match (self.built, other.built) {
+                (Some(a), Some(b)) => std::ptr::eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+    }
+}
+
+impl Eq for LibraryItem {}
+
+impl std::fmt::Debug for LibraryItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LibraryItem")
+            .field("id", &self.id)
+            .field("built", &self.built.is_some())
+            .finish()
+    }
+}
+
+impl LibraryItem {
+    /// `id` with its build-time index entry.
+    pub(crate) fn of(db: &dyn salsa::Database, id: ItemId) -> LibraryItem {
+        LibraryItem {
+            id,
+            built: bundled_item(db, id),
+        }
+    }
+
+    /// The item's kind.
+    pub(crate) fn kind(self, db: &dyn salsa::Database) -> ItemKind {
+        self.built.map_or_else(|| self.id.kind(db), |b| b.kind)
+    }
+
+    /// The type names of the item's signature, unresolved: from the build-time index for a
+    /// bundled prelude item (which is then neither parsed nor lowered), else from its lowering.
+    pub(crate) fn signature(self, db: &dyn salsa::Database) -> Signature<'_> {
+        match self.built {
+            Some(b) => borrowed(&b.sig),
+            None => signature(crate::lower::ssa(db, self.id)),
+        }
+    }
+
+    /// The type names of the item's signature resolved in the prelude's own scope by the build
+    /// script, if it is a bundled prelude item: its names as resolved in a program whose scope
+    /// is [`crate::scope::ScopeNames::library_as_built`].
+    pub(crate) fn built_signature<'a>(self) -> Option<Signature<'a>> {
+        self.built.map(|b| borrowed(&b.resolved_sig))
+    }
+
+    /// The build script's lowering of the item if it is a bundled one plain method (see
+    /// [`crate::stub`]).
+    pub(crate) fn method(self) -> Option<&'static BundledMethod> {
+        self.built?.method.as_ref()
+    }
 }
 
 /// The docstrings that may document `id`, with offsets in its file: for a bundled prelude item
@@ -186,15 +254,6 @@ pub fn item_docstrings(db: &dyn salsa::Database, id: ItemId) -> Arc<Vec<zy_synta
     Arc::new(found)
 }
 
-/// The type names of `id`'s signature, unresolved: from the build-time index for a bundled
-/// prelude item (which is then neither parsed nor lowered), else from its lowering.
-pub(crate) fn item_signature(db: &dyn salsa::Database, id: ItemId) -> Signature<'_> {
-    if let Some(b) = bundled_item(db, id) {
-        return borrowed(&b.sig);
-    }
-    signature(crate::lower::ssa(db, id))
-}
-
 /// A signature of the build-time index, borrowed for as long as the caller needs it.
 fn borrowed<'a>(s: &'static Signature<'static>) -> Signature<'a> {
     Signature {
@@ -205,13 +264,6 @@ fn borrowed<'a>(s: &'static Signature<'static>) -> Signature<'a> {
         concrete: s.concrete,
         subject: s.subject,
     }
-}
-
-/// The type names of `id`'s signature resolved in the prelude's own scope by the build script,
-/// if it is a bundled prelude item: its names as resolved in a program whose scope is
-/// [`crate::scope::ScopeNames::library_as_built`].
-pub(crate) fn built_signature(db: &dyn salsa::Database, id: ItemId) -> Option<Signature<'_>> {
-    bundled_item(db, id).map(|b| borrowed(&b.resolved_sig))
 }
 
 /// Whether module item `id` is a `baremodule` (which does not see Base): for a bundled prelude
@@ -255,15 +307,6 @@ pub(crate) fn exported_names(db: &dyn salsa::Database, id: ItemId) -> Vec<Name> 
         Some(Item::Export(e)) => e.names.iter().map(|n| Name::from(n.as_str())).collect(),
         _ => Vec::new(),
     }
-}
-
-/// The build script's lowering of bundled item `id` if it is one plain method (see
-/// [`crate::stub`]).
-pub(crate) fn bundled_method(
-    db: &dyn salsa::Database,
-    id: ItemId,
-) -> Option<&'static BundledMethod> {
-    bundled_item(db, id)?.method.as_ref()
 }
 
 /// The build script's lowering of bundled item `id` (as [`crate::ssa`] lowers it), read back
@@ -449,7 +492,8 @@ mod tests {
     /// those of its lowering, resolved alike.
     fn stub_is_the_lowered_method(db: &RootDatabase, root: SourceFile, id: ItemId, at: &str) {
         let lowered = crate::program::resolved_in_root(db, root, id);
-        let indexed = crate::program::indexed_in_root(db, root, id);
+        let method = LibraryItem::of(db, id).method();
+        let indexed = crate::program::indexed_in_root(db, root, id, method);
         let [(f, a)] = lowered.methods.as_slice() else {
             panic!("{at}: {} methods", lowered.methods.len())
         };
@@ -537,12 +581,13 @@ mod tests {
                 let encoded = item_encoded(&db, id).as_ref().expect("encoded");
                 assert!(encoded.item == expected.item, "{at}: the item differs");
                 assert_eq!(encoded.boundaries, expected.boundaries, "{at}: offsets");
+                let library = LibraryItem::of(&db, id);
                 assert_eq!(
-                    item_signature(&db, id),
+                    library.signature(&db),
                     signature(crate::lower::ssa(&db, id)),
                     "{at}: signature"
                 );
-                if bundled_method(&db, id).is_some() {
+                if library.method().is_some() {
                     stub_is_the_lowered_method(&db, file, id, &at);
                 }
                 assert_eq!(
@@ -562,7 +607,7 @@ mod tests {
                     )),
                     "{at}: the packing resolved at build time"
                 );
-                let (sig, built) = (item_signature(&db, id), built_signature(&db, id));
+                let (sig, built) = (library.signature(&db), library.built_signature());
                 let built = built.expect("a bundled item");
                 let resolve = |ns: &[&str]| -> Vec<Name> {
                     ns.iter().map(|n| names.resolve(&module, n)).collect()

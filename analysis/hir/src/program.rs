@@ -25,8 +25,8 @@ use zy_lower::LowerError;
 use crate::call::CallFunctions;
 use crate::input::SourceFile;
 use crate::item::{
-    built_keys, built_resolution, built_signature, bundled_lowering, bundled_method,
-    item_signature, item_tree, ItemId, ItemKind,
+    built_items, built_resolution, bundled, bundled_lowering, item_tree, ItemId, ItemKind,
+    LibraryItem,
 };
 use crate::lower::ssa;
 use crate::reach::{
@@ -149,9 +149,15 @@ pub(crate) struct Indexed {
 }
 
 /// `item` as the program of `root` indexes it (see [`Indexed`]): a bundled library method's
-/// stub from the root's [`StubMemo`], any other item's resolved lowering.
-pub(crate) fn indexed_in_root(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> Indexed {
-    match bundled_method(db, item) {
+/// stub from the root's [`StubMemo`] (`method`, the item's build-time method, which the caller
+/// has read: [`LibraryItem::method`]), any other item's resolved lowering.
+pub(crate) fn indexed_in_root(
+    db: &dyn salsa::Database,
+    root: SourceFile,
+    item: ItemId,
+    method: Option<&'static BundledMethod>,
+) -> Indexed {
+    match method {
         Some(method) => stub_memo(db, root).stub(db, root, item, method),
         None => Indexed {
             item: resolved_in_root(db, root, item).clone(),
@@ -163,8 +169,8 @@ pub(crate) fn indexed_in_root(db: &dyn salsa::Database, root: SourceFile, item: 
 /// The stubs of the library methods that the programs of one root reach, each made once, and
 /// the names resolved for them in each module ([`Resolved`]). A stub depends only on its
 /// build-time method (fixed for an item while its file has the bundled text, which the
-/// caller's read of [`bundled_method`] tracks), on the root's scope and on the modules its
-/// files are loaded into; [`stub_memo`] reads the last two, so a new, empty memo replaces this
+/// caller's read of its file's [`bundled`] entries tracks), on the root's scope and on the
+/// modules its files are loaded into; [`stub_memo`] reads the last two, so a new, empty memo replaces this
 /// one when either changes. One memo for every stub rather than a query each: a first gradient
 /// makes ~1,200, and a query's own bookkeeping cost more than the stub, in the first run and
 /// in the editor's re-runs after each edit.
@@ -346,15 +352,18 @@ pub fn needed_names(
 /// where its function is called).
 ///
 /// Where the library's names are as built ([`ScopeNames::library_as_built`]), each item's name
-/// is the one the build script resolved ([`built_keys`]), not resolved again here.
+/// is the one the build script resolved ([`built_items`]), not resolved again here. Each item
+/// is held with its build-time index entry ([`LibraryItem`]).
 #[salsa::tracked(returns(ref))]
-fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> FxHashMap<Name, Vec<ItemId>> {
+fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> FxHashMap<Name, Vec<LibraryItem>> {
     if root_scope_names(db, root).library_as_built() {
-        let mut out: FxHashMap<Name, Vec<ItemId>> = FxHashMap::default();
+        let mut out: FxHashMap<Name, Vec<LibraryItem>> = FxHashMap::default();
         let files = crate::input::Prelude::get(db).files(db);
-        for keyed in files.iter().filter_map(|&f| built_keys(db, f)) {
-            for (item, key) in keyed {
-                let Some(key) = key else { continue };
+        for built in files.iter().filter_map(|&f| built_items(db, f)) {
+            for item in built {
+                let Some(key) = item.built.and_then(|b| b.key) else {
+                    continue;
+                };
                 match out.get_mut(key) {
                     Some(items) => items.push(item),
                     None => {
@@ -372,17 +381,18 @@ fn prelude_items(db: &dyn salsa::Database, root: SourceFile) -> FxHashMap<Name, 
 fn listed_prelude_items(
     db: &dyn salsa::Database,
     root: SourceFile,
-) -> FxHashMap<Name, Vec<ItemId>> {
+) -> FxHashMap<Name, Vec<LibraryItem>> {
     let names = root_scope_names(db, root);
-    let mut out: FxHashMap<Name, Vec<ItemId>> = FxHashMap::default();
+    let mut out: FxHashMap<Name, Vec<LibraryItem>> = FxHashMap::default();
     for (item, module) in loaded_items(db, root, |f| is_prelude(db, f)) {
         if matches!(
             item.kind(db),
             ItemKind::Function | ItemKind::Struct | ItemKind::Global
         ) {
-            let mut key = names.definition(&module, item.name(db));
+            let item = LibraryItem::of(db, item);
+            let mut key = names.definition(&module, item.id.name(db));
             if RULES.contains(&&*key) {
-                if let Some(f) = item_signature(db, item).subject {
+                if let Some(f) = item.signature(db).subject {
                     key = names.resolve(&module, f);
                 }
             }
@@ -548,7 +558,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
         .map(|&i| {
             reach
                 .names
-                .definition(&reach.modules.item_module(db, i), i.name(db))
+                .definition(&reach.modules.item_module(db, i.id), i.id.name(db))
         })
         .collect();
     Reached {
@@ -570,7 +580,7 @@ struct Reached {
 
 /// The state of [`reached_items`].
 struct Reach<'db> {
-    keyed: &'db FxHashMap<Name, Vec<ItemId>>,
+    keyed: &'db FxHashMap<Name, Vec<LibraryItem>>,
     names: &'db ScopeNames,
     modules: &'db FileModules,
     /// Whether each name met as a guard is a library struct with values (see
@@ -581,7 +591,7 @@ struct Reach<'db> {
     followed: FxHashSet<ItemId>,
     /// Items waiting for a struct to be reached as a value: a struct in the program, a method
     /// not yet.
-    waiting: FxHashMap<Name, Vec<ItemId>>,
+    waiting: FxHashMap<Name, Vec<LibraryItem>>,
     /// The items in `waiting`: following one again would find the same guard unmet (values
     /// are only added, and reaching a guard as a value takes its items out), so it is not
     /// looked at again until then.
@@ -598,7 +608,7 @@ struct Reach<'db> {
 impl Reach<'_> {
     fn visit(&mut self, db: &dyn salsa::Database, root: SourceFile, name: Name, mention: Mention) {
         let keyed = self.keyed;
-        let items: Vec<ItemId> = match mention {
+        let items: Vec<LibraryItem> = match mention {
             Mention::Defines => return,
             Mention::Value => {
                 if !self.values.insert(name.clone()) {
@@ -608,7 +618,7 @@ impl Reach<'_> {
                     self.queue.push((hook.into(), Mention::Value));
                 }
                 for item in self.waiting.remove(&name).unwrap_or_default() {
-                    self.parked.remove(&item);
+                    self.parked.remove(&item.id);
                     self.follow(db, root, item);
                 }
                 // `zy_ir::callable_name`, written into a buffer kept across visits.
@@ -644,7 +654,8 @@ impl Reach<'_> {
     /// Put `item` in the program and queue the names it mentions; or, while a struct its
     /// values need is not reached as a value, queue only the types it names, and leave a
     /// method out of the program.
-    fn follow(&mut self, db: &dyn salsa::Database, root: SourceFile, item: ItemId) {
+    fn follow(&mut self, db: &dyn salsa::Database, root: SourceFile, library: LibraryItem) {
+        let item = library.id;
         if self.followed.contains(&item) || self.parked.contains(&item) {
             return;
         }
@@ -654,22 +665,23 @@ impl Reach<'_> {
         let built = self
             .names
             .library_as_built()
-            .then(|| built_signature(db, item))
+            .then(|| library.built_signature())
             .flatten();
         let resolved = built.is_some();
-        let sig = built.unwrap_or_else(|| item_signature(db, item));
-        let Some(guard) = self.unmet_guard(db, item, &sig, resolved, &module) else {
+        let sig = built.unwrap_or_else(|| library.signature(db));
+        let Some(guard) = self.unmet_guard(db, library, &sig, resolved, &module) else {
             self.items.insert(item);
             self.followed.insert(item);
             let queue = &mut self.queue;
-            indexed_names(&indexed_in_root(db, root, item), &mut |n, m| {
-                queue.push((n.clone(), m))
-            });
+            indexed_names(
+                &indexed_in_root(db, root, item, library.method()),
+                &mut |n, m| queue.push((n.clone(), m)),
+            );
             return;
         };
-        self.waiting.entry(guard).or_default().push(item);
+        self.waiting.entry(guard).or_default().push(library);
         self.parked.insert(item);
-        if item.kind(db) == ItemKind::Function {
+        if library.kind(db) == ItemKind::Function {
             for &t in sig.types.iter() {
                 let t = if resolved {
                     t.into()
@@ -680,11 +692,14 @@ impl Reach<'_> {
             }
         } else if self.items.insert(item) {
             let queue = &mut self.queue;
-            indexed_names(&indexed_in_root(db, root, item), &mut |n, m| {
-                if m == Mention::Type {
-                    queue.push((n.clone(), m))
-                }
-            });
+            indexed_names(
+                &indexed_in_root(db, root, item, library.method()),
+                &mut |n, m| {
+                    if m == Mention::Type {
+                        queue.push((n.clone(), m))
+                    }
+                },
+            );
         }
     }
 
@@ -694,7 +709,7 @@ impl Reach<'_> {
     fn unmet_guard(
         &mut self,
         db: &dyn salsa::Database,
-        item: ItemId,
+        item: LibraryItem,
         sig: &Signature,
         resolved: bool,
         module: &str,
@@ -709,7 +724,7 @@ impl Reach<'_> {
         let mut on_matrix = false;
         let names = self.names;
         if kind == ItemKind::Struct {
-            let own = names.definition(module, item.name(db));
+            let own = names.definition(module, item.id.name(db));
             self.check_guard(db, &own, &mut unmet, &mut on_matrix);
         }
         for &g in guards {
@@ -762,7 +777,7 @@ impl Reach<'_> {
         let concrete = self.keyed.get(name).is_some_and(|items| {
             items
                 .iter()
-                .any(|&i| i.kind(db) == ItemKind::Struct && item_signature(db, i).concrete)
+                .any(|&i| i.kind(db) == ItemKind::Struct && i.signature(db).concrete)
         });
         self.concrete.insert(name.into(), concrete);
         concrete
@@ -781,11 +796,14 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
     let reached = (!is_prelude(db, root)).then(|| reached_items(db, key));
     let mut index = ProgramIndex::default();
     for file in scope_files(db, root) {
-        for &item in item_tree(db, file) {
+        // The file's build-time entries, read once for all its items.
+        let built = bundled(db, file);
+        for (at, &item) in item_tree(db, file).iter().enumerate() {
             if reached.as_ref().is_some_and(|r| !r.items.contains(&item)) {
                 continue;
             }
-            let lowered = indexed_in_root(db, root, item).item;
+            let method = built.and_then(|b| b.get(at)?.method.as_ref());
+            let lowered = indexed_in_root(db, root, item, method).item;
             for (i, (name, _)) in lowered.methods.iter().enumerate() {
                 index
                     .method_origin
@@ -984,7 +1002,10 @@ mod tests {
         let base = crate::input::Prelude::get(&db).files(&db)[0];
         let plain = |n: &Name| !n.is_empty() && n.chars().all(|c| c.is_ascii_lowercase());
         let found = item_tree(&db, base).iter().find_map(|&item| {
-            bundled_method(&db, item).is_none().then_some(())?;
+            LibraryItem::of(&db, item)
+                .method()
+                .is_none()
+                .then_some(())?;
             let lowered = resolved_in_root(&db, file, item);
             let name = lowered
                 .methods
