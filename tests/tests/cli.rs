@@ -576,26 +576,8 @@ fn odd_call_strings_give_values_or_one_line_errors() {
 /// values are the fixture test's).
 #[test]
 fn the_jit_compiles_arrays_of_an_abstract_type() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/abstract_arrays.jl");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut host = AnalysisHost::new();
-    let file = host.set_file_text(&path, text.clone());
-    let analysis = host.analysis();
-    let calls: Vec<&str> = text
-        .lines()
-        .filter_map(|l| Some(l.strip_prefix("# expect grad: ")?.rsplit_once(" => ")?.0))
-        .collect();
+    let calls = jit_compiles_every_gradient_of("abstract_arrays.jl");
     assert!(calls.len() > 10, "only {} gradients", calls.len());
-    for call in calls {
-        let g = analysis
-            .grad(file, call, EvalLimits::default(), Engine::Jit)
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            g.jit_fallback, None,
-            "the JIT compiles the gradient of {call}"
-        );
-    }
 }
 
 /// A struct's field of an abstract type (`s::Shape`, the union of the structs below it) and a
@@ -604,17 +586,26 @@ fn the_jit_compiles_arrays_of_an_abstract_type() {
 /// on some paths too (its values are the fixture test's).
 #[test]
 fn the_jit_compiles_fields_of_an_abstract_type() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/abstract31.jl");
+    let calls = jit_compiles_every_gradient_of("abstract31.jl");
+    assert!(calls.iter().any(|c| c.starts_with("rescene(")), "{calls:?}");
+}
+
+/// Run every `# expect grad:` call of the fixture `name` in the JIT, asserting that none falls
+/// back to the interpreter; the calls run.
+fn jit_compiles_every_gradient_of(name: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     let mut host = AnalysisHost::new();
     let file = host.set_file_text(&path, text.clone());
     let analysis = host.analysis();
-    let calls: Vec<&str> = text
+    let calls: Vec<String> = text
         .lines()
         .filter_map(|l| Some(l.strip_prefix("# expect grad: ")?.rsplit_once(" => ")?.0))
+        .map(String::from)
         .collect();
-    assert!(calls.iter().any(|c| c.starts_with("rescene(")), "{calls:?}");
-    for call in calls {
+    for call in &calls {
         let g = analysis
             .grad(file, call, EvalLimits::default(), Engine::Jit)
             .unwrap()
@@ -624,6 +615,7 @@ fn the_jit_compiles_fields_of_an_abstract_type() {
             "the JIT compiles the gradient of {call}"
         );
     }
+    calls
 }
 
 /// A struct whose shape depends on the data (a list grown by a loop) runs in the interpreter:
