@@ -5,8 +5,9 @@
 //! Assignment Form" (incomplete φs for unsealed blocks, trivial-φ removal).
 //!
 //! Protocol: add every block's own parameters before reading variables in it; set a block's
-//! terminator before sealing its successors; [`seal_block`](SsaBuilder::seal_block) a block once
-//! all its predecessors' terminators are in place. A read of a variable that no definition
+//! terminator (through [`set_term`](SsaBuilder::set_term) where blocks are sealed one by one)
+//! before sealing its successors; [`seal_block`](SsaBuilder::seal_block) a block once all its
+//! predecessors' terminators are in place. A read of a variable that no definition
 //! reaches on some path gets the variable's *initialiser* (by default `undef(:name)`), computed
 //! once at the top of the entry block.
 
@@ -46,6 +47,10 @@ pub struct SsaBuilder {
     /// Sealed blocks with their predecessors, which cannot change once sealed (computing them
     /// on every read made construction quadratic in the number of blocks).
     sealed: FxHashMap<Block, Vec<Block>>,
+    /// By block index: the blocks whose terminators, set through
+    /// [`set_term`](SsaBuilder::set_term), jump to it, in block order (finding them by a scan of
+    /// every block at each seal made a chain of thousands of `elseif`s quadratic).
+    preds: Vec<Vec<Block>>,
     incomplete: FxHashMap<Block, Vec<(Var, Value)>>,
     /// Live φs created by the builder: the variable they stand for and their operand per
     /// predecessor (turned into jump arguments by [`finish`](SsaBuilder::finish)).
@@ -76,6 +81,7 @@ impl SsaBuilder {
             vars: Vec::new(),
             defs: FxHashMap::default(),
             sealed,
+            preds: Vec::new(),
             incomplete: FxHashMap::default(),
             phis: FxHashMap::default(),
             replaced: FxHashMap::default(),
@@ -218,12 +224,33 @@ impl SsaBuilder {
         self.try_remove_trivial_phi(phi)
     }
 
-    /// Declare that every predecessor of `block` has its terminator: complete its pending φs.
+    /// Set how `block` ends, recording its jumps as the predecessors
+    /// [`seal_block`](SsaBuilder::seal_block) gives its successors.
+    pub fn set_term(&mut self, block: Block, term: Terminator, span: Span) {
+        for s in self.func.block(block).term.successors() {
+            if let Some(ps) = self.preds.get_mut(s.index()) {
+                ps.retain(|&p| p != block);
+            }
+        }
+        for s in term.successors() {
+            if self.preds.len() <= s.index() {
+                self.preds.resize(s.index() + 1, Vec::new());
+            }
+            let ps = &mut self.preds[s.index()];
+            if let Err(at) = ps.binary_search(&block) {
+                ps.insert(at, block);
+            }
+        }
+        self.func.set_term(block, term, span);
+    }
+
+    /// Declare that every predecessor of `block` has its terminator, set through
+    /// [`set_term`](SsaBuilder::set_term): complete its pending φs.
     pub fn seal_block(&mut self, block: Block) {
         if self.sealed.contains_key(&block) {
             return;
         }
-        let preds = crate::cfg::predecessors_of(&self.func, block);
+        let preds = self.preds.get(block.index()).cloned().unwrap_or_default();
         self.sealed.insert(block, preds);
         for (var, phi) in self.incomplete.remove(&block).unwrap_or_default() {
             self.add_phi_operands(block, var, phi);
@@ -469,7 +496,7 @@ mod tests {
         b.def_var(Block::ENTRY, r, Const::f64(1.0));
         b.def_var(Block::ENTRY, i, Const::Int(0));
         b.def_var(Block::ENTRY, xv, x);
-        b.func.set_term(
+        b.set_term(
             Block::ENTRY,
             Terminator::Jump(BlockCall::new(header)),
             Span::default(),
@@ -482,7 +509,7 @@ mod tests {
             Type::Bool,
             Span::default(),
         );
-        b.func.set_term(
+        b.set_term(
             header,
             Terminator::Branch {
                 cond: c.into(),
@@ -507,7 +534,7 @@ mod tests {
         );
         b.def_var(body, r, r2);
         b.def_var(body, i, i2);
-        b.func.set_term(
+        b.set_term(
             body,
             Terminator::Jump(BlockCall::new(header)),
             Span::default(),
@@ -515,8 +542,7 @@ mod tests {
         b.seal_block(header);
         b.seal_block(exit);
         let out = b.use_var(exit, r);
-        b.func
-            .set_term(exit, Terminator::Return(out), Span::default());
+        b.set_term(exit, Terminator::Return(out), Span::default());
         let f = b.finish();
         assert_eq!(crate::verify::verify(&f), Vec::<String>::new());
         expect_test::expect![[r#"

@@ -136,6 +136,10 @@ pub struct Dominators {
     idom: Vec<Option<Block>>,
     /// Position of each block in reverse post-order (`usize::MAX`: unreachable).
     rpo_index: Vec<usize>,
+    /// By block: when a depth-first walk of the dominator tree enters and leaves it, so that
+    /// `a` dominates `b` when `b`'s interval lies in `a`'s (walking up from `b` instead was as
+    /// long as the tree is deep, and a chain of `elseif`s nests thousands deep).
+    interval: Vec<(u32, u32)>,
 }
 
 impl Dominators {
@@ -150,7 +154,11 @@ impl Dominators {
         let preds = predecessors(func);
         let mut idom: Vec<Option<Block>> = vec![None; n];
         if n == 0 {
-            return Dominators { idom, rpo_index };
+            return Dominators {
+                idom,
+                rpo_index,
+                interval: Vec::new(),
+            };
         }
         idom[0] = Some(Block::ENTRY);
         let mut changed = true;
@@ -173,7 +181,12 @@ impl Dominators {
                 }
             }
         }
-        Dominators { idom, rpo_index }
+        let interval = tree_intervals(&idom, &rpo);
+        Dominators {
+            idom,
+            rpo_index,
+            interval,
+        }
     }
 
     /// Is `b` reachable from the entry?
@@ -197,17 +210,39 @@ impl Dominators {
         if !self.is_reachable(a) || !self.is_reachable(b) {
             return false;
         }
-        let mut x = b;
-        loop {
-            if x == a {
-                return true;
-            }
-            match self.idom(x) {
-                Some(up) => x = up,
-                None => return false,
-            }
+        let (Some(&(a_in, a_out)), Some(&(b_in, b_out))) =
+            (self.interval.get(a.index()), self.interval.get(b.index()))
+        else {
+            return false;
+        };
+        a_in <= b_in && b_out <= a_out
+    }
+}
+
+/// By block: the steps at which a depth-first walk of the dominator tree (`idom`, over the
+/// reachable blocks `rpo`) enters and leaves it.
+fn tree_intervals(idom: &[Option<Block>], rpo: &[Block]) -> Vec<(u32, u32)> {
+    let mut children: Vec<Vec<Block>> = vec![Vec::new(); idom.len()];
+    for &b in rpo.iter().skip(1) {
+        if let Some(parent) = idom[b.index()] {
+            children[parent.index()].push(b);
         }
     }
+    let mut interval = vec![(0, 0); idom.len()];
+    let mut step = 0u32;
+    // (block, whether its children are already on the stack).
+    let mut stack = vec![(Block::ENTRY, false)];
+    while let Some((b, expanded)) = stack.pop() {
+        step += 1;
+        if expanded {
+            interval[b.index()].1 = step;
+        } else {
+            interval[b.index()].0 = step;
+            stack.push((b, true));
+            stack.extend(children[b.index()].iter().map(|&c| (c, false)));
+        }
+    }
+    interval
 }
 
 /// Is every cycle of `func` entered through one block (its header, which dominates the rest)?

@@ -214,7 +214,6 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         self.refresh_handlers(range);
         let span = self.span(range);
         self.b
-            .func
             .set_term(self.cur, Terminator::Jump(BlockCall::new(to)), span);
     }
 
@@ -227,7 +226,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             then_to: BlockCall::new(then_to),
             else_to: BlockCall::new(else_to),
         };
-        self.b.func.set_term(self.cur, term, span);
+        self.b.set_term(self.cur, term, span);
     }
 
     pub fn ret(&mut self, value: Operand, range: TextRange) {
@@ -241,9 +240,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             None => value,
         };
         let span = self.span(range);
-        self.b
-            .func
-            .set_term(self.cur, Terminator::Return(value), span);
+        self.b.set_term(self.cur, Terminator::Return(value), span);
     }
 
     /// Give a statement's value the name of the source variable it is assigned to.

@@ -82,7 +82,7 @@ impl BodyLowerer<'_, '_> {
             catch: handler.map(BlockCall::new),
             to: BlockCall::new(to),
         };
-        self.b.func.set_term(self.cur, term, span);
+        self.b.set_term(self.cur, term, span);
     }
 
     /// Continue in a new block after `leave n; try handler` (its only predecessor).
