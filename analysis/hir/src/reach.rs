@@ -59,6 +59,8 @@ pub const HOOKS: &[Hooks] = &[
             "Base.pushfirst!",
             "Base.setindex!",
             "Base.insert!",
+            "Base.append!",
+            "Base.prepend!",
         ],
         hooks: &[],
     },
