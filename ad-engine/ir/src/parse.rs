@@ -1056,6 +1056,9 @@ impl<'a> Cursor<'a> {
             None => return Err(self.expected("an operand")),
             _ => {}
         }
+        if rest.starts_with("var\"") {
+            return Ok(Const::Func(self.var_name()?));
+        }
         if self.eat("-Inf32") {
             return Ok(Const::f32(f32::NEG_INFINITY));
         }

@@ -261,6 +261,8 @@ impl fmt::Display for Const {
             }
             Const::Symbol(s) => write!(f, ":{s}"),
             Const::Str(s) => write!(f, "{s:?}"),
+            // The type of a function as a value (`typeof(sin)`), quoted as a symbol is.
+            Const::Func(n) if n.starts_with("typeof(") => write!(f, "var{:?}", &**n),
             Const::Func(n) => f.write_str(n),
             Const::Tuple(cs) => {
                 f.write_str("(")?;
