@@ -113,7 +113,10 @@ rad2deg(x::Float32) = x * (180f0 / 3.1415927f0)
 `x` when `lo <= x <= hi`, else the bound it lies beyond: `lo` below, `hi` above. The result
 has the promoted type of the three.
 """
-clamp(x::Real, lo::Real, hi::Real) = x > hi ? hi : (x < lo ? lo : x)
+function clamp(x::Real, lo::Real, hi::Real)
+    T = promote_type(typeof(x), typeof(lo), typeof(hi))
+    return x > hi ? convert(T, hi) : (x < lo ? convert(T, lo) : convert(T, x))
+end
 """
     clamp!(x, lo, hi)
 
@@ -196,6 +199,16 @@ program's number types by its `promote_rule` and `convert` methods, whose absenc
 function promote(x, y)
     T = promote_type(typeof(x), typeof(y))
     return (convert(T, x), convert(T, y))
+end
+
+"""
+    promote(x, y, z)
+
+The three converted to their promoted type (`promote(1, 2.5, 3) == (1.0, 2.5, 3.0)`).
+"""
+function promote(x, y, z)
+    T = promote_type(typeof(x), typeof(y), typeof(z))
+    return (convert(T, x), convert(T, y), convert(T, z))
 end
 
 """
