@@ -326,6 +326,7 @@ impl<'a> Cx<'a> {
     pub fn is_defined(&self, name: &str) -> bool {
         self.program.functions.contains_key(name)
             || self.program.structs.contains_key(name)
+            || self.program.aliases.contains_key(name)
             || self.program.globals.contains_key(name)
             || crate::is_builtin(name)
             || builtin_of(name).is_some()
@@ -397,10 +398,17 @@ impl<'a> Cx<'a> {
         if &**name == ITERATED {
             return self.iterated_by_index(b, args);
         }
+        if self.program.aliases.contains_key(name) {
+            return self.alias_call(b, name, &[], args);
+        }
         if crate::type_values::is_type_text(name) {
-            return Err(Fail::unsupported(format!(
-                "calling the type `{name}` held as a value; call `{name}(...)` by its name instead"
-            )));
+            return match crate::type_values::type_expr_of(name) {
+                Some(t) => self.call_type(b, &t, args),
+                None => Err(Fail::unsupported(format!(
+                    "calling the type `{name}` held as a value; call `{name}(...)` by its name \
+                     instead"
+                ))),
+            };
         }
         if let Some(def) = self.program.structs.get(name) {
             if def.kind == StructKind::User {
@@ -624,6 +632,23 @@ impl<'a> Cx<'a> {
                 s.ty
             )));
         };
+        if self.program.aliases.contains_key(name) {
+            return self.alias_call(b, name, given, fields);
+        }
+        let known = params.elems.as_deref().unwrap_or_default();
+        self.typed_call(b, name, given, known, fields)
+    }
+
+    /// [`Cx::typed_value`] of the type `name` with the parameters `given` (the Ints and Bools
+    /// among them `known` where the call is compiled) and the arguments `fields`.
+    pub(crate) fn typed_call(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        given: &[Type],
+        known: &[Option<Const>],
+        fields: &[Val],
+    ) -> Result<Val, Fail> {
         if &**name == "Ref" {
             return self.typed_ref(b, given, fields);
         }
@@ -657,7 +682,6 @@ impl<'a> Cx<'a> {
         // first as types; without one that applies, the default constructor (if the struct
         // has no inner constructors).
         let curly: Name = format!("{name}{{}}").into();
-        let known = params.elems.as_deref().unwrap_or_default();
         let given_values: Option<Vec<Val>> = given
             .iter()
             .enumerate()
@@ -686,7 +710,6 @@ impl<'a> Cx<'a> {
         }
         // The Ints and Bools among the parameters (`S{3}`, `S{true}`), known where the call
         // is compiled.
-        let known = params.elems.as_deref().unwrap_or_default();
         let given: Vec<(Type, Option<Const>)> = given
             .iter()
             .enumerate()
@@ -1297,6 +1320,10 @@ impl<'a> Cx<'a> {
     pub fn global(&mut self, b: &mut PlanBuilder, name: &Name) -> Result<Val, Fail> {
         if let Some(t) = self.type_vars.get(name) {
             return self.type_value(name, t);
+        }
+        if self.program.aliases.contains_key(name) {
+            let named = crate::aliases::value_name(name, self.program)?;
+            return Ok(Val::lit(Const::Func(named)));
         }
         if crate::type_values::is_type_text(name) && !self.program.globals.contains_key(name) {
             // `Union{DomainError, ArgumentError}`: the right side of `e isa ...` of a caught

@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 mod absent;
+mod aliases;
 mod body;
 mod builtins;
 mod calls;

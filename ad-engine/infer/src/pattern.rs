@@ -269,6 +269,10 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
     if let (Some(v), true) = (ParamValue::parse(name), params.is_empty()) {
         return Ok(Pat::Leaf(Type::Param(v)));
     }
+    // `x::FVec` of `const FVec = Vector{Float64}`: the type the alias names.
+    if program.aliases.contains_key(name) {
+        return pattern(&crate::aliases::expanded(expr, program)?, vars, program);
+    }
     let sub = |i: usize| -> Result<Option<Box<Pat>>, Fail> {
         match params.get(i) {
             Some(p) => Ok(Some(Box::new(pattern(p, vars, program)?))),
@@ -1740,6 +1744,7 @@ mod tests {
                 mutable: false,
                 kind: zy_ir::StructKind::User,
                 library: false,
+                alias: None,
                 span: zy_ir::Span::default(),
             }
         };

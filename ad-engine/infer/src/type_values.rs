@@ -59,6 +59,13 @@ pub(crate) fn pattern_of(name: &str, program: &Program) -> Result<Pat, Fail> {
     Ok(pattern::with_bounds(p, &bound_pats))
 }
 
+/// The type a type value's name writes (`Vector{Float64}`), if it has no `<:B` parameter.
+pub(crate) fn type_expr_of(name: &str) -> Option<TypeExpr> {
+    let mut bounds = Vec::new();
+    let e = Parser { text: name, at: 0 }.whole(&mut bounds)?;
+    bounds.is_empty().then_some(e)
+}
+
 /// The pattern of any type value's name: a type with parameters, or a plain name (`Float64`,
 /// `Real`, a struct).
 pub(crate) fn pattern_of_name(name: &str, program: &Program) -> Result<Pat, Fail> {
@@ -159,6 +166,7 @@ pub(crate) fn ref_content_of(name: &str, program: &Program) -> Option<Type> {
 /// The name of a type value written `name`: a concrete type's printed form
 /// (`Array{Float64, 1}` is `Vector{Float64}`), else the text as written.
 pub(crate) fn canonical(name: &Name, program: &Program) -> Result<Name, Fail> {
+    let name = &crate::aliases::expanded_name(name, program)?;
     let p = pattern_of(name, program)?;
     Ok(match pattern::concrete(&p, &Default::default()) {
         Some(t) => value_name(&t)?,

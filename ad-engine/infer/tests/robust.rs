@@ -207,6 +207,7 @@ fn program(r: &mut Rng) -> Program {
             mutable: false,
             kind: StructKind::Closure,
             library: false,
+            alias: None,
             span: Span::default(),
         },
     );

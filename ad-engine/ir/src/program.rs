@@ -155,6 +155,9 @@ pub struct StructDef {
     /// Julia's default `show` writes the program's structs as their type and fields, and the
     /// library's its own way.
     pub library: bool,
+    /// `const Name{T} = Target`: a type alias naming `Target` (its free parameters are
+    /// `params`), kept in [`Program::aliases`], never a struct of its own.
+    pub alias: Option<TypeExpr>,
     pub span: Span,
 }
 
@@ -185,6 +188,9 @@ pub struct Program {
     /// stored under [`callable_name`]`(S)`.
     pub functions: BTreeMap<Name, GenericFunction>,
     pub structs: BTreeMap<Name, StructDef>,
+    /// Type aliases by name (`const FVec = Vector{Float64}`): each a [`StructDef`] whose
+    /// `alias` is the type it names.
+    pub aliases: BTreeMap<Name, StructDef>,
     pub globals: BTreeMap<Name, Global>,
     /// The top-level bindings some function rebinds ([`SET_GLOBAL`]): each is a cell, a
     /// `Ref` of its value that every reader loads from.

@@ -123,6 +123,9 @@ impl<F: FnMut(&mut TextRange)> Ranges<F> {
         if let Some(t) = &mut s.supertype {
             self.ty(t);
         }
+        if let Some(t) = &mut s.alias {
+            self.ty(t);
+        }
         s.fields.iter_mut().for_each(|f| self.field(f));
         self.range(&mut s.range);
     }

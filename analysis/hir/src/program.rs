@@ -77,6 +77,7 @@ impl Eq for ProgramIndex {}
 /// Whether two programs are equal but for their bodies.
 fn same_but_bodies(a: &Program, b: &Program) -> bool {
     a.structs == b.structs
+        && a.aliases == b.aliases
         && a.rebound == b.rebound
         && same_keys(&a.functions, &b.functions, |f, g| {
             f.name == g.name
@@ -830,6 +831,10 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             .program
             .structs
             .extend(own.structs.iter().map(|(n, s)| (n.clone(), s.clone())));
+        index
+            .program
+            .aliases
+            .extend(own.aliases.iter().map(|(n, s)| (n.clone(), s.clone())));
     }
     let names = root_scope_names(db, root);
     index.program.refused = names.refused().clone();

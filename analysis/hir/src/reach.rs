@@ -88,6 +88,13 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base._reduce_cat"],
         hooks: &[],
     },
+    // A call of an array or tuple type through an alias (`FVec(undef, n)` of `const FVec =
+    // Vector{Float64}`) calls what the syntax lowers the type's call to (inference's
+    // `aliases`), which the alias's item names: triggers of nothing more.
+    Hooks {
+        triggers: ALIAS_CONSTRUCTORS,
+        hooks: &[],
+    },
     // So is `Base._stack_rows` of `reduce(vcat, [x' for x in xs])` and the like.
     Hooks {
         triggers: &["Base._stack_rows"],
@@ -897,6 +904,18 @@ pub fn hooks_of(name: &str) -> impl Iterator<Item = &'static str> + '_ {
         .flat_map(|h| h.hooks.iter().copied())
 }
 
+/// The prelude's functions that a call of an array or tuple type through an alias calls.
+const ALIAS_CONSTRUCTORS: &[&str] = &[
+    "Base._undef_vector",
+    "Base._undef_matrix",
+    "Base._undef_array",
+    "Base._undef_array_rank",
+    "Base._vector_of",
+    "Base._matrix_of",
+    "Base._array_of",
+    "Base._typed_tuple",
+];
+
 /// How code mentions a name.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mention {
@@ -951,6 +970,18 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
         }
         for t in s.fields.iter().filter_map(|(_, t)| t.as_ref()) {
             type_names(t, f);
+        }
+        // An alias may be called as the type it names (`MinHeap{Int}()`): that type's
+        // constructors come with it.
+        if let Some(t) = &s.alias {
+            type_names(t, &mut |n, _| f(n, Mention::Value));
+            if let TypeExpr::Named { name, .. } = t {
+                if matches!(&**name, "Vector" | "Matrix" | "Array" | "Tuple") {
+                    for n in ALIAS_CONSTRUCTORS {
+                        f(&(*n).into(), Mention::Value);
+                    }
+                }
+            }
         }
     }
     for g in &item.globals {

@@ -58,6 +58,9 @@ pub(crate) fn resolve_owned(
         if let Some(t) = &mut s.supertype {
             resolve_type(t, &bound, &name);
         }
+        if let Some(t) = &mut s.alias {
+            resolve_type(t, &bound, &name);
+        }
     }
     for g in &mut out.globals {
         g.name = names.definition(module, &g.name);

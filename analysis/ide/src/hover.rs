@@ -68,12 +68,46 @@ fn name_hover(
     let docs = if local {
         None
     } else {
-        crate::docs::documentation(db, file, start, end)
+        let docs = crate::docs::documentation(db, file, start, end);
+        let alias = alias_hover(db, file, start, end);
+        match (docs, alias) {
+            (Some(docs), Some(alias)) => Some(format!("{alias}{}{docs}", crate::docs::RULE)),
+            (docs, alias) => alias.or(docs),
+        }
     };
     match (docs, own) {
         (Some(docs), Some(own)) => Some(format!("{docs}{}{own}", crate::docs::RULE)),
         (docs, own) => docs.or(own),
     }
+}
+
+/// The definition of the type alias named at `start..end` (`const FVec = Vector{Float64}`),
+/// if the name is one.
+fn alias_hover(db: &RootDatabase, file: SourceFile, start: usize, end: usize) -> Option<String> {
+    let definitions: Vec<String> = crate::definition::defining_items(db, file, start, end)
+        .into_iter()
+        .filter_map(|(item, _, _)| {
+            let ast = zy_hir::item_ast(db, item).as_ref()?;
+            let zy_syntax::ast::Item::Struct(s) = &**ast else {
+                return None;
+            };
+            let target = s.alias.as_ref()?;
+            let bounded = |p: &String| match s.param_bounds.iter().find(|(q, _)| q == p) {
+                Some((_, bound)) => format!("{p}<:{}", bound.value_text()),
+                None => p.clone(),
+            };
+            let params = match s.params.as_slice() {
+                [] => String::new(),
+                ps => format!("{{{}}}", ps.iter().map(bounded).collect::<Vec<_>>().join(", ")),
+            };
+            Some(format!(
+                "```julia\nconst {}{params} = {}\n```\ntype alias",
+                s.name,
+                target.value_text()
+            ))
+        })
+        .collect();
+    (!definitions.is_empty()).then(|| definitions.join(crate::docs::RULE))
 }
 
 /// What zy knows about the word at `start..end` inside function `f`, and whether the word is

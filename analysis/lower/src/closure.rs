@@ -227,6 +227,7 @@ impl BodyLowerer<'_, '_> {
             mutable: false,
             kind: StructKind::Closure,
             library: false,
+            alias: None,
             span,
         });
         let method = if def.keywords.is_empty() && def.keyword_rest.is_none() {

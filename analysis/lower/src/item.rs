@@ -208,6 +208,7 @@ pub fn lower_struct(file: u32, def: &ast::StructDef) -> LoweredItem {
         mutable: def.mutable,
         kind: StructKind::User,
         library: false,
+        alias: def.alias.as_ref().map(type_expr),
         span: Span::new(file, def.range.start, def.range.end),
     });
     item

@@ -109,14 +109,19 @@ impl LoweredItem {
             program.add_method(name, method);
         }
         for s in self.structs {
-            if program.structs.contains_key(&s.name) {
+            let defined = program.structs.contains_key(&s.name);
+            if defined || program.aliases.contains_key(&s.name) {
+                let what = if defined { "struct" } else { "constant" };
                 errors.push(LowerError {
                     span: s.span,
                     code: "syntax-error",
-                    message: format!("syntax: invalid redefinition of struct `{}`", s.name),
+                    message: format!("syntax: invalid redefinition of {what} `{}`", s.name),
                 });
             }
-            program.structs.insert(s.name.clone(), s);
+            match s.alias {
+                Some(_) => program.aliases.insert(s.name.clone(), s),
+                None => program.structs.insert(s.name.clone(), s),
+            };
         }
         for g in self.globals {
             if program.globals.contains_key(&g.name) {

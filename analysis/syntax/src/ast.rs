@@ -303,6 +303,9 @@ pub struct StructDef {
     /// The body defines inner constructors, which replace the default ones (Julia's rule);
     /// they follow the struct as methods of its name, `new(...)` in them a call of [`NEW`].
     pub inner_constructors: bool,
+    /// `const Name{T} = Target` (or `Name = Target{P}` at top level): a type alias, the name of
+    /// the type `Target` with `params` its free parameters; no struct of its own (no fields).
+    pub alias: Option<TypeExpr>,
     pub range: TextRange,
 }
 

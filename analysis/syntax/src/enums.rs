@@ -194,6 +194,7 @@ impl Enum {
             mutable: false,
             is_abstract: false,
             inner_constructors: true,
+            alias: None,
             range: self.range,
         }
     }

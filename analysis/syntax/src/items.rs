@@ -142,6 +142,9 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
     if node.leaf {
         return Some(Item::Script(script(cx, node)));
     }
+    if crate::aliases::is_alias(cx, node) {
+        return crate::aliases::alias(cx, node).map(Item::Struct);
+    }
     match node.kind {
         Kind::Doc => {
             let [docstring, documented] = node.children.as_slice() else {
@@ -741,7 +744,7 @@ fn tuple_elements(node: &SyntaxNode) -> Option<&[SyntaxNode]> {
 
 /// The assignment of a top-level `x = v`, `const x = v`, `global x = v`, `global const x = v`
 /// or `const global x = v` (each binds the global `x`), and whether it is constant.
-fn declared_binding(node: &SyntaxNode) -> Option<(&SyntaxNode, bool)> {
+pub(crate) fn declared_binding(node: &SyntaxNode) -> Option<(&SyntaxNode, bool)> {
     match (node.leaf, node.kind, node.children.as_slice()) {
         (false, Kind::Assign, _) => Some((node, false)),
         (false, Kind::Global, [inner]) => declared_binding(inner),
@@ -1703,6 +1706,7 @@ pub(crate) fn struct_definition(
         mutable,
         is_abstract: false,
         inner_constructors,
+        alias: None,
         range: node.range,
     })
 }
@@ -1740,14 +1744,14 @@ fn inner_constructor(cx: &mut Cx, node: &SyntaxNode, name: &str, params: &[Strin
 
 /// A type's head in `struct` and `abstract type`: `Name`, `Name{T, S<:Real}`, either with
 /// `<: Super`; the name, its parameters, their bounds and the supertype.
-type TypeHead<'n> = (
+pub(crate) type TypeHead<'n> = (
     &'n SyntaxNode,
     Vec<String>,
     Vec<(String, TypeExpr)>,
     Option<TypeExpr>,
 );
 
-fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
+pub(crate) fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHead<'n>> {
     let (head, supertype) = match (head.leaf, head.kind, head.children.as_slice()) {
         // `S{T} <: Super where {T}`: the `where` binds the struct's own parameters again.
         (false, Kind::Subtype, [sub, sup]) => match (sup.leaf, sup.kind, sup.children.as_slice()) {
@@ -1876,6 +1880,7 @@ fn abstract_definition(cx: &mut Cx, node: &SyntaxNode) -> Option<StructDef> {
         is_abstract: true,
         inner_constructors: false,
         const_fields: Vec::new(),
+        alias: None,
         range: node.range,
     })
 }

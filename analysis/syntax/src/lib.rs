@@ -16,6 +16,7 @@ pub mod kind;
 pub mod lexer;
 pub mod tree;
 
+mod aliases;
 mod annotations;
 mod arrays;
 mod broadcast_keywords;

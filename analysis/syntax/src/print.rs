@@ -37,10 +37,11 @@ impl Display for Item {
         match self {
             Item::Function(def) => method(f, def, true),
             Item::Struct(s) => {
-                let keyword = match (s.is_abstract, s.mutable) {
-                    (true, _) => "abstract type",
-                    (false, true) => "mutable struct",
-                    (false, false) => "struct",
+                let keyword = match (s.is_abstract, s.mutable, &s.alias) {
+                    (_, _, Some(_)) => "alias",
+                    (true, _, _) => "abstract type",
+                    (false, true, _) => "mutable struct",
+                    (false, false, _) => "struct",
                 };
                 write!(f, "({keyword} {}", s.name)?;
                 if !s.params.is_empty() {
@@ -56,6 +57,9 @@ impl Display for Item {
                 }
                 if let Some(sup) = &s.supertype {
                     write!(f, " <: {sup}")?;
+                }
+                if let Some(target) = &s.alias {
+                    write!(f, " = {target}")?;
                 }
                 for field in &s.fields {
                     if s.const_fields.contains(&field.name) {

@@ -210,6 +210,7 @@ pub fn structdef(
             mutable,
             kind: StructKind::User,
             library: false,
+            alias: None,
             span: Span::new(0, 0, 1),
         },
     );
@@ -231,6 +232,7 @@ pub fn closure(p: &mut Program, name: &str, captures: &[&str], body: Function) {
             mutable: false,
             kind: StructKind::Closure,
             library: false,
+            alias: None,
             span: Span::new(0, 0, 1),
         },
     );

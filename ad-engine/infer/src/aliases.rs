@@ -1,0 +1,232 @@
+//! Type aliases (`const FVec = Vector{Float64}`, `const MinHeap{T} = BinaryHeap{T, MinHeapType}`):
+//! a name of the program's `aliases` stands for the type it names, its parameters put in place,
+//! wherever inference reads a type (annotations, types written as values, constructor calls).
+//! Nothing keeps the alias's name: a value's type prints as Julia prints it.
+
+use std::collections::BTreeMap;
+
+use zy_ir::{Const, Name, Program, StructDef, Type, TypeExpr};
+
+use crate::calls::Cx;
+use crate::error::Fail;
+use crate::plan::PlanBuilder;
+use crate::value::Val;
+
+/// How deep aliases of aliases may go before the definitions are taken as circular.
+const MAX_DEPTH: usize = 32;
+
+/// `e` with every alias in it (at any depth, aliases of aliases too) replaced by the type it
+/// names.
+pub(crate) fn expanded(e: &TypeExpr, program: &Program) -> Result<TypeExpr, Fail> {
+    expand(e, program, 0)
+}
+
+fn expand(e: &TypeExpr, program: &Program, depth: usize) -> Result<TypeExpr, Fail> {
+    let TypeExpr::Named { name, params } = e else {
+        return Ok(e.clone());
+    };
+    let params = params
+        .iter()
+        .map(|p| expand(p, program, depth))
+        .collect::<Result<Vec<_>, _>>()?;
+    match program.aliases.get(name) {
+        None => Ok(TypeExpr::Named {
+            name: name.clone(),
+            params,
+        }),
+        Some(_) if depth >= MAX_DEPTH => Err(Fail::unsupported(format!(
+            "type alias `{name}` defined in terms of itself"
+        ))),
+        Some(def) => expand(&applied(def, &params)?, program, depth + 1),
+    }
+}
+
+/// The type that alias `def` names with `params` given for its parameters in order; one not
+/// given is any type within its bound, as Julia's `MinHeap` alone is `BinaryHeap{T,
+/// MinHeapType} where T`. More than it has is Julia's error.
+pub(crate) fn applied(def: &StructDef, params: &[TypeExpr]) -> Result<TypeExpr, Fail> {
+    let Some(target) = &def.alias else {
+        return Err(Fail::unsupported(format!("`{}` is not a type alias", def.name)));
+    };
+    if params.len() > def.params.len() {
+        return Err(Fail::method("ErrorException: too many parameters for type"));
+    }
+    let put: BTreeMap<Name, TypeExpr> = def
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let given = params.get(i).cloned();
+            (p.clone(), given.unwrap_or_else(|| any_within(def, p)))
+        })
+        .collect();
+    Ok(crate::pattern::substitute(target, &put))
+}
+
+/// `<:B` of parameter `p`'s bound `B` (`Any` without one): any type a parameter left free may
+/// be.
+fn any_within(def: &StructDef, p: &Name) -> TypeExpr {
+    let bound = def
+        .param_bounds
+        .iter()
+        .find(|(q, _)| q == p)
+        .map_or_else(|| TypeExpr::named("Any"), |(_, b)| b.clone());
+    TypeExpr::Named {
+        name: "<:".into(),
+        params: vec![bound],
+    }
+}
+
+/// The type value that the alias `name` is: the name of the type it names (`FVec` is
+/// `Vector{Float64}`, so `FVec === Vector{Float64}`), or the alias itself where it has
+/// parameters, which a value of it applies (`MinHeap{Int}`) or a pattern expands.
+pub(crate) fn value_name(name: &Name, program: &Program) -> Result<Name, Fail> {
+    if program.aliases.get(name).is_some_and(|d| !d.params.is_empty()) {
+        return Ok(name.clone());
+    }
+    match expanded(&TypeExpr::named(name), program)? {
+        TypeExpr::Named { name, params } if params.is_empty() => Ok(name),
+        t => crate::type_values::canonical(&text(&t).into(), program),
+    }
+}
+
+/// A type value's name with the aliases in it expanded (`MinHeap{Int64}` is `Heap{Int64,
+/// Ascending}`), so that two names of one type are equal; the name itself where it has none.
+pub(crate) fn expanded_name(name: &Name, program: &Program) -> Result<Name, Fail> {
+    if program.aliases.is_empty() {
+        return Ok(name.clone());
+    }
+    let Some(written) = crate::type_values::type_expr_of(name) else {
+        return Ok(name.clone());
+    };
+    let e = expanded(&written, program)?;
+    Ok(if e == written {
+        name.clone()
+    } else {
+        text(&e).into()
+    })
+}
+
+/// The text of a type as a type value's name (`AbstractVector{<:Real}`), which
+/// [`crate::type_values`] reads back.
+fn text(e: &TypeExpr) -> String {
+    match e {
+        TypeExpr::Named { name, params } if &**name == "<:" && params.len() == 1 => {
+            format!("<:{}", text(&params[0]))
+        }
+        TypeExpr::Named { name, params } if params.is_empty() => name.to_string(),
+        TypeExpr::Named { name, params } => {
+            let params: Vec<String> = params.iter().map(text).collect();
+            format!("{name}{{{}}}", params.join(", "))
+        }
+        TypeExpr::Typeof(f) => format!("typeof({f})"),
+    }
+}
+
+impl Cx<'_> {
+    /// `FVec(args...)` or `MinHeap{Int}(args...)` (its parameters `given` as type values): a
+    /// call of the type the alias `name` names.
+    pub(crate) fn alias_call(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        given: &[Type],
+        args: &[Val],
+    ) -> Result<Val, Fail> {
+        let Some(def) = self.program.aliases.get(name) else {
+            return Err(Fail::undefined_in(name, self.program));
+        };
+        let params = given
+            .iter()
+            .map(|t| match t {
+                Type::Function(n) => crate::type_values::type_expr_of(n),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                Fail::unsupported(format!(
+                    "a parameter of the type alias `{name}` other than a type"
+                ))
+            })?;
+        let target = expanded(&applied(def, &params)?, self.program)?;
+        self.call_type(b, &target, args)
+    }
+
+    /// A call of the type `t` as the syntax lowers it written out (`BinaryHeap{Int64,
+    /// MinHeapType}()`, `Vector{Float64}(undef, n)`, `Tuple{Float64, Float64}(v)`): through an
+    /// alias, or of a type held as a value. A call needing a prelude function the program does
+    /// not reach (only an alias of the type reaches those) is refused by name.
+    pub(crate) fn call_type(
+        &mut self,
+        b: &mut PlanBuilder,
+        t: &TypeExpr,
+        args: &[Val],
+    ) -> Result<Val, Fail> {
+        let TypeExpr::Named { name, params } = t else {
+            return Err(Fail::method(format!("objects of type {t} are not callable")));
+        };
+        if params.is_empty() {
+            return self.call_named(b, name, args);
+        }
+        let held = || {
+            Fail::unsupported(format!(
+                "calling the type `{t}` held as a value; call `{t}(...)` by its name instead"
+            ))
+        };
+        let mut values = Vec::new();
+        for p in params {
+            let named = match p {
+                TypeExpr::Named { name: bound, .. } if &**bound == "<:" => {
+                    return Err(Fail::unsupported(format!(
+                        "calling the type `{}` without all its parameters; give them \
+                         (`{}{{Float64}}(...)`) instead",
+                        text(t),
+                        name
+                    )))
+                }
+                TypeExpr::Named { name, params } if params.is_empty() => name.clone(),
+                _ => crate::type_values::canonical(&text(p).into(), self.program)?,
+            };
+            values.push(Val::lit(Const::Func(named)));
+        }
+        let undef = |v: &Val| matches!(&v.ty, Type::Function(n) if &**n == "undef");
+        let helper = match (&**name, args) {
+            ("Vector", []) => return self.call_named(b, &"Base.getindex".into(), &values),
+            ("Vector", [u, ..]) if undef(u) => UNDEF_VECTOR,
+            ("Matrix", [u, ..]) if undef(u) => UNDEF_MATRIX,
+            ("Array", [u, ..]) if undef(u) && params.len() == 1 => UNDEF_ARRAY,
+            ("Array", [u, ..]) if undef(u) => UNDEF_ARRAY_RANK,
+            ("Vector", _) => VECTOR_OF,
+            ("Matrix", _) => MATRIX_OF,
+            ("Array", [_]) if params.len() == 1 => ARRAY_OF,
+            ("Tuple", [_]) => TYPED_TUPLE,
+            _ if self.program.structs.contains_key(name) => {
+                let given: Vec<Type> = values.iter().map(|v| v.ty.clone()).collect();
+                return self.typed_call(b, name, &given, &[], args);
+            }
+            _ => return Err(held()),
+        };
+        if !self.program.functions.contains_key(helper) {
+            return Err(held());
+        }
+        let mut all = match helper {
+            TYPED_TUPLE => vec![self.call_named(b, &"tuple".into(), &values)?],
+            _ => values,
+        };
+        let skip = usize::from(helper.contains("undef"));
+        all.extend(args.iter().skip(skip).cloned());
+        self.call_named(b, &helper.into(), &all)
+    }
+}
+
+/// The prelude's functions that the syntax lowers a call of an array type to (`Vector{T}(undef,
+/// n)` to `_undef_vector(T, n)`, `Vector{T}(x)` to `_vector_of(T, x)`), and a tuple type's:
+/// an alias of one of these types reaches them (`zy_hir`'s `reach`).
+const UNDEF_VECTOR: &str = "Base._undef_vector";
+const UNDEF_MATRIX: &str = "Base._undef_matrix";
+const UNDEF_ARRAY: &str = "Base._undef_array";
+const UNDEF_ARRAY_RANK: &str = "Base._undef_array_rank";
+const VECTOR_OF: &str = "Base._vector_of";
+const MATRIX_OF: &str = "Base._matrix_of";
+const ARRAY_OF: &str = "Base._array_of";
+const TYPED_TUPLE: &str = "Base._typed_tuple";
