@@ -167,19 +167,21 @@ fn main() {
                 pack(&resolve::resolve_owned(u, &module, &names))
             });
             let binding = match item {
-                Item::Global(g) => Some((
-                    binding::immutable_value(&g.value),
-                    binding::dotted_name(&g.value),
-                )),
-                _ => None,
+                Item::Global(g) => {
+                    let makers = binding::settled_makers(&g.value)
+                        .map_or("None".to_string(), |ms| format!("Some(&{ms:?})"));
+                    format!("Some(({makers}, {:?}))", binding::dotted_name(&g.value))
+                }
+                _ => "None".to_string(),
             };
+            let immutable = matches!(item, Item::Struct(def) if binding::immutable_struct(def));
             let exports = match item {
                 Item::Export(e) => e.names.clone(),
                 _ => Vec::new(),
             };
             let _ = writeln!(
                 out,
-                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: {}, resolved_sig: {}, method: {}, lowered: {lowered:?}, resolved: {resolved:?}, binding: {binding:?}, exports: &{exports:?}, key: {key:?} }},",
+                "        BundledItem {{ module: {module:?}, kind: ItemKind::{kind:?}, name: {name:?}, same: {same}, bare: {bare}, start: {start}, end: {end}, nth: {nth}, sig: {}, resolved_sig: {}, method: {}, lowered: {lowered:?}, resolved: {resolved:?}, binding: {binding}, immutable: {immutable}, exports: &{exports:?}, key: {key:?} }},",
                 static_signature(&sig),
                 static_signature(&resolved_sig),
                 bundled_method(item),
@@ -248,7 +250,12 @@ fn prelude_scope(files: &[Vec<(String, &Item, u32, u32, u32)>]) -> scope_names::
     }
     for (module, item) in items() {
         let (kind, name) = item_kind::kind_and_name(item);
-        let settled = matches!(item, Item::Global(g) if binding::immutable_value(&g.value));
+        let settled = match item {
+            Item::Global(g) => binding::settled_makers(&g.value)
+                .is_some_and(|ms| names.all_immutable_structs(&module, &ms[..])),
+            Item::Struct(def) => binding::immutable_struct(def),
+            _ => false,
+        };
         if matches!(
             kind,
             item_kind::ItemKind::Function

@@ -934,6 +934,75 @@ fn a_package_test_file_sees_the_package_it_uses() {
 }
 
 #[test]
+fn a_file_included_into_two_modules_defines_its_functions_in_each() {
+    // As TheAlgorithms' `Math` and `ProjectEuler` both include `sieve_of_eratosthenes.jl`:
+    // Julia evaluates the file in each module, whose own `SCALE` each copy of `sq` reads and
+    // whose own `sq` `B.uses` calls. The file's findings are reported once.
+    let dir = dir_with(&[
+        (
+            "src/P.jl",
+            "module P\nmodule A\nconst SCALE = 2.0\ninclude(\"shared.jl\")\nend\nmodule B\nconst SCALE = 3.0\ninclude(\"shared.jl\")\nuses(x) = sq(x) + 1.0\nend\nend\n",
+        ),
+        (
+            "src/shared.jl",
+            "# zy: gradcheck sq(3.0)\nsq(x) = SCALE * x^2\nbad(x) = x --> 2\n",
+        ),
+        (
+            "test/runtests.jl",
+            "using P, Test\n@testset \"P\" begin\n    @test P.A.sq(3.0) == 18.0\n    @test P.B.sq(3.0) == 27.0\n    @test P.B.uses(1.0) == 4.0\nend\n",
+        ),
+    ]);
+    let (status, out, err) = run(dir.path(), &["check", "test/runtests.jl", "--format", "short"]);
+    assert_eq!(
+        (status, out.as_str(), err.as_str()),
+        (
+            1,
+            "src/shared.jl:3:10: error[unsupported]: unsupported: operator `-->`\n",
+            ""
+        )
+    );
+    let (_, out, _) = run(dir.path(), &["check", ".", "--format", "json"]);
+    let summary = &json(&out)["summary"];
+    assert_eq!((&summary["tests"]["passed"], &summary["errors"]), (&3.into(), &1.into()));
+}
+
+#[test]
+fn constants_of_immutable_values_are_not_changed_by_top_level_code() {
+    // A call zy does not run may change what it is handed, but not an immutable struct of
+    // numbers (`ORIGIN`): a function reading it runs. A mutable struct in a `const` (`COUNT`)
+    // may change, as in Julia, so a function reading it is refused.
+    let dir = dir_with(&[(
+        "c.jl",
+        "struct Point\n    x::Float64\n    y::Float64\nend\nmutable struct Counter\n    n::Float64\nend\nconst ORIGIN = Point(0.0, 0.0)\nconst COUNT = Counter(0.0)\n# zy: at far(Point(3.0, 4.0))\nfar(p) = sqrt((p.x - ORIGIN.x)^2 + (p.y - ORIGIN.y)^2)\n# zy: at counted(1.0)\ncounted(x) = COUNT.n + x\nreset!(x) = (x.n = 0.0; x)\nforeach(reset!, (ORIGIN, COUNT))\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "c.jl", "--format", "short"]);
+    expect![[r#"
+        c.jl:13:14: error[runtime-error]: `counted(1.0)` throws: ErrorException: `COUNT` is changed by top-level code that zy does not run (c.jl:15:1): its value here is unknown
+        c.jl:15:1: note[skipped-statement]: zy does not run a call of `foreach` at top level: only definitions are loaded (it may change `COUNT`, so a function that reads it is refused)
+    "#]]
+    .assert_eq(&format!("{out}{err}"));
+    assert_eq!(status, 1);
+}
+
+#[test]
+fn a_refused_definition_used_through_using_says_why() {
+    // `f` is exported by `M` but its definition was refused: a use of it in `Main`, which uses
+    // `M`, names the refusal, as `M.f` does, rather than an undefined name.
+    let dir = dir_with(&[(
+        "r.jl",
+        "module M\nexport f\n@generated f(x) = :(x)\nend\nusing .M\n# zy: at h(1.0)\nh(x) = f(x)\n# zy: at k(1.0)\nk(x) = M.f(x)\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "r.jl", "--format", "short"]);
+    expect![[r#"
+        r.jl:3:1: error[unsupported]: unsupported: macro `@generated` on a method definition
+        r.jl:7:8: error[unsupported]: unsupported: `f` is not available: its definition (r.jl:3:1) was refused: macro `@generated` on a method definition
+        r.jl:9:8: error[unsupported]: unsupported: `f` is not available: its definition (r.jl:3:1) was refused: macro `@generated` on a method definition
+    "#]]
+    .assert_eq(&format!("{out}{err}"));
+    assert_eq!(status, 1);
+}
+
+#[test]
 fn a_name_from_an_unknown_package_says_which_package_may_define_it() {
     // `using Optim` is a warning; a call of a function using `LBFGS` (which only Optim could
     // define) is an error located at the name, saying so, as is `Optim.` of a qualified name.

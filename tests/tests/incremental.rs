@@ -395,3 +395,25 @@ fn first_gradient_parses_no_prelude_file() {
         assert!(!log.contains(&format!("item_encoded({f})")), "{f} is parsed");
     }
 }
+
+#[test]
+fn an_edit_of_a_file_included_into_two_modules_reaches_both() {
+    // Each module's copy of `shared.jl` is read from the one file: an edit of it changes both
+    // functions, each still reading its own module's `SCALE`.
+    let mut host = AnalysisHost::new();
+    host.set_file_text(Path::new("shared.jl"), "sq(x) = SCALE * x^2\n".to_string());
+    let main = host.set_file_text(
+        Path::new("main.jl"),
+        "module A\nconst SCALE = 2.0\ninclude(\"shared.jl\")\nend\nmodule B\nconst SCALE = 3.0\ninclude(\"shared.jl\")\nend\nboth(x) = (A.sq(x), B.sq(x))\n".to_string(),
+    );
+    let both = |host: &AnalysisHost| {
+        let v = host
+            .analysis()
+            .eval(main, "both(2.0)", EvalLimits::default())
+            .unwrap();
+        v.map(|v| v.display).map_err(|e| e.to_string())
+    };
+    assert_eq!(both(&host), Ok("(8.0, 12.0)".to_string()));
+    host.set_file_text(Path::new("shared.jl"), "sq(x) = SCALE * x^3\n".to_string());
+    assert_eq!(both(&host), Ok("(16.0, 24.0)".to_string()));
+}

@@ -11,7 +11,7 @@ use crate::input::{Prelude, SourceFile, Unreadable, Workspace};
 use crate::item::{item_ast, item_boundaries, item_range, item_tree, ItemId, ItemKind};
 use crate::lower::ssa;
 use crate::program::program_index;
-use crate::scope::{files_by_path, includes, item_module, scope_names, scope_root};
+use crate::scope::{files_by_path, includes, item_module, root_files, scope_names, scope_root};
 use crate::span::{line_col, FileRange};
 
 /// One finding, located by byte offsets in its file.
@@ -282,16 +282,23 @@ pub fn item_of_span(db: &dyn salsa::Database, span_file: u32) -> Option<ItemId> 
         .copied()
 }
 
-/// Every item of the prelude and the workspace by the number its spans carry. Equal across
-/// body edits.
+/// Every item of the prelude and the workspace by the number its spans carry, the copies of
+/// a file that a program loads into a second module too ([`crate::item::ItemId::load`]).
+/// Equal across body edits.
 #[salsa::tracked(returns(ref))]
 fn items_by_span_file(db: &dyn salsa::Database, ws: Workspace) -> FxHashMap<u32, ItemId> {
-    Prelude::get(db)
+    let own = Prelude::get(db)
         .files(db)
         .iter()
         .chain(ws.files(db))
-        .flat_map(|&f| item_tree(db, f).iter().map(|&i| (i.span_file(), i)))
-        .collect()
+        .flat_map(|&f| item_tree(db, f).iter());
+    let copies = ws
+        .files(db)
+        .iter()
+        .filter(|&&f| scope_root(db, f) == f)
+        .flat_map(|&root| root_files(db, root).iter().filter(|l| l.load > 0))
+        .flat_map(|l| l.items(db).iter());
+    own.chain(copies).map(|&i| (i.span_file(), i)).collect()
 }
 
 /// Where an IR span is in the workspace: in the item with that number, or (for

@@ -46,8 +46,9 @@ pub fn docstrings(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec<zy_synt
 pub use crate::item_kind::ItemKind;
 
 /// The identity of a top-level item: its file, the module it is written in inside the file, its
-/// kind, name and which of the same-named items of that kind there it is. Edits to its body (or anywhere else) keep the id; its number
-/// goes into the `file` field of the IR spans of everything lowered from it.
+/// kind, name and which of the same-named items of that kind there it is, and which load of
+/// its file it belongs to. Edits to its body (or anywhere else) keep the id; its number goes
+/// into the `file` field of the IR spans of everything lowered from it.
 #[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
 pub struct ItemId {
     #[returns(copy)]
@@ -63,6 +64,12 @@ pub struct ItemId {
     /// Index among the items of the same kind and name in the file.
     #[returns(copy)]
     pub nth: u32,
+    /// Which load of its file into a program it is an item of: 0 for the file's own items
+    /// ([`item_tree`]), `n` for those of the file's `n`-th further `include` into another
+    /// module, which Julia evaluates again there ([`loaded_items_of`]): the same text, a
+    /// definition of its own.
+    #[returns(copy)]
+    pub load: u32,
 }
 
 impl ItemId {
@@ -111,7 +118,9 @@ pub(crate) struct BundledItem {
     /// where [`crate::scope::ScopeNames::library_as_built`]).
     pub resolved: Option<(usize, usize)>,
     /// For a binding, what [`binding_value`] says of it.
-    pub binding: Option<(bool, Option<&'static str>)>,
+    pub binding: Option<(Option<&'static [&'static str]>, Option<&'static str>)>,
+    /// For a struct, what [`is_immutable_struct`] says of it.
+    pub immutable: bool,
     /// For an `export`, the names it lists.
     pub exports: &'static [&'static str],
     /// For a function, struct or binding, the name the program's index of library items
@@ -275,26 +284,38 @@ pub(crate) fn is_bare_module(db: &dyn salsa::Database, id: ItemId) -> bool {
     matches!(item_ast(db, id).as_deref(), Some(Item::Module(m)) if m.bare)
 }
 
-/// Of binding item `id` (`None` for any other item): whether its value is one no call can
-/// change in place ([`crate::binding::immutable_value`]), and the dotted name that value is, if
-/// it is one (`const U = A.B`). From the build-time index for a bundled prelude item, else from
-/// its parse.
+/// Of binding item `id` (`None` for any other item): what builds its value if no call can
+/// change it in place ([`crate::binding::settled_makers`]: the structs constructed, which
+/// must be immutable all through), and the dotted name that value is, if it is one (`const U
+/// = A.B`). From the build-time index for a bundled prelude item, else from its parse.
 pub(crate) fn binding_value(
     db: &dyn salsa::Database,
     id: ItemId,
-) -> Option<(bool, Option<Cow<'static, str>>)> {
+) -> Option<(Option<Vec<Name>>, Option<Cow<'static, str>>)> {
     if let Some(b) = bundled_item(db, id) {
-        return b
-            .binding
-            .map(|(settled, dotted)| (settled, dotted.map(Cow::Borrowed)));
+        return b.binding.map(|(makers, dotted)| {
+            let makers = makers.map(|ms| ms.iter().map(|&m| Name::from(m)).collect());
+            (makers, dotted.map(Cow::Borrowed))
+        });
     }
     match item_ast(db, id).as_deref() {
         Some(Item::Global(g)) => Some((
-            crate::binding::immutable_value(&g.value),
+            crate::binding::settled_makers(&g.value)
+                .map(|ms| ms.into_iter().map(Name::from).collect()),
             crate::binding::dotted_name(&g.value).map(Cow::Owned),
         )),
         _ => None,
     }
+}
+
+/// Whether struct item `id` is one whose values no call can change
+/// ([`crate::binding::immutable_struct`]): from the build-time index for a bundled prelude
+/// item, else from its parse.
+pub(crate) fn is_immutable_struct(db: &dyn salsa::Database, id: ItemId) -> bool {
+    if let Some(b) = bundled_item(db, id) {
+        return b.immutable;
+    }
+    matches!(item_ast(db, id).as_deref(), Some(Item::Struct(def)) if crate::binding::immutable_struct(def))
 }
 
 /// The names export item `id` lists: from the build-time index for a bundled prelude item,
@@ -389,7 +410,15 @@ pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
                 if *module != *b.module {
                     module = Name::from(b.module);
                 }
-                ItemId::new(db, file, module.clone(), b.kind, Name::from(b.name), b.same)
+                ItemId::new(
+                    db,
+                    file,
+                    module.clone(),
+                    b.kind,
+                    Name::from(b.name),
+                    b.same,
+                    0,
+                )
             })
             .collect();
     }
@@ -403,9 +432,38 @@ pub fn item_tree(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
                 .or_insert(0);
             let nth = *count;
             *count += 1;
-            ItemId::new(db, file, module.clone(), kind, name, nth)
+            ItemId::new(db, file, module.clone(), kind, name, nth, 0)
         })
         .collect()
+}
+
+/// The items of `file` as its `load`-th load into a program defines them ([`ItemId::load`]):
+/// its own items for 0, else a copy of each, read from the same text.
+pub fn loaded_items_of(db: &dyn salsa::Database, file: SourceFile, load: u32) -> &[ItemId] {
+    match load {
+        0 => item_tree(db, file),
+        _ => copied_items(db, file, load),
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+fn copied_items(db: &dyn salsa::Database, file: SourceFile, load: u32) -> Vec<ItemId> {
+    item_tree(db, file)
+        .iter()
+        .map(|&i| {
+            let (module, name) = (i.module(db).clone(), i.name(db).clone());
+            ItemId::new(db, file, module, i.kind(db), name, i.nth(db), load)
+        })
+        .collect()
+}
+
+/// The item of its file's own load that `id` is a copy of (`id` itself if it is one).
+pub fn first_load(db: &dyn salsa::Database, id: ItemId) -> ItemId {
+    if id.load(db) == 0 {
+        return id;
+    }
+    let (module, name) = (id.module(db).clone(), id.name(db).clone());
+    ItemId::new(db, id.file(db), module, id.kind(db), name, id.nth(db), 0)
 }
 
 /// Where the items of a file are: each one's position in its parse, and the file's place in
@@ -439,6 +497,9 @@ fn find_item(db: &dyn salsa::Database, id: ItemId) -> Option<&Item> {
 /// The rank encoding of the item (re-computed on every edit of its file).
 #[salsa::tracked(returns(ref), no_eq)]
 fn item_encoded(db: &dyn salsa::Database, id: ItemId) -> Option<Arc<Encoded>> {
+    if id.load(db) != 0 {
+        return item_encoded(db, first_load(db, id)).clone();
+    }
     if bundled(db, id.file(db)).is_none() {
         return find_item(db, id).map(|item| Arc::new(encode_item(item.clone(), 0)));
     }
@@ -559,10 +620,16 @@ mod tests {
                     Item::Global(g) => assert_eq!(
                         binding_value(&db, id),
                         Some((
-                            crate::binding::immutable_value(&g.value),
+                            crate::binding::settled_makers(&g.value)
+                                .map(|ms| ms.into_iter().map(Name::from).collect()),
                             crate::binding::dotted_name(&g.value).map(Cow::Owned)
                         )),
                         "{at}: binding"
+                    ),
+                    Item::Struct(def) => assert_eq!(
+                        is_immutable_struct(&db, id),
+                        crate::binding::immutable_struct(def),
+                        "{at}: immutable"
                     ),
                     Item::Export(e) => {
                         let listed: Vec<Name> = e.names.iter().map(|n| n.as_str().into()).collect();

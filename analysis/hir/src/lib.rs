@@ -78,8 +78,8 @@ pub use lower::ssa;
 pub use program::{needed_names, program_index, resolved_ssa, ProgramIndex, ProgramKey};
 pub use resolve::UNKNOWN_BINDING;
 pub use scope::{
-    file_module, includes, is_prelude, item_module, module_at, package_sources, qualify,
-    scope_files, scope_root, MAIN, UNKNOWN_PACKAGE,
+    file_module, includes, is_prelude, item_module, module_at, package_sources, program_items,
+    qualify, scope_files, scope_root, MAIN, UNKNOWN_PACKAGE,
 };
 pub use span::{line_col, offset_of, FileRange, LineCol};
 pub use specialise::{ret_type, typed, InstanceId};

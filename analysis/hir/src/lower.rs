@@ -11,7 +11,7 @@ use zy_lower::LoweredItem;
 use zy_syntax::ast::Item;
 
 use crate::input::{Prelude, Workspace};
-use crate::item::{bundled_lowering, item_ast, item_tree, ItemId, ItemKind};
+use crate::item::{bundled_lowering, first_load, item_ast, item_tree, ItemId, ItemKind};
 
 /// For every method item: how many methods of a function of the same name come before it in
 /// the prelude and the workspace (in file order). It keeps the closure names of different
@@ -33,6 +33,10 @@ pub fn method_ordinals(db: &dyn salsa::Database, ws: Workspace) -> FxHashMap<Ite
     out
 }
 
+/// How far apart the closure ordinals of the loads of one file are ([`crate::item::ItemId::load`]):
+/// more than the methods of one name in any workspace.
+const COPY_ORDINALS: u32 = 100_000;
+
 /// The untyped SSA of one item: its methods (with those of its closures), struct definitions
 /// or binding thunk, and the lowering errors found. Re-runs only when the item's own text
 /// changes. A bundled library item's is the build script's lowering, read back.
@@ -50,9 +54,11 @@ pub(crate) fn lower_item(db: &dyn salsa::Database, item: ItemId) -> LoweredItem 
     match &**ast {
         Item::Function(def) => {
             let ordinal = method_ordinals(db, Workspace::get(db))
-                .get(&item)
+                .get(&first_load(db, item))
                 .copied()
                 .unwrap_or(0);
+            // A copy's closures are functions of their own, resolved in its module.
+            let ordinal = ordinal + COPY_ORDINALS * item.load(db);
             zy_lower::lower_method(file, def, ordinal)
         }
         Item::Struct(def) => zy_lower::lower_struct(file, def),

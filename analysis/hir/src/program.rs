@@ -25,8 +25,7 @@ use zy_lower::LowerError;
 use crate::call::CallFunctions;
 use crate::input::SourceFile;
 use crate::item::{
-    built_items, built_resolution, bundled, bundled_lowering, item_tree, ItemId, ItemKind,
-    LibraryItem,
+    built_items, built_resolution, bundled, bundled_lowering, ItemId, ItemKind, LibraryItem,
 };
 use crate::lower::ssa;
 use crate::reach::{
@@ -34,7 +33,7 @@ use crate::reach::{
 };
 use crate::resolve::{resolve_item, resolve_owned};
 use crate::scope::{
-    is_prelude, item_module, loaded_items, root_scope_names, scope_files, scope_root, FileModules,
+    is_prelude, item_module, loaded_items, root_files, root_scope_names, scope_root, FileModules,
     ScopeNames,
 };
 use crate::signature::Signature;
@@ -521,11 +520,11 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
     {
         reach.queue.push((n, Mention::Value));
     }
-    for file in scope_files(db, root)
-        .into_iter()
-        .filter(|&f| !is_prelude(db, f))
+    for l in root_files(db, root)
+        .iter()
+        .filter(|l| !is_prelude(db, l.file))
     {
-        for &item in item_tree(db, file) {
+        for &item in l.items(db) {
             reach.items.insert(item);
             let lowered = resolved_in_root(db, root, item);
             if makes_matrix(lowered) {
@@ -796,10 +795,10 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
     // Code of the prelude itself (hover in a prelude file) sees all of it.
     let reached = (!is_prelude(db, root)).then(|| reached_items(db, key));
     let mut index = ProgramIndex::default();
-    for file in scope_files(db, root) {
+    for l in root_files(db, root) {
         // The file's build-time entries, read once for all its items.
-        let built = bundled(db, file);
-        for (at, &item) in item_tree(db, file).iter().enumerate() {
+        let built = bundled(db, l.file);
+        for (at, &item) in l.items(db).iter().enumerate() {
             if reached.as_ref().is_some_and(|r| !r.items.contains(&item)) {
                 continue;
             }
@@ -898,6 +897,7 @@ mod tests {
 
     use super::*;
     use crate::input::Workspace;
+    use crate::item::item_tree;
     use crate::RootDatabase;
 
     fn program(text: &str) -> (RootDatabase, SourceFile) {

@@ -22,8 +22,8 @@ use crate::mutation::{library_changes, shifted, Binding, Effects, Method};
 
 use crate::input::{Prelude, SourceFile, Workspace};
 use crate::item::{
-    binding_value, exported_names, is_bare_module, item_ast, item_range, item_tree,
-    prelude_bundled, ItemId, ItemKind,
+    binding_value, exported_names, is_bare_module, is_immutable_struct, item_ast, item_range,
+    item_tree, loaded_items_of, prelude_bundled, ItemId, ItemKind,
 };
 use crate::prelude::{is_prelude_module, PRELUDE};
 use crate::scope_names::{add_import, join, within};
@@ -47,65 +47,103 @@ pub fn is_prelude(db: &dyn salsa::Database, file: SourceFile) -> bool {
     Prelude::get(db).files(db).contains(&file)
 }
 
-/// A file of a program, with the module its top level is loaded into.
+/// A file of a program, with the module its top level is loaded into and which load of the
+/// file that is ([`ItemId::load`]: a file included into two modules is loaded twice).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct LoadedFile {
     pub file: SourceFile,
     pub module: Name,
+    pub load: u32,
 }
 
-/// The files visible from `file`'s code, in load order: the prelude, then the root of `file`'s
-/// program ([`scope_root`]) and what it includes, depth first.
+impl LoadedFile {
+    /// The items this load of the file defines.
+    pub(crate) fn items<'db>(&self, db: &'db dyn salsa::Database) -> &'db [ItemId] {
+        loaded_items_of(db, self.file, self.load)
+    }
+}
+
+/// The files visible from `file`'s code, in load order, each once: the prelude, then the root
+/// of `file`'s program ([`scope_root`]) and what it includes, depth first.
 pub fn scope_files(db: &dyn salsa::Database, file: SourceFile) -> Vec<SourceFile> {
     root_files(db, scope_root(db, file))
         .iter()
+        .filter(|l| l.load == 0)
         .map(|l| l.file)
         .collect()
 }
 
+/// Every item of the program of `file`, the library's included, in load order: a file that
+/// two modules include gives an item of each ([`LoadedFile`]).
+pub fn program_items(db: &dyn salsa::Database, file: SourceFile) -> Vec<ItemId> {
+    root_files(db, scope_root(db, file))
+        .iter()
+        .flat_map(|l| l.items(db).iter().copied())
+        .collect()
+}
+
+/// The loads of the files of `root`'s program, in load order: the prelude's files, then the
+/// root and what it includes, depth first. A file is loaded again where a module includes it
+/// that has not loaded it yet (Julia evaluates an `include` in the module it is written in),
+/// but never inside its own loading (an include cycle, which [`crate::diag`] reports).
 #[salsa::tracked(returns(ref))]
-fn root_files(db: &dyn salsa::Database, root: SourceFile) -> Vec<LoadedFile> {
+pub(crate) fn root_files(db: &dyn salsa::Database, root: SourceFile) -> Vec<LoadedFile> {
     let prelude = Prelude::get(db).files(db);
     let mut files: Vec<LoadedFile> = prelude
         .iter()
         .map(|&file| LoadedFile {
             file,
             module: file_module(db, file).into(),
+            load: 0,
         })
         .collect();
     if !prelude.contains(&root) {
-        visit_includes(db, root, MAIN.into(), &mut files);
+        visit_includes(db, root, MAIN.into(), &mut Vec::new(), &mut files);
     }
     files
 }
 
+/// At most this many loads of one file into a program: a file included into every module
+/// of a deep tree of them is loaded into each, and a bound keeps a pathological layout
+/// from multiplying the program.
+const MAX_LOADS: u32 = 64;
+
+/// Load `file` into `module`, then what it includes, depth first; `loading` holds the files
+/// being loaded around it.
 fn visit_includes(
     db: &dyn salsa::Database,
     file: SourceFile,
     module: Name,
-    seen: &mut Vec<LoadedFile>,
+    loading: &mut Vec<SourceFile>,
+    files: &mut Vec<LoadedFile>,
 ) {
-    seen.push(LoadedFile {
+    let load = files.iter().filter(|l| l.file == file).count() as u32;
+    files.push(LoadedFile {
         file,
         module: module.clone(),
+        load,
     });
+    loading.push(file);
     let by_path = files_by_path(db, Workspace::get(db));
     for (item, path) in includes(db, file) {
         if let Some(&included) = by_path.get(path) {
-            if !seen.iter().any(|l| l.file == included) {
-                let inner = join(&module, item.module(db));
-                visit_includes(db, included, inner, seen);
+            let inner = join(&module, item.module(db));
+            let loads = files.iter().filter(|l| l.file == included);
+            let loaded_here = loads.clone().any(|l| l.module == inner);
+            if !loading.contains(&included) && !loaded_here && loads.count() < MAX_LOADS as usize {
+                visit_includes(db, included, inner, loading, files);
             }
         }
     }
     // A package's source defines its `module` at the top level, as Julia's `using` loads it.
     for (_, path) in package_sources(db, file) {
         if let Some(&source) = by_path.get(path) {
-            if !seen.iter().any(|l| l.file == source) {
-                visit_includes(db, source, MAIN.into(), seen);
+            if !files.iter().any(|l| l.file == source) {
+                visit_includes(db, source, MAIN.into(), loading, files);
             }
         }
     }
+    loading.pop();
 }
 
 /// The packages that `file` imports (`using P`, `import P: f`) which are not the prelude's,
@@ -226,30 +264,35 @@ pub fn scope_root(db: &dyn salsa::Database, file: SourceFile) -> SourceFile {
 /// The module whose definitions `item` makes in the program of `root`: the module its file is
 /// loaded into, then the `module` blocks around it in the file.
 pub fn item_module(db: &dyn salsa::Database, root: SourceFile, item: ItemId) -> Name {
-    let file = item.file(db);
-    match root_files(db, root).iter().find(|l| l.file == file) {
+    let (file, load) = (item.file(db), item.load(db));
+    match root_files(db, root)
+        .iter()
+        .find(|l| l.file == file && l.load == load)
+    {
         Some(l) => within(&l.module, item.module(db)),
         None => join(MAIN, item.module(db)),
     }
 }
 
-/// The module each file of a program is loaded into, looked up once for [`item_module`] of
-/// many items (the library items a first gradient reaches).
-pub(crate) struct FileModules(FxHashMap<SourceFile, Name>);
+/// The module each load of a file of a program is loaded into, looked up once for
+/// [`item_module`] of many items (the library items a first gradient reaches).
+pub(crate) struct FileModules(FxHashMap<(SourceFile, u32), Name>);
 
 impl FileModules {
     /// The modules of the files of `root`'s program.
     pub(crate) fn of_root(db: &dyn salsa::Database, root: SourceFile) -> FileModules {
         let mut files = FxHashMap::default();
         for l in root_files(db, root) {
-            files.entry(l.file).or_insert_with(|| l.module.clone());
+            files
+                .entry((l.file, l.load))
+                .or_insert_with(|| l.module.clone());
         }
         FileModules(files)
     }
 
     /// [`item_module`] of `item` in the program.
     pub(crate) fn item_module(&self, db: &dyn salsa::Database, item: ItemId) -> Name {
-        match self.0.get(&item.file(db)) {
+        match self.0.get(&(item.file(db), item.load(db))) {
             Some(module) => within(module, item.module(db)),
             None => join(MAIN, item.module(db)),
         }
@@ -290,7 +333,7 @@ pub(crate) fn loaded_items<'db>(
         .iter()
         .filter(move |l| keep(l.file))
         .flat_map(move |l| {
-            item_tree(db, l.file)
+            l.items(db)
                 .iter()
                 .map(move |&item| (item, within(&l.module, item.module(db))))
         })
@@ -530,6 +573,32 @@ fn add_refused(db: &dyn salsa::Database, names: &mut ScopeNames, refused: &[(Ite
     }
 }
 
+/// A refused definition that its module exports is refused where a module that uses that
+/// module writes its name (`using .M` then `f(x)`): a use says why `M.f` is not available,
+/// as `M.f(x)` does, rather than that `f` is undefined. Such a name resolves as written.
+fn refused_through_usings(names: &mut ScopeNames) {
+    let mut found = Vec::new();
+    for scope in names.modules.values() {
+        for used in &scope.usings {
+            let Some(exporter) = names.modules.get(used) else {
+                continue;
+            };
+            for n in &exporter.exports {
+                let seen = scope.defines.contains_key(n) || scope.imports.contains_key(n);
+                if let Some(why) = names.refused.get(&qualify(used, n)).filter(|_| !seen) {
+                    found.push((n.clone(), why.clone()));
+                }
+            }
+        }
+    }
+    for (name, why) in found {
+        // Main's own `f` is written `f` too.
+        if !names.defines_qualified(&name) {
+            names.refused.entry(name).or_insert(why);
+        }
+    }
+}
+
 /// The items of a program's files by kind, each with its module, in load order: the scope's
 /// passes each read one kind (a fresh database lists the library's ~3,000 items here once).
 #[derive(Default)]
@@ -558,7 +627,7 @@ impl ItemsByKind {
         let mut out = ItemsByKind::default();
         for l in files {
             let own = !is_prelude(db, l.file);
-            for &item in item_tree(db, l.file) {
+            for &item in l.items(db) {
                 let module = within(&l.module, item.module(db));
                 out.own_in_library |= own && in_library(&module);
                 let kind = item.kind(db);
@@ -672,8 +741,13 @@ fn scope_of(
     add_module_aliases(db, &mut names, &items.globals);
     let mut library_as_built = !items.own_in_library && *prelude_bundled(db, Prelude::get(db));
     for (i, (item, kind, module)) in items.definitions.iter().enumerate() {
-        let settled = *kind == ItemKind::Global
-            && binding_value(db, *item).is_some_and(|(settled, _)| settled);
+        let settled = match kind {
+            ItemKind::Global => binding_value(db, *item).is_some_and(|(makers, _)| {
+                makers.is_some_and(|ms| names.all_immutable_structs(module, &ms[..]))
+            }),
+            ItemKind::Struct => is_immutable_struct(db, *item),
+            _ => false,
+        };
         let added = names.add_definition(module, *kind, item.name(db), settled);
         // The program's own definition of a name new to a library module (or of a library
         // module's struct or binding) changes what the library's names resolve to.
@@ -685,6 +759,7 @@ fn scope_of(
         names.add_exports(module, exported_names(db, *item));
     }
     add_refused(db, &mut names, &items.refused);
+    refused_through_usings(&mut names);
     let (effects, bindings) = program_effects(db, &names, &items.own);
     for (item, module) in &items.scripts {
         let Some(Item::Script(s)) = item_ast(db, *item).as_deref() else {

@@ -95,9 +95,13 @@ pub struct ModuleScope {
     /// nothing).
     pub(crate) structs: FxHashSet<Name>,
     /// The bindings with a definition whose value a call can change in place (anything but a
-    /// number, string, `nothing` or a tuple of them): a skipped statement that passes one to
-    /// a call may change it without assigning it.
+    /// number, string, `nothing`, a value of one of the `immutable_structs`, or a tuple of
+    /// them): a skipped statement that passes one to a call may change it without assigning
+    /// it.
     pub(crate) mutable: BTreeSet<Name>,
+    /// Its structs whose values nothing can change in place: immutable, their fields numbers,
+    /// strings or symbols (`struct Missing end`, `struct Point; x::Float64; y::Float64; end`).
+    pub(crate) immutable_structs: FxHashSet<Name>,
     /// Names brought in one by one (`using A: f`, `import A.f`), to their qualified names.
     pub(crate) imports: FxHashMap<Name, Name>,
     /// Of those, the ones brought in by `import`: a method defined under that name in the module
@@ -397,8 +401,20 @@ impl ModuleNames {
         }
     }
 
+    /// Are all of `makers`, written in `module`, structs whose values nothing can change in
+    /// place (see [`ModuleScope::immutable_structs`])?
+    pub(crate) fn all_immutable_structs(&self, module: &str, makers: &[impl AsRef<str>]) -> bool {
+        makers.iter().all(|m| {
+            let q = self.resolve(module, m.as_ref());
+            let (m, n) = self.split(&q);
+            self.modules
+                .get(m)
+                .is_some_and(|s| s.immutable_structs.contains(n))
+        })
+    }
+
     /// Record the definition `written` of `module`, an item of `kind` (a binding whose value
-    /// no call changes in place is `settled`). Returns the module it defines a name in, and
+    /// no call changes in place, or a struct whose values none does, is `settled`). Returns the module it defines a name in, and
     /// whether that name is new there; `None` if it defines no name (a callable struct's
     /// call methods, an in-source rule).
     pub(crate) fn add_definition(
@@ -412,6 +428,9 @@ impl ModuleNames {
         let scope = self.modules.entry(target.clone()).or_default();
         let new = scope.defines.insert(bare.clone(), qualified).is_none();
         if kind == ItemKind::Struct {
+            if settled {
+                scope.immutable_structs.insert(bare.clone());
+            }
             scope.structs.insert(bare.clone());
         }
         if kind == ItemKind::Global {

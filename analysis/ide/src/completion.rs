@@ -74,23 +74,21 @@ fn completions(db: &RootDatabase, file: SourceFile, offset: u32) -> Vec<Completi
 fn members(db: &RootDatabase, file: SourceFile, path: &str) -> Vec<Completion> {
     let root = zy_hir::scope_root(db, file);
     let mut names = BTreeMap::new();
-    for f in zy_hir::scope_files(db, file) {
-        for &item in zy_hir::item_tree(db, f) {
-            let kind = match item.kind(db) {
-                ItemKind::Function => CompletionKind::Function,
-                ItemKind::Struct => CompletionKind::Struct,
-                ItemKind::Global => CompletionKind::Constant,
-                ItemKind::Module => CompletionKind::Module,
-                _ => continue,
-            };
-            let name = item.name(db);
-            // `Base.show(io, x) = ...` adds a method to another module's function.
-            if name.contains('.') || name.starts_with('#') || name.starts_with('(') {
-                continue;
-            }
-            if *zy_hir::item_module(db, root, item) == *path {
-                names.entry(name.to_string()).or_insert(kind);
-            }
+    for item in zy_hir::program_items(db, file) {
+        let kind = match item.kind(db) {
+            ItemKind::Function => CompletionKind::Function,
+            ItemKind::Struct => CompletionKind::Struct,
+            ItemKind::Global => CompletionKind::Constant,
+            ItemKind::Module => CompletionKind::Module,
+            _ => continue,
+        };
+        let name = item.name(db);
+        // `Base.show(io, x) = ...` adds a method to another module's function.
+        if name.contains('.') || name.starts_with('#') || name.starts_with('(') {
+            continue;
+        }
+        if *zy_hir::item_module(db, root, item) == *path {
+            names.entry(name.to_string()).or_insert(kind);
         }
     }
     names

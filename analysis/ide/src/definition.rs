@@ -91,39 +91,36 @@ pub(crate) fn defining_items(
     let wanted = names.resolve(&module, written);
     let wanted_module = names.module_path(&module, written);
     let mut out = Vec::new();
-    for f in zy_hir::scope_files(db, file) {
-        for &item in zy_hir::item_tree(db, f) {
-            let kind = item.kind(db);
-            let item_module = zy_hir::item_module(db, root, item);
-            let defines = match kind {
-                ItemKind::Function | ItemKind::Struct | ItemKind::Global | ItemKind::Refused => {
-                    names.definition(&item_module, item.name(db)) == wanted
-                }
-                ItemKind::Module => {
-                    wanted_module.as_ref() == Some(&zy_hir::qualify(&item_module, item.name(db)))
-                }
-                _ => false,
-            };
-            if !defines {
-                continue;
+    // Each load of a file included into two modules defines its names in its module.
+    for item in zy_hir::program_items(db, file) {
+        let kind = item.kind(db);
+        let item_module = zy_hir::item_module(db, root, item);
+        let defines = match kind {
+            ItemKind::Function | ItemKind::Struct | ItemKind::Global | ItemKind::Refused => {
+                names.definition(&item_module, item.name(db)) == wanted
             }
-            let Some(ast) = zy_hir::item_ast(db, item) else {
-                continue;
-            };
-            let name_range = match &**ast {
-                Item::Function(d) => d.name_range,
-                Item::Struct(s) => s.name_range,
-                Item::Global(g) => g.name_range,
-                Item::Module(m) => m.name_range,
-                // `function f end`, a definition zy refused: the whole of it.
-                Item::Refused(r) => r.range,
-                _ => continue,
-            };
-            if let Some((start, end)) =
-                zy_hir::item_range(db, item, name_range.start, name_range.end)
-            {
-                out.push((item, start, end));
+            ItemKind::Module => {
+                wanted_module.as_ref() == Some(&zy_hir::qualify(&item_module, item.name(db)))
             }
+            _ => false,
+        };
+        if !defines {
+            continue;
+        }
+        let Some(ast) = zy_hir::item_ast(db, item) else {
+            continue;
+        };
+        let name_range = match &**ast {
+            Item::Function(d) => d.name_range,
+            Item::Struct(s) => s.name_range,
+            Item::Global(g) => g.name_range,
+            Item::Module(m) => m.name_range,
+            // `function f end`, a definition zy refused: the whole of it.
+            Item::Refused(r) => r.range,
+            _ => continue,
+        };
+        if let Some((start, end)) = zy_hir::item_range(db, item, name_range.start, name_range.end) {
+            out.push((item, start, end));
         }
     }
     out
