@@ -670,17 +670,16 @@ impl Reach<'_> {
         if self.followed.contains(&item) || self.parked.contains(&item) {
             return;
         }
-        let module = self.modules.item_module(db, item);
         // A library item's signature names as the build script resolved them, where they are
-        // resolved alike here; else as written, resolved here.
+        // resolved alike here; else as written, resolved here in the item's module.
         let built = self
             .names
             .library_as_built()
             .then(|| library.built_signature())
             .flatten();
-        let resolved = built.is_some();
+        let module = built.is_none().then(|| self.modules.item_module(db, item));
         let sig = built.unwrap_or_else(|| library.signature(db));
-        let Some(guard) = self.unmet_guard(db, library, &sig, resolved, &module) else {
+        let Some(guard) = self.unmet_guard(db, library, &sig, module.as_deref()) else {
             self.items.insert(item);
             self.followed.insert(item);
             let queue = &mut self.queue;
@@ -694,10 +693,9 @@ impl Reach<'_> {
         self.parked.insert(item);
         if library.kind(db) == ItemKind::Function {
             for &t in sig.types.iter() {
-                let t = if resolved {
-                    t.into()
-                } else {
-                    self.names.resolve(&module, t)
+                let t = match &module {
+                    None => t.into(),
+                    Some(module) => self.names.resolve(module, t),
                 };
                 self.queue.push((t, Mention::Type));
             }
@@ -716,14 +714,13 @@ impl Reach<'_> {
 
     /// A library type not yet reached as a value without which `item`'s code cannot run: a
     /// struct's own, or a struct or abstract type that its method's signature `sig` names
-    /// outside a `Union` (its names `resolved` already, or as written in `module`).
+    /// outside a `Union` (its names resolved already, or as written in `module`).
     fn unmet_guard(
         &mut self,
         db: &dyn salsa::Database,
         item: LibraryItem,
         sig: &Signature,
-        resolved: bool,
-        module: &str,
+        module: Option<&str>,
     ) -> Option<Name> {
         let kind = item.kind(db);
         let (guards, type_values): (&[&str], &[&str]) = match kind {
@@ -736,17 +733,18 @@ impl Reach<'_> {
         let names = self.names;
         if kind == ItemKind::Struct {
             // An abstract type is in the program wherever it is named.
-            let own = names.definition(module, item.id.name(db));
+            let own = self.definition(db, item, module);
             on_matrix |= is_matrix_type(&own);
             if !self.values.contains(&own) && self.library_type(db, &own) == LibraryType::Struct {
                 unmet = Some(own);
             }
         }
         for &g in guards {
-            if resolved {
-                self.check_guard(db, g, &mut unmet, &mut on_matrix);
-            } else {
-                self.check_guard(db, &names.resolve(module, g), &mut unmet, &mut on_matrix);
+            match module {
+                None => self.check_guard(db, g, &mut unmet, &mut on_matrix),
+                Some(module) => {
+                    self.check_guard(db, &names.resolve(module, g), &mut unmet, &mut on_matrix)
+                }
             }
         }
         // A method on matrices, or on arrays of three or more dimensions (every maker of
@@ -757,14 +755,31 @@ impl Reach<'_> {
         // by code that names it as a value.
         unmet.or(matrix).or_else(|| {
             type_values.iter().find_map(|&g| {
-                let g = if resolved {
-                    g.into()
-                } else {
-                    names.resolve(module, g)
+                let g = match module {
+                    None => g.into(),
+                    Some(module) => names.resolve(module, g),
                 };
                 (self.keyed.contains_key(&g) && !self.values.contains(&g)).then_some(g)
             })
         })
+    }
+
+    /// The qualified name `item` defines: the build script's where its names are as built
+    /// (`module` is `None`), else resolved in `module`.
+    fn definition(
+        &self,
+        db: &dyn salsa::Database,
+        item: LibraryItem,
+        module: Option<&str>,
+    ) -> Name {
+        match (module, item.built.and_then(|b| b.key)) {
+            (None, Some(key)) => key.into(),
+            (Some(module), _) => self.names.definition(module, item.id.name(db)),
+            (None, None) => {
+                let module = self.modules.item_module(db, item.id);
+                self.names.definition(&module, item.id.name(db))
+            }
+        }
     }
 
     /// Note whether the guard `g` (resolved) is a type only matrices have, and make it the
