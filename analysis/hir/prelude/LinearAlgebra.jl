@@ -2613,74 +2613,43 @@ struct AdjointQ{S <: AbstractQ{Float64}} <: AbstractQ{Float64}
     Q::S
 end
 
-# Each method is written for the two operator types: a method on the abstract `AbstractQ`
-# would be followed by every program reaching `*` or `size` (an abstract type guards no method).
 # The dense matrix each operator applies.
 _q_dense(Q::HessenbergQ) = Q.matrix
 _q_dense(Q::AdjointQ) = _transpose_copy(_q_dense(Q.Q))
 # `Matrix(Q)` (inference hands it here): a new dense matrix.
-_q_matrix(Q::HessenbergQ) = copy(_q_dense(Q))
-_q_matrix(Q::AdjointQ) = copy(_q_dense(Q))
+_q_matrix(Q::AbstractQ) = copy(_q_dense(Q))
 
-size(Q::HessenbergQ) = size(_q_dense(Q))
-size(Q::AdjointQ) = size(_q_dense(Q))
-size(Q::HessenbergQ, d::Int) = size(_q_dense(Q), d)
-size(Q::AdjointQ, d::Int) = size(_q_dense(Q), d)
+size(Q::AbstractQ) = size(_q_dense(Q))
+size(Q::AbstractQ, d::Int) = size(_q_dense(Q), d)
 adjoint(Q::HessenbergQ) = AdjointQ(Q)
 transpose(Q::HessenbergQ) = AdjointQ(Q)
 adjoint(Q::AdjointQ) = Q.Q
 transpose(Q::AdjointQ) = Q.Q
-inv(Q::HessenbergQ) = Q'
-inv(Q::AdjointQ) = Q'
-getindex(Q::HessenbergQ, i::Int, j::Int) = _q_dense(Q)[i, j]
-getindex(Q::AdjointQ, i::Int, j::Int) = _q_dense(Q)[i, j]
+inv(Q::AbstractQ) = Q'
+getindex(Q::AbstractQ, i::Int, j::Int) = _q_dense(Q)[i, j]
 # Julia's: its size and type (`3×3 LinearAlgebra.HessenbergQ{...}`).
-Base.summary(Q::HessenbergQ) = Base._array_summary(Q)
-Base.summary(Q::AdjointQ) = Base._array_summary(Q)
+Base.summary(Q::AbstractQ) = Base._array_summary(Q)
 
-function *(Q::HessenbergQ, B::AbstractVecOrMat)
+function *(Q::AbstractQ, B::AbstractVecOrMat)
     size(Q, 2) == size(B, 1) || throw(DimensionMismatch("second dimension of Q, $(size(Q, 2)), must coincide with first dimension of B, $(size(B, 1))"))
     return _q_dense(Q) * B
 end
-function *(Q::AdjointQ, B::AbstractVecOrMat)
-    size(Q, 2) == size(B, 1) || throw(DimensionMismatch("second dimension of Q, $(size(Q, 2)), must coincide with first dimension of B, $(size(B, 1))"))
-    return _q_dense(Q) * B
-end
-function *(A::AbstractMatrix, Q::HessenbergQ)
+function *(A::AbstractMatrix, Q::AbstractQ)
     size(A, 2) == size(Q, 1) || throw(DimensionMismatch("second dimension of A, $(size(A, 2)), must coincide with first dimension of Q, $(size(Q, 1))"))
     return A * _q_dense(Q)
 end
-function *(A::AbstractMatrix, Q::AdjointQ)
-    size(A, 2) == size(Q, 1) || throw(DimensionMismatch("second dimension of A, $(size(A, 2)), must coincide with first dimension of Q, $(size(Q, 1))"))
-    return A * _q_dense(Q)
-end
-*(Q::HessenbergQ, P::HessenbergQ) = Q * _q_matrix(P)
-*(Q::HessenbergQ, P::AdjointQ) = Q * _q_matrix(P)
-*(Q::AdjointQ, P::HessenbergQ) = Q * _q_matrix(P)
-*(Q::AdjointQ, P::AdjointQ) = Q * _q_matrix(P)
-*(Q::HessenbergQ, b::Number) = _q_dense(Q) * b
-*(Q::AdjointQ, b::Number) = _q_dense(Q) * b
-*(a::Number, Q::HessenbergQ) = a * _q_dense(Q)
-*(a::Number, Q::AdjointQ) = a * _q_dense(Q)
+*(Q::AbstractQ, P::AbstractQ) = Q * _q_matrix(P)
+*(Q::AbstractQ, b::Number) = _q_dense(Q) * b
+*(a::Number, Q::AbstractQ) = a * _q_dense(Q)
 # Division by an orthogonal `Q` is a product with `Q'`.
-(\)(Q::HessenbergQ, B::AbstractVecOrMat) = Q' * B
-(\)(Q::AdjointQ, B::AbstractVecOrMat) = Q' * B
+(\)(Q::AbstractQ, B::AbstractVecOrMat) = Q' * B
 # Compared as their matrices, as Julia's.
-==(Q::HessenbergQ, A::AbstractMatrix) = _q_dense(Q) == A
-==(Q::AdjointQ, A::AbstractMatrix) = _q_dense(Q) == A
-==(A::AbstractMatrix, Q::HessenbergQ) = Q == A
-==(A::AbstractMatrix, Q::AdjointQ) = Q == A
-==(Q::HessenbergQ, P::HessenbergQ) = _q_dense(Q) == _q_dense(P)
-==(Q::HessenbergQ, P::AdjointQ) = _q_dense(Q) == _q_dense(P)
-==(Q::AdjointQ, P::HessenbergQ) = _q_dense(Q) == _q_dense(P)
-==(Q::AdjointQ, P::AdjointQ) = _q_dense(Q) == _q_dense(P)
-isapprox(Q::HessenbergQ, A::AbstractMatrix; atol::Real = 0.0,
+==(Q::AbstractQ, A::AbstractMatrix) = _q_dense(Q) == A
+==(A::AbstractMatrix, Q::AbstractQ) = Q == A
+==(Q::AbstractQ, P::AbstractQ) = _q_dense(Q) == _q_dense(P)
+isapprox(Q::AbstractQ, A::AbstractMatrix; atol::Real = 0.0,
          rtol::Real = Base._default_rtol(atol)) = isapprox(_q_dense(Q), A; atol = atol, rtol = rtol)
-isapprox(Q::AdjointQ, A::AbstractMatrix; atol::Real = 0.0,
-         rtol::Real = Base._default_rtol(atol)) = isapprox(_q_dense(Q), A; atol = atol, rtol = rtol)
-isapprox(A::AbstractMatrix, Q::HessenbergQ; atol::Real = 0.0,
-         rtol::Real = Base._default_rtol(atol)) = isapprox(Q, A; atol = atol, rtol = rtol)
-isapprox(A::AbstractMatrix, Q::AdjointQ; atol::Real = 0.0,
+isapprox(A::AbstractMatrix, Q::AbstractQ; atol::Real = 0.0,
          rtol::Real = Base._default_rtol(atol)) = isapprox(Q, A; atol = atol, rtol = rtol)
 
 """

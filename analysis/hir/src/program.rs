@@ -492,10 +492,12 @@ const RULES: [&str; 2] = ["rrule", "frule"];
 /// key's names, transitively; with the names reached as values on the way.
 ///
 /// Values of a library struct are made only by code that names it as a value (its constructor,
-/// or the type itself): so a name reached only as a type brings in only its struct, and a
-/// library method is in only once every struct its signature names (not in a `Union`) is
-/// reached as a value; until then it can never apply, and it is neither parsed nor lowered
-/// (its signature's names come from the build-time index, [`crate::signature`]). The
+/// or the type itself), and those of an abstract library type are its subtypes' (a library
+/// struct reached as a value, or a struct of the program declared below it): so a name
+/// reached only as a type brings in only its struct, and a library method is in only once
+/// every struct and abstract type its signature names (not in a `Union`) has values; until
+/// then it can never apply, and it is neither parsed nor lowered (its signature's names come
+/// from the build-time index, [`crate::signature`]). The
 /// functions all of whose methods wait are returned too: they stay in the program without
 /// methods, so that a call of one is still a method error.
 fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
@@ -504,7 +506,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
         keyed: prelude_items(db, root),
         names: root_scope_names(db, root),
         modules: &stub_memo(db, root).modules,
-        concrete: FxHashMap::default(),
+        library_types: FxHashMap::default(),
         items: FxHashSet::default(),
         followed: FxHashSet::default(),
         waiting: FxHashMap::default(),
@@ -538,7 +540,7 @@ fn reached_items(db: &dyn salsa::Database, key: ProgramKey) -> Reached {
                     m
                 };
                 // Code that declares or makes a matrix has the methods on matrices.
-                if (m == Mention::Type && is_matrix_type(n))
+                if (matches!(m, Mention::Type | Mention::Supertype) && is_matrix_type(n))
                     || (m == Mention::Value && MATRIX_MAKERS.contains(&&**n))
                 {
                     reach.queue.push((MATRIX.into(), Mention::Value));
@@ -583,9 +585,9 @@ struct Reach<'db> {
     keyed: &'db FxHashMap<Name, Vec<LibraryItem>>,
     names: &'db ScopeNames,
     modules: &'db FileModules,
-    /// Whether each name met as a guard is a library struct with values (see
+    /// What each name met as a guard or a supertype is in the library (see
     /// [`Reach::unmet_guard`]).
-    concrete: FxHashMap<Name, bool>,
+    library_types: FxHashMap<Name, LibraryType>,
     /// The prelude items in the program, and those whose names are followed.
     items: FxHashSet<ItemId>,
     followed: FxHashSet<ItemId>,
@@ -610,6 +612,15 @@ impl Reach<'_> {
         let keyed = self.keyed;
         let items: Vec<LibraryItem> = match mention {
             Mention::Defines => return,
+            Mention::Supertype => {
+                let as_value = self.library_type(db, &name) == LibraryType::Abstract;
+                let mention = if as_value {
+                    Mention::Value
+                } else {
+                    Mention::Type
+                };
+                return self.visit(db, root, name, mention);
+            }
             Mention::Value => {
                 if !self.values.insert(name.clone()) {
                     return;
@@ -659,17 +670,16 @@ impl Reach<'_> {
         if self.followed.contains(&item) || self.parked.contains(&item) {
             return;
         }
-        let module = self.modules.item_module(db, item);
         // A library item's signature names as the build script resolved them, where they are
-        // resolved alike here; else as written, resolved here.
+        // resolved alike here; else as written, resolved here in the item's module.
         let built = self
             .names
             .library_as_built()
             .then(|| library.built_signature())
             .flatten();
-        let resolved = built.is_some();
+        let module = built.is_none().then(|| self.modules.item_module(db, item));
         let sig = built.unwrap_or_else(|| library.signature(db));
-        let Some(guard) = self.unmet_guard(db, library, &sig, resolved, &module) else {
+        let Some(guard) = self.unmet_guard(db, library, &sig, module.as_deref()) else {
             self.items.insert(item);
             self.followed.insert(item);
             let queue = &mut self.queue;
@@ -683,10 +693,9 @@ impl Reach<'_> {
         self.parked.insert(item);
         if library.kind(db) == ItemKind::Function {
             for &t in sig.types.iter() {
-                let t = if resolved {
-                    t.into()
-                } else {
-                    self.names.resolve(&module, t)
+                let t = match &module {
+                    None => t.into(),
+                    Some(module) => self.names.resolve(module, t),
                 };
                 self.queue.push((t, Mention::Type));
             }
@@ -695,24 +704,23 @@ impl Reach<'_> {
             indexed_names(
                 &indexed_in_root(db, root, item, library.method()),
                 &mut |n, m| {
-                    if m == Mention::Type {
-                        queue.push((n.clone(), m))
+                    if matches!(m, Mention::Type | Mention::Supertype) {
+                        queue.push((n.clone(), Mention::Type))
                     }
                 },
             );
         }
     }
 
-    /// A library struct not yet reached as a value without which `item`'s code cannot run: a
-    /// struct's own, or one that its method's signature `sig` names outside a `Union` (its
-    /// names `resolved` already, or as written in `module`).
+    /// A library type not yet reached as a value without which `item`'s code cannot run: a
+    /// struct's own, or a struct or abstract type that its method's signature `sig` names
+    /// outside a `Union` (its names resolved already, or as written in `module`).
     fn unmet_guard(
         &mut self,
         db: &dyn salsa::Database,
         item: LibraryItem,
         sig: &Signature,
-        resolved: bool,
-        module: &str,
+        module: Option<&str>,
     ) -> Option<Name> {
         let kind = item.kind(db);
         let (guards, type_values): (&[&str], &[&str]) = match kind {
@@ -724,14 +732,19 @@ impl Reach<'_> {
         let mut on_matrix = false;
         let names = self.names;
         if kind == ItemKind::Struct {
-            let own = names.definition(module, item.id.name(db));
-            self.check_guard(db, &own, &mut unmet, &mut on_matrix);
+            // An abstract type is in the program wherever it is named.
+            let own = self.definition(db, item, module);
+            on_matrix |= is_matrix_type(&own);
+            if !self.values.contains(&own) && self.library_type(db, &own) == LibraryType::Struct {
+                unmet = Some(own);
+            }
         }
         for &g in guards {
-            if resolved {
-                self.check_guard(db, g, &mut unmet, &mut on_matrix);
-            } else {
-                self.check_guard(db, &names.resolve(module, g), &mut unmet, &mut on_matrix);
+            match module {
+                None => self.check_guard(db, g, &mut unmet, &mut on_matrix),
+                Some(module) => {
+                    self.check_guard(db, &names.resolve(module, g), &mut unmet, &mut on_matrix)
+                }
             }
         }
         // A method on matrices, or on arrays of three or more dimensions (every maker of
@@ -742,18 +755,35 @@ impl Reach<'_> {
         // by code that names it as a value.
         unmet.or(matrix).or_else(|| {
             type_values.iter().find_map(|&g| {
-                let g = if resolved {
-                    g.into()
-                } else {
-                    names.resolve(module, g)
+                let g = match module {
+                    None => g.into(),
+                    Some(module) => names.resolve(module, g),
                 };
                 (self.keyed.contains_key(&g) && !self.values.contains(&g)).then_some(g)
             })
         })
     }
 
+    /// The qualified name `item` defines: the build script's where its names are as built
+    /// (`module` is `None`), else resolved in `module`.
+    fn definition(
+        &self,
+        db: &dyn salsa::Database,
+        item: LibraryItem,
+        module: Option<&str>,
+    ) -> Name {
+        match (module, item.built.and_then(|b| b.key)) {
+            (None, Some(key)) => key.into(),
+            (Some(module), _) => self.names.definition(module, item.id.name(db)),
+            (None, None) => {
+                let module = self.modules.item_module(db, item.id);
+                self.names.definition(&module, item.id.name(db))
+            }
+        }
+    }
+
     /// Note whether the guard `g` (resolved) is a type only matrices have, and make it the
-    /// `unmet` guard if it is the first library struct without values.
+    /// `unmet` guard if it is the first library type without values.
     fn check_guard(
         &mut self,
         db: &dyn salsa::Database,
@@ -762,26 +792,44 @@ impl Reach<'_> {
         on_matrix: &mut bool,
     ) {
         *on_matrix |= is_matrix_type(g);
-        if unmet.is_none() && !self.values.contains(g) && self.is_concrete_struct(db, g) {
+        if unmet.is_none()
+            && !self.values.contains(g)
+            && self.library_type(db, g) != LibraryType::Other
+        {
             *unmet = Some(g.into());
         }
     }
 
-    /// Whether `name` is a library struct with values: an abstract type has none of its own,
-    /// so a method taking one is followed at once (its concrete subtypes guard their own
-    /// methods).
-    fn is_concrete_struct(&mut self, db: &dyn salsa::Database, name: &str) -> bool {
-        if let Some(&known) = self.concrete.get(name) {
+    /// What `name` is in the library.
+    fn library_type(&mut self, db: &dyn salsa::Database, name: &str) -> LibraryType {
+        if let Some(&known) = self.library_types.get(name) {
             return known;
         }
-        let concrete = self.keyed.get(name).is_some_and(|items| {
-            items
-                .iter()
-                .any(|&i| i.kind(db) == ItemKind::Struct && i.signature(db).concrete)
-        });
-        self.concrete.insert(name.into(), concrete);
-        concrete
+        let mut found = LibraryType::Other;
+        for &i in self.keyed.get(name).into_iter().flatten() {
+            if i.kind(db) == ItemKind::Struct {
+                if i.signature(db).concrete {
+                    found = LibraryType::Struct;
+                    break;
+                }
+                found = LibraryType::Abstract;
+            }
+        }
+        self.library_types.insert(name.into(), found);
+        found
     }
+}
+
+/// What a name met as a guard is in the library: a struct's values are made only by code that
+/// names it as a value; an abstract type's are those of the structs below it, each of which
+/// makes it a value where the program has the struct whole ([`Mention::Supertype`]), so a
+/// method taking either waits until then.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum LibraryType {
+    Struct,
+    Abstract,
+    /// Not a library type, or one of the engine's (`Float64`, `Vector`): never waited on.
+    Other,
 }
 
 /// Whether `name` (as resolved) is a type that only matrices have.

@@ -926,11 +926,16 @@ pub enum Mention {
     /// As a type in a signature, a `where` bound or a field: only a value made elsewhere (by
     /// code that mentions the name as a value) can have it.
     Type,
+    /// As the declared supertype of a struct in the program: for an abstract library type,
+    /// whose values are those of the types below it, a value (the struct's, once it is made:
+    /// a library struct is followed whole only then); for any other type, a type.
+    Supertype,
 }
 
 /// Call `f` on every name `item` defines ([`Mention::Defines`]) or refers to: functions,
-/// structs and bindings used as values ([`Mention::Value`]), types in signatures, fields,
-/// `where` bounds and a struct's declared supertype ([`Mention::Type`]).
+/// structs and bindings used as values ([`Mention::Value`]), types in signatures, fields and
+/// `where` bounds ([`Mention::Type`]), a struct's declared supertype
+/// ([`Mention::Supertype`], its parameters as types).
 pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
     for (generic, method) in &item.methods {
         f(generic, Mention::Defines);
@@ -951,10 +956,9 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
         // A struct's supertype is defined wherever the struct is (Julia's `UndefVarError`
         // otherwise): a library abstract type (`IOBuffer <: IO`, a program's `Sink <: IO`)
         // comes in with every struct below it, whether or not any code names it.
-        if let Some(t) = &s.supertype {
-            type_names(t, f);
-        }
-        if let Some(TypeExpr::Named { name, .. }) = &s.supertype {
+        if let Some(TypeExpr::Named { name, params }) = &s.supertype {
+            f(name, Mention::Supertype);
+            params.iter().for_each(|p| type_names(p, f));
             if matches!(
                 &**name,
                 "Number" | "Real" | "AbstractFloat" | "Integer" | "Signed"

@@ -358,6 +358,59 @@ fn library_stubs_outlive_body_edits_and_a_user_method_still_applies() {
     assert_eq!(ret(&db, file, "f", &[v]), Type::Float64);
 }
 
+/// Whether the program of `file` holds a method of `function` whose signature names `ty`.
+fn has_method_on(db: &RootDatabase, file: SourceFile, function: &str, ty: &str) -> bool {
+    let index = zy_hir::program_index(db, file);
+    index.program.functions.get(function).is_some_and(|f| {
+        f.methods
+            .iter()
+            .any(|m| format!("{:?}", m.sig).contains(&format!("\"{ty}\"")))
+    })
+}
+
+/// A method on an abstract library type all of whose values are the library's structs below
+/// it waits, as one on a struct does, until the program makes one of those structs or
+/// declares a struct of its own below it.
+#[test]
+fn methods_on_an_abstract_library_type_wait_until_a_value_below_it() {
+    let q = "LinearAlgebra.AbstractQ";
+    let rng = "Random.AbstractRNG";
+    // `*` and `size` of numbers and vectors: no `Q` operator, no generator.
+    let (db, file) = db_with("f(x) = size(x) .* abs2(x[1])\n");
+    assert!(!has_method_on(&db, file, "Base.size", q));
+    assert!(!has_method_on(&db, file, "Base.*", q));
+    let names = prelude_functions(&db, file);
+    assert!(
+        !names.contains(&"LinearAlgebra._q_dense".to_string()),
+        "{names:?}"
+    );
+    // Named only as a type, `AbstractQ` is in the program, its methods are not.
+    let (db, file) = db_with("using LinearAlgebra\nf(Q::LinearAlgebra.AbstractQ) = size(Q)\n");
+    assert!(zy_hir::program_index(&db, file)
+        .program
+        .structs
+        .contains_key(q));
+    assert!(!has_method_on(&db, file, "Base.size", q));
+    // `hessenberg` of a matrix makes a `HessenbergQ`, below `AbstractQ`.
+    let text = "using LinearAlgebra\nf(x) = hessenberg([x 1.0; 2.0 3.0]).Q * [1.0, 2.0]\n";
+    let (db, file) = db_with(text);
+    for function in ["Base.size", "Base.*", "LinearAlgebra._q_matrix"] {
+        assert!(has_method_on(&db, file, function, q), "{function}");
+    }
+    let vector = Type::Array(Type::Float64.into(), 1);
+    assert_eq!(ret(&db, file, "f", &[Type::Float64]), vector);
+    // `rand()` draws from the default `Xoshiro`; `rand(rng)` of a program's own generator.
+    let (db, file) = db_with("f(x) = x + 1.0\n");
+    assert!(!has_method_on(&db, file, "Base.rand", rng));
+    let (db, file) = db_with("f(x) = x + rand()\n");
+    assert!(has_method_on(&db, file, "Base.rand", rng));
+    assert_eq!(ret(&db, file, "f", &[Type::Float64]), Type::Float64);
+    let own = "using Random\nmutable struct R <: AbstractRNG\n    s0::Int64\n    s1::Int64\n    \
+               s2::Int64\n    s3::Int64\nend\nf(r) = rand(r)\n";
+    let (db, file) = db_with(own);
+    assert!(has_method_on(&db, file, "Base.rand", rng));
+}
+
 #[test]
 fn methods_on_matrices_wait_until_the_program_can_make_one() {
     let matrix = Type::Array(Type::Float64.into(), 2);
