@@ -497,7 +497,9 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             if in_try || !self.keeps_pending(v) {
                 self.flush_store();
             }
-            let keeps_checks = self.keeps_checks(v);
+            // Inside a `try` every check is made where it stands: the handler sees the locals
+            // as they are at the failing statement.
+            let keeps_checks = !in_try && self.keeps_checks(v);
             if !keeps_checks {
                 self.flush_checks();
             }
