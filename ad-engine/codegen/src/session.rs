@@ -8,11 +8,12 @@ use std::sync::{Arc, Mutex};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::inline::{Inline, InlineCommand};
 use cranelift_codegen::ir::{types, AbiParam, ExternalName, InstBuilder, UserFuncName};
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
-use cranelift_module::{FuncId, Module};
+use cranelift_module::{FuncId, Module, ModuleReloc};
 use rustc_hash::{FxHashMap, FxHashSet};
 use zy_interp::{Limits, RuntimeError, Value};
 use zy_ir::{Function, Instance, Op, Type, TypedProgram};
@@ -34,6 +35,9 @@ struct ModuleOwner {
 
 struct Inner {
     module: Option<JITModule>,
+    /// The module's target with the single-pass register allocator, for large functions
+    /// (see [`define`]).
+    large: OwnedTargetIsa,
     rt: RtFuncs,
     /// Sites whose addresses are baked into the code.
     /// Boxed: their addresses are baked into the code while the vector grows.
@@ -102,27 +106,8 @@ impl JitSession {
     /// A session at Cranelift's `opt_level` and `regalloc_algorithm`.
     fn with_settings(opt_level: &str, regalloc: &str) -> Result<JitSession, JitError> {
         decide_perf_map();
-        let mut flags = settings::builder();
-        let set =
-            |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(JitError::backend);
-        set(&mut flags, "opt_level", opt_level)?;
-        set(&mut flags, "regalloc_algorithm", regalloc)?;
-        set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
-        set(
-            &mut flags,
-            "enable_verifier",
-            if cfg!(debug_assertions) {
-                "true"
-            } else {
-                "false"
-            },
-        )?;
-        set(&mut flags, "use_colocated_libcalls", "false")?;
-        set(&mut flags, "is_pic", "false")?;
-        let isa = cranelift_native::builder()
-            .map_err(JitError::backend)?
-            .finish(settings::Flags::new(flags))
-            .map_err(JitError::backend)?;
+        let isa = host_isa(opt_level, regalloc)?;
+        let large = host_isa(opt_level, "single_pass")?;
         let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
         // One contiguous reservation for the module's code and data: calls between its
         // functions are 32-bit relative, and pages the system hands out one by one can land
@@ -141,6 +126,7 @@ impl JitSession {
             owner: Arc::new(ModuleOwner {
                 inner: Mutex::new(Inner {
                     module: Some(module),
+                    large,
                     rt,
                     sites: Vec::new(),
                 }),
@@ -210,6 +196,7 @@ impl JitSession {
             .map_err(|_| JitError::backend("JIT session poisoned"))?;
         let inner = &mut *guard;
         let rt = inner.rt;
+        let large = &*inner.large;
         let module = inner
             .module
             .as_mut()
@@ -310,9 +297,7 @@ impl JitSession {
                     }
                     let _ = writeln!(out, "{}", name_imports(&text, module));
                 }
-                module
-                    .define_function(id, &mut self.ctx)
-                    .map_err(|e| JitError::backend(format!("{e:?}")))
+                define(module, large, id, &mut self.ctx)
             })();
             module.clear_context(&mut self.ctx);
             done?;
@@ -382,6 +367,68 @@ impl JitSession {
         self.cache.insert(key, compiled.clone());
         Ok(compiled)
     }
+}
+
+/// The Cranelift target for the host at `opt_level` with the register allocator `regalloc`.
+fn host_isa(opt_level: &str, regalloc: &str) -> Result<OwnedTargetIsa, JitError> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(JitError::backend);
+    set(&mut flags, "opt_level", opt_level)?;
+    set(&mut flags, "regalloc_algorithm", regalloc)?;
+    set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    cranelift_native::builder()
+        .map_err(JitError::backend)?
+        .finish(settings::Flags::new(flags))
+        .map_err(JitError::backend)
+}
+
+/// Instructions past which a function is compiled with the single-pass register allocator:
+/// the backtracking one's time grows with blocks × live values, which makes it most of the
+/// compile time of a long straight-line gradient (bench/README.md, "Session 32: size").
+const LARGE_FUNCTION: usize = 20_000;
+
+/// Compile the function in `ctx` and define it as `id` in `module`; a large one with `large`.
+fn define(
+    module: &mut JITModule,
+    large: &dyn TargetIsa,
+    id: FuncId,
+    ctx: &mut Context,
+) -> Result<(), JitError> {
+    if ctx.func.dfg.num_insts() <= LARGE_FUNCTION {
+        return module
+            .define_function(id, ctx)
+            .map_err(|e| JitError::backend(format!("{e:?}")));
+    }
+    ctx.compile(large, &mut ControlPlane::default())
+        .map_err(|e| JitError::backend(format!("{:?}", e.inner)))?;
+    let code = ctx
+        .compiled_code()
+        .ok_or_else(|| JitError::backend("no compiled code"))?;
+    let relocs: Vec<ModuleReloc> = code
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+        .collect();
+    module
+        .define_function_bytes(
+            id,
+            u64::from(code.buffer.alignment),
+            code.code_buffer(),
+            &relocs,
+        )
+        .map_err(|e| JitError::backend(format!("{e:?}")))
 }
 
 /// The functions that `f` calls or takes the address of.

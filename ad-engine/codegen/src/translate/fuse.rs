@@ -29,6 +29,7 @@ use cranelift_codegen::ir::{
 use zy_ir::{Domain, Function, Op, Operand, Prim, Span, Throws, Type, Value};
 
 use super::broadcast::{Into, Out, Stage};
+use super::scalar::Slow;
 
 use super::{mem, ClValue, Translator, R};
 use crate::error::JitError;
@@ -1559,20 +1560,19 @@ impl Translator<'_, '_, '_> {
                 let inf = self.b.ins().f64const(f64::INFINITY);
                 let bad = self.b.ins().fcmp(FloatCC::Equal, ax, inf);
                 let rt = self.env.rt.sincos;
-                let both = self.guarded(
-                    bad,
-                    &[types::F64, types::F64],
-                    // sin(±Inf) and cos(±Inf) are DomainErrors: this statement raises its own.
-                    |t| {
-                        let y = t.fallback(p, args, ty, span)?;
-                        Ok(vec![y[0], y[0]])
-                    },
-                    |t| {
-                        let r = t.func_ref(rt);
-                        let call = t.b.ins().call(r, &[x]);
-                        Ok(t.b.inst_results(call).to_vec())
-                    },
-                )?;
+                // sin(±Inf) and cos(±Inf) are DomainErrors: this statement raises its own.
+                let slow = Slow {
+                    p,
+                    args,
+                    ty,
+                    span,
+                    whole: false,
+                };
+                let both = self.domain_checked(bad, &slow, 2, |t| {
+                    let r = t.func_ref(rt);
+                    let call = t.b.ins().call(r, &[x]);
+                    Ok(t.b.inst_results(call).to_vec())
+                })?;
                 let (mine, theirs) = if p == Prim::Sin {
                     (both[0], both[1])
                 } else {

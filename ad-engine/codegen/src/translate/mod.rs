@@ -12,6 +12,7 @@ mod calls;
 mod construct;
 mod control;
 mod data;
+mod domain;
 mod factor;
 mod fuse;
 mod handlers;
@@ -293,6 +294,10 @@ pub(crate) struct Translator<'e, 'a, 'b> {
     defined: HashMap<zy_ir::Value, ClValue>,
     /// Translating the slow path of an inline check.
     in_slow_path: bool,
+    /// The statement being translated may hold its domain checks back (see [`domain`]).
+    hold_checks: bool,
+    /// The domain checks held back so far in this block.
+    held: Option<domain::Held>,
     /// Statement pairs compiled to one kernel.
     fused: HashMap<zy_ir::Value, fuse::Fused>,
     /// Zero tangents whose only reader before their one `accum!` is that `accum!`, and those
@@ -375,6 +380,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             maybe_undef,
             defined: HashMap::new(),
             in_slow_path: false,
+            hold_checks: false,
+            held: None,
             fused,
             ahead: HashMap::new(),
             fresh: fuse::fresh(func),
@@ -490,6 +497,12 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             if in_try || !self.keeps_pending(v) {
                 self.flush_store();
             }
+            // Inside a `try` every check is made where it stands: the handler sees the locals
+            // as they are at the failing statement.
+            let keeps_checks = !in_try && self.keeps_checks(v);
+            if !keeps_checks {
+                self.flush_checks();
+            }
             if self.handlers.skips(v) {
                 continue;
             }
@@ -500,7 +513,10 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
                     }
                 }
             }
-            self.translate_stmt(v)?;
+            self.hold_checks = keeps_checks;
+            let done = self.translate_stmt(v);
+            self.hold_checks = false;
+            done?;
             if !self
                 .func
                 .stmt(v)
@@ -510,6 +526,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             }
         }
         self.flush_store();
+        self.flush_checks();
         self.terminator(blk)
     }
 
@@ -781,6 +798,8 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
         }
         if !self.in_slow_path {
             self.refuse_mutating_fallback(prim, args)?;
+            // Its error comes after those of the checks held back.
+            self.flush_checks();
         }
         let mut fargs = Vec::new();
         let mut stores = Vec::new();
@@ -812,16 +831,7 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             self.b.ins().stack_store(types::I64, v, ss, (w * 8) as i32);
         }
         let buf = self.b.ins().stack_addr(types::I64, ss, 0);
-        let site = self.site(
-            span,
-            SiteKind::Fallback(Fallback {
-                prim,
-                args: fargs,
-                ret: ret.clone(),
-                layout: self.env.layout.clone(),
-                after_failed_check: self.in_slow_path,
-            }),
-        );
+        let site = self.fallback_site(prim, fargs, ret, span, self.in_slow_path);
         let rt = self.env.rt.fallback;
         self.call_rt(rt, &[self.ctx, site, buf]);
         self.check_error();
@@ -835,6 +845,28 @@ impl<'e, 'a, 'b> Translator<'e, 'a, 'b> {
             })
             .collect())
     }
+    /// Register the runtime's evaluation of `prim` on `args` (read from the operand buffer),
+    /// giving a `ret`; `after_failed_check`: reached only when an inline check fails.
+    pub(crate) fn fallback_site(
+        &mut self,
+        prim: Prim,
+        args: Vec<FallbackArg>,
+        ret: &Type,
+        span: Span,
+        after_failed_check: bool,
+    ) -> ClValue {
+        self.site(
+            span,
+            SiteKind::Fallback(Fallback {
+                prim,
+                args,
+                ret: ret.clone(),
+                layout: self.env.layout.clone(),
+                after_failed_check,
+            }),
+        )
+    }
+
     /// The object pointer `out` a runtime call returned, or where it is 0 (the call could not
     /// make it: sizes that differ, an index out of bounds, a singular matrix) the interpreter's
     /// `prim` on `args` in a cold path, which raises its error or returns its value.

@@ -292,13 +292,7 @@ impl Translator<'_, '_, '_> {
                 // sqrt of a negative number is a DomainError: the runtime raises it.
                 let zero = ins.f64const(0.0);
                 let neg = self.b.ins().fcmp(FloatCC::LessThan, x, zero);
-                let out = self.guarded(
-                    neg,
-                    &[types::F64],
-                    |t| t.slow_path(slow, types::F64),
-                    |t| Ok(vec![t.b.ins().sqrt(x)]),
-                )?;
-                out[0]
+                self.domain_checked(neg, slow, 1, |t| Ok(vec![t.b.ins().sqrt(x)]))?[0]
             }
             p if p.math().is_some() => {
                 let Some(id) = self.env.rt.math[p as usize] else {
@@ -310,23 +304,13 @@ impl Translator<'_, '_, '_> {
                     let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
                     let x_num = self.b.ins().fcmp(FloatCC::Ordered, x, x);
                     let bad = self.b.ins().band(y_nan, x_num);
-                    return Ok(Some(
-                        self.guarded(
-                            bad,
-                            &[types::F64],
-                            |t| t.slow_path(slow, types::F64),
-                            |_| Ok(vec![y]),
-                        )?[0],
-                    ));
+                    return Ok(Some(self.domain_checked(bad, slow, 1, |_| Ok(vec![y]))?[0]));
                 }
                 match self.domain_check(p, x) {
                     None => self.call_rt(id, &[x]).unwrap_or(x),
-                    Some(bad) => self.guarded(
-                        bad,
-                        &[types::F64],
-                        |t| t.slow_path(slow, types::F64),
-                        |t| Ok(vec![t.call_rt(id, &[x]).unwrap_or(x)]),
-                    )?[0],
+                    Some(bad) => self.domain_checked(bad, slow, 1, |t| {
+                        Ok(vec![t.call_rt(id, &[x]).unwrap_or(x)])
+                    })?[0],
                 }
             }
             _ => return Ok(None),
