@@ -5753,13 +5753,16 @@ getindex(m::RegexMatch, name::Symbol) = m[string(name)]
 haskey(m::RegexMatch, name::Symbol) = string(name) in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, name::AbstractString) = name in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, i::Int) = 1 <= i <= length(m.captures)
-# The groups' numbers, where none is named; Julia's names where some are make a vector whose
-# type depends on the pattern (`Vector{String}`, `Vector{Union{Int64, String}}`): refused.
+# Each group's name, or its number where it has none, mapped as Julia's `keys` maps them: a
+# `Vector{Int64}` without names, a `Vector{String}` with every group named, a `Vector{Any}`
+# of both, and without groups `Union{Int64, String}[]`.
 function keys(m::RegexMatch)
-    all(isempty, _regex_names(m.regex.pattern, m.regex.flags)) ||
-        error("unsupported: `keys` of a match of a regex with named groups (Julia's vector of the names and numbers); use `haskey(m, :name)` or `m[:name]`")
-    return collect(1:length(m.captures))
+    names = _regex_names(m.regex.pattern, m.regex.flags)
+    return map(i -> isempty(names[i]) ? i : names[i], 1:length(m.captures))
 end
+# Julia's pairs of each key and its group's text or `nothing` are pairs of unions, which zy's
+# `Pair` cannot hold.
+pairs(m::RegexMatch) = error("unsupported: `pairs` of a regex match (Julia's pairs of each group's key and its text or `nothing`); loop over `keys(m)` and read `m[k]`")
 # A match iterates its groups' texts (`a, b = match(r"(.)(.)", s)`).
 length(m::RegexMatch) = length(m.captures)
 iterate(m::RegexMatch, i::Int = 1) = i > length(m.captures) ? nothing : (m.captures[i], i + 1)
