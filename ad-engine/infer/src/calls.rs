@@ -1104,9 +1104,6 @@ impl<'a> Cx<'a> {
                 if let Some(refused) = wrapper_view_refused(name, &types) {
                     return Err(refused);
                 }
-                if let Some(refused) = crate::error::zero_dimensional(name, args) {
-                    return Err(refused);
-                }
                 let builtin = builtin_of(name);
                 if let Some(r) = builtin.and_then(|f| self.call_builtin(b, name, f, args)) {
                     return r;

@@ -158,32 +158,6 @@ fn unknown_package_hint(
     }
 }
 
-/// The refusal of a call that makes one of Julia's 0-dimensional arrays, which zy does not
-/// have, where no method takes it: `collect(0.5)`, `zeros()`, `ones(Float64)`, `fill(x)`,
-/// `fill(x, ())`, `Array{Float64}(undef)` and `Array{Float64, 0}(undef)` (lowered to
-/// `_undef_array(T)` and `_undef_array_rank(T, 0)`). `None` for another call.
-pub(crate) fn zero_dimensional(name: &str, args: &[crate::value::Val]) -> Option<Fail> {
-    use zy_ir::{Const, Type};
-    let bare = name.strip_prefix("Base.").unwrap_or(name);
-    let is_type = |v: &crate::value::Val| matches!(v.ty, Type::Function(_));
-    let no_sizes = |v: &crate::value::Val| matches!(&v.ty, Type::Tuple(ts) if ts.is_empty());
-    let what = match (bare, args) {
-        ("collect", [x]) if x.ty.is_number() => "`collect(x)` of a number",
-        ("zeros" | "ones", []) => "`zeros`, `ones` with no sizes",
-        ("zeros" | "ones", [d]) if is_type(d) || no_sizes(d) => "`zeros`, `ones` with no sizes",
-        ("zeros" | "ones", [t, d]) if is_type(t) && no_sizes(d) => "`zeros`, `ones` with no sizes",
-        ("fill", [_]) => "`fill(x)` with no sizes",
-        ("fill", [_, d]) if no_sizes(d) => "`fill(x, ())`",
-        ("_undef_array", [_]) => "`Array{T}(undef)` with no sizes",
-        ("_undef_array_rank", [_, n]) if n.konst == Some(Const::Int(0)) => "`Array{T, 0}(undef)`",
-        _ => return None,
-    };
-    Some(Fail::unsupported(format!(
-        "{what} (Julia's 0-dimensional array); zy's arrays have at least one dimension: write \
-         a vector of one element (`fill(x, 1)`, `[x]`) or use `x` itself"
-    )))
-}
-
 /// `MethodError: no method matching f(::Float64, ::Int64)`, as Julia words it.
 pub(crate) fn no_method(name: &str, args: &[zy_ir::Type]) -> Fail {
     Fail::method(format!(

@@ -1297,11 +1297,16 @@ pub(crate) fn slice_parent_dims(parent: &Type) -> Option<u8> {
 }
 
 /// The Array type Julia gives a shared reshape (`reshape(x, 2, 2)` of a variable: the
-/// prelude's `SubArray` marked `_Reshaped()`), if `t` is one.
+/// prelude's `SubArray` marked `_Reshaped()`) or a 0-dimensional array (the prelude's
+/// `ZeroDimArray{T}`: `Array{T, 0}`), if `t` is one.
 pub(crate) fn reshaped_array(t: &Type) -> Option<Type> {
     let Type::Struct(s) = t else {
         return None;
     };
+    // Julia's 0-dimensional array, the prelude's struct holding its element.
+    if let ("Base.ZeroDimArray", [e]) = (&*s.name, s.params.as_slice()) {
+        return Some(Type::Array(Arc::new(e.clone()), 0));
+    }
     let marked = matches!(s.params.get(2), Some(Type::Struct(r)) if &*r.name == "Base._Reshaped");
     let (e, n) = view_array(s).filter(|_| marked)?;
     Some(Type::Array(Arc::new(e), n))

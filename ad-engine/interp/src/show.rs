@@ -477,6 +477,11 @@ pub fn type_string(t: &Type) -> String {
             _ => t.to_string(),
         },
         Type::Struct(s) if &*s.name == "Base.Char" => "Char".to_string(),
+        // Julia's 0-dimensional array (the prelude's struct holding its element).
+        Type::Struct(s) if &*s.name == "Base.ZeroDimArray" => match s.params.as_slice() {
+            [p] => format!("Array{{{}, 0}}", type_string(p)),
+            _ => t.to_string(),
+        },
         Type::Struct(s) if &*s.name == "Base.Pair" => match s.params.as_slice() {
             [a, b] => format!("Pair{{{}, {}}}", type_string(a), type_string(b)),
             _ => t.to_string(),

@@ -58,6 +58,8 @@ enum Form {
     ConjAdjoint,
     Set,
     Pairs,
+    /// `fill(1.0)`: a 0-dimensional array, by its element.
+    ZeroDim,
     /// `r"a+b"i`.
     Regex,
     /// `s"<\1>"`.
@@ -117,6 +119,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base._RoundUp" => Form::Rounding("Up"),
         "Base._RoundDown" => Form::Rounding("Down"),
         "Base.Val" => Form::Val,
+        "Base.ZeroDimArray" => Form::ZeroDim,
         "Base.Regex" => Form::Regex,
         "Base.SubstitutionString" => Form::Substitution,
         "Base.RegexMatch" => Form::RegexMatch,
@@ -159,6 +162,17 @@ pub(crate) fn write_library<W: Write + ?Sized>(
             }
             _ => return Ok(false),
         },
+        Form::ZeroDim => {
+            let Some(Value::Array(data)) = field("data") else {
+                return Ok(false);
+            };
+            let Some(x) = data.borrow().data.get(0) else {
+                return Ok(false);
+            };
+            f.write_str("fill(")?;
+            show(f, &x)?;
+            f.write_str(")")?;
+        }
         // `'a'`, escaped as Julia's `show` escapes a character.
         Form::Char => match field("_code") {
             Some(Value::Int(c)) => {

@@ -1072,7 +1072,10 @@ prims! {
     /// apart differently (a container of `Any` holding arrays beside numbers), the part the
     /// symbol `part` names, decided by what `g` holds at run time: `:fdata` its shadow part
     /// (the arrays, kept as the same objects), `:rdata` its returned part (the numbers), each
-    /// `nothing` where the value has none. Made by the AD with no rule.
+    /// `nothing` where the value has none. `:fdata_each` and `:rdata_each` take the shadow of
+    /// a vector of such values and give a new vector of each element's part (the shadow of
+    /// `copy` of a container of `Any`, and what its reverse adds back). Made by the AD with no
+    /// rule.
     TangentPart => "tangent_part" {
         arity: Exactly(2), diff: Rewritten, jit: Jit::Interpreted,
     }

@@ -720,6 +720,13 @@ impl fmt::Display for StructType {
             StructKind::User if &*self.name == "Base.Missing" && !f.alternate() => {
                 return f.write_str("Missing")
             }
+            // Julia's 0-dimensional `Array{T, 0}` (the prelude's struct holding its element).
+            StructKind::User if &*self.name == "Base.ZeroDimArray" && !f.alternate() => {
+                if let [t] = self.params.as_slice() {
+                    return wrapped(f, "Array{", t, ", 0}");
+                }
+                write!(f, "{}", self.name)?
+            }
             // Julia's wrappers name their element type first (`Transpose{Float64,
             // Vector{Float64}}`); zy's prelude structs keep only the wrapped array's type.
             StructKind::User if is_array_wrapper(&self.name) => {

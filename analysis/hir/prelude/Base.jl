@@ -5766,13 +5766,16 @@ getindex(m::RegexMatch, name::Symbol) = m[string(name)]
 haskey(m::RegexMatch, name::Symbol) = string(name) in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, name::AbstractString) = name in _regex_names(m.regex.pattern, m.regex.flags)
 haskey(m::RegexMatch, i::Int) = 1 <= i <= length(m.captures)
-# The groups' numbers, where none is named; Julia's names where some are make a vector whose
-# type depends on the pattern (`Vector{String}`, `Vector{Union{Int64, String}}`): refused.
+# Each group's name, or its number where it has none, mapped as Julia's `keys` maps them: a
+# `Vector{Int64}` without names, a `Vector{String}` with every group named, a `Vector{Any}`
+# of both, and without groups `Union{Int64, String}[]`.
 function keys(m::RegexMatch)
-    all(isempty, _regex_names(m.regex.pattern, m.regex.flags)) ||
-        error("unsupported: `keys` of a match of a regex with named groups (Julia's vector of the names and numbers); use `haskey(m, :name)` or `m[:name]`")
-    return collect(1:length(m.captures))
+    names = _regex_names(m.regex.pattern, m.regex.flags)
+    return map(i -> isempty(names[i]) ? i : names[i], 1:length(m.captures))
 end
+# Julia's pairs of each key and its group's text or `nothing` are pairs of unions, which zy's
+# `Pair` cannot hold.
+pairs(m::RegexMatch) = error("unsupported: `pairs` of a regex match (Julia's pairs of each group's key and its text or `nothing`); loop over `keys(m)` and read `m[k]`")
 # A match iterates its groups' texts (`a, b = match(r"(.)(.)", s)`).
 length(m::RegexMatch) = length(m.captures)
 iterate(m::RegexMatch, i::Int = 1) = i > length(m.captures) ? nothing : (m.captures[i], i + 1)
@@ -7888,6 +7891,98 @@ _undef_vector(T, dims::Tuple{Int}) = _undef_vector(T, dims[1])
 _undef_matrix(T, dims::Tuple{Int, Int}) = _undef_matrix(T, dims[1], dims[2])
 _undef_array(T, dims::Tuple) = _undef_array(T, dims...)
 _undef_array_rank(T, N::Int, dims::Tuple) = _undef_array_rank(T, N, dims...)
+
+# ---- 0-dimensional arrays --------------------------------------------------------------------
+
+"""
+    fill(x), zeros(), ones(), Array{T, 0}(undef), reshape(v, ())
+
+Julia's 0-dimensional `Array{T, 0}`: one element, read `A[]` (or `A[1]`) and written `A[] = x`;
+its size `()`, its length 1. zy holds the element in a one-element Vector, which
+`reshape(v, ())` shares with `v`. Broadcasting over it gives its element's result, a number
+(Julia's `fill(1.0) .+ 1 == 2.0`); `+`, `-` and scaling by a number keep it an array.
+"""
+struct ZeroDimArray{T} <: AbstractArray{T, 0}
+    data::Vector{T}
+end
+fill(x) = ZeroDimArray([x])
+fill(x, ::Tuple{}) = fill(x)
+zeros() = fill(0.0)
+ones() = fill(1.0)
+zeros(::Tuple{}) = zeros()
+ones(::Tuple{}) = ones()
+zeros(::Type{T}) where {T} = fill(zero(T))
+ones(::Type{T}) where {T} = fill(one(T))
+collect(x::Number) = fill(x)
+_undef_array(T) = ZeroDimArray(_undef_vector(T, 1))
+_undef_array_rank(T, N::Int) = N == 0 ? _undef_array(T) : _undef_rank_error(N, 0)
+# `reshape(v, ())` of a one-element vector: the 0-dimensional array sharing its element.
+function _reshape_zero(v::Vector)
+    length(v) == 1 || throw(DimensionMismatch("new dimensions () must be consistent with array length $(length(v))"))
+    return ZeroDimArray(v)
+end
+reshape(v::Vector, ::Tuple{}) = _reshape_zero(v)
+reshape(A::Matrix, ::Tuple{}) = _reshape_zero(A[:])
+_reshape_shared(v::Vector, ::Tuple{}) = _reshape_zero(v)
+_reshape_shared(A::Matrix, ::Tuple{}) = error("unsupported: `reshape(A, ())` of a matrix a variable holds (Julia's 0-dimensional array sharing its memory); reshape `A[:]` (a copy) or `vec(A)`'s vector")
+
+getindex(A::ZeroDimArray) = A.data[1]
+getindex(A::ZeroDimArray, i::Int) = i == 1 ? A.data[1] : throw(BoundsError(A, i))
+function setindex!(A::ZeroDimArray, x)
+    A.data[1] = x
+    return A
+end
+function setindex!(A::ZeroDimArray, x, i::Int)
+    i == 1 || throw(BoundsError(A, i))
+    A.data[1] = x
+    return A
+end
+summary(A::ZeroDimArray) = "0-dimensional $(typeof(A))"
+size(A::ZeroDimArray) = ()
+length(A::ZeroDimArray) = 1
+ndims(A::ZeroDimArray) = 0
+axes(A::ZeroDimArray) = ()
+eltype(A::ZeroDimArray{T}) where {T} = T
+first(A::ZeroDimArray) = A.data[1]
+last(A::ZeroDimArray) = A.data[1]
+only(A::ZeroDimArray) = A.data[1]
+sum(A::ZeroDimArray) = sum(A.data)
+sum(f, A::ZeroDimArray) = sum(f, A.data)
+prod(A::ZeroDimArray) = prod(A.data)
+maximum(A::ZeroDimArray) = A.data[1]
+minimum(A::ZeroDimArray) = A.data[1]
+copy(A::ZeroDimArray) = ZeroDimArray(copy(A.data))
+collect(A::ZeroDimArray) = copy(A)
+similar(A::ZeroDimArray) = ZeroDimArray(similar(A.data))
+vec(A::ZeroDimArray) = A.data
+# `map` and comprehensions over one keep its shape (Julia's 0-dimensional result).
+map(f, A::ZeroDimArray) = fill(f(A.data[1]))
+collect(g::Generator{F, I}) where {F, I <: ZeroDimArray} = fill(g.f(g.iter.data[1]))
+function fill!(A::ZeroDimArray, x)
+    A.data[1] = x
+    return A
+end
+==(A::ZeroDimArray, B::ZeroDimArray) = A.data[1] == B.data[1]
+isequal(A::ZeroDimArray, B::ZeroDimArray) = isequal(A.data[1], B.data[1])
+# Julia's broadcast of 0-dimensional arrays and numbers is a number; beside an array, the
+# element broadcast with it.
+broadcast(f, A::ZeroDimArray) = f(A.data[1])
+broadcast(f, A::ZeroDimArray, y::Number) = f(A.data[1], y)
+broadcast(f, x::Number, A::ZeroDimArray) = f(x, A.data[1])
+broadcast(f, A::ZeroDimArray, B::ZeroDimArray) = f(A.data[1], B.data[1])
+broadcast(f, A::ZeroDimArray, y::AbstractArray) = broadcast(f, A.data[1], y)
+broadcast(f, x::AbstractArray, A::ZeroDimArray) = broadcast(f, x, A.data[1])
+function broadcast!(f, dest::ZeroDimArray, v::ZeroDimArray)
+    dest.data[1] = f(v.data[1])
+    return dest
+end
+# Arithmetic as Julia's arrays have it keeps the 0-dimensional shape.
++(A::ZeroDimArray, B::ZeroDimArray) = fill(A.data[1] + B.data[1])
+-(A::ZeroDimArray, B::ZeroDimArray) = fill(A.data[1] - B.data[1])
+-(A::ZeroDimArray) = fill(-A.data[1])
+*(A::ZeroDimArray, x::Number) = fill(A.data[1] * x)
+*(x::Number, A::ZeroDimArray) = fill(x * A.data[1])
+/(A::ZeroDimArray, x::Number) = fill(A.data[1] / x)
 
 """
     reshape(A, m, n), reshape(A, n), reshape(A, (m, n)), reshape(A, :, n), reshape(A, m, :)

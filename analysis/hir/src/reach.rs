@@ -70,6 +70,13 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["Base.RegexMatch"],
         hooks: &[],
     },
+    // A 0-dimensional array is Julia's `Array{T, 0}` to `isa` and dispatch (inference's
+    // `pattern` knows the struct by name); `fill(x)`, `zeros()` and the like make it, so code
+    // reaching them has it.
+    Hooks {
+        triggers: &["Base.ZeroDimArray"],
+        hooks: &[],
+    },
     // `Val(x)` is made by inference (`type_params`) of the struct that code naming `Val`
     // reaches.
     Hooks {

@@ -1263,7 +1263,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 89840..89844: abs2
-            <zy>/prelude/Base.jl (prelude) 433492..433496: abs2
+            <zy>/prelude/Base.jl (prelude) 437749..437753: abs2
         "#]],
     );
 }

@@ -257,12 +257,18 @@ pub const RULES: &[Rule] = &[
     Rule {
         prim: Copy,
         keep: Forward(|e, s| {
+            if objects::is_mixed_union(&s.ty) {
+                return Ok(objects::copy_of_union(e, s));
+            }
             if objects::is_objects(&s.ty) {
                 return Ok(objects::build(e, s, Copy));
             }
             fresh_forward(e, s, Copy)
         }),
         reverse: |e, s| {
+            if objects::is_mixed_union(&s.ty) {
+                return objects::copy_of_union_reverse(e, s);
+            }
             // A shallow copy of a vector of arrays shares its elements' shadows: nothing to add.
             if !objects::is_objects(&s.ty) || objects::is_returned(&s.ty) {
                 e.prim(AccumInto, vec![s.kept(1), s.kept(0)], Type::Nothing);

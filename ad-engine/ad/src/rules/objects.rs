@@ -81,7 +81,9 @@ pub(super) fn refuse_unsupported(
                     return Err(AdError::new(span, object_array_refusal(&a, &why)));
                 }
                 // A copy or an appended tail would need each element's returned part apart
-                // from the shadow parts it shares.
+                // from the shadow parts it shares (which a container of `Any`'s copy takes
+                // at run time, `copy_of_union`).
+                Op::Prim(Prim::Copy) if is_mixed_union(&a) => {}
                 Op::Prim(p @ (Prim::Copy | Prim::Realias)) if is_mixed(&a) => {
                     let why = format!("`{}` of it has no rule yet", p.julia_name());
                     return Err(AdError::new(span, object_array_refusal(&a, &why)));
@@ -135,6 +137,36 @@ pub(super) fn is_returned(t: &Type) -> bool {
 /// Is `t` an array whose elements' gradients have both parts ([`mixed_elements`])?
 pub(super) fn is_mixed(t: &Type) -> bool {
     matches!(t, Type::Array(e, _) if mixed_elements(e))
+}
+
+/// Is `t` a container of `Any` holding arrays beside numbers (elements of a union whose
+/// gradients have both parts, split by the member each holds at run time)?
+pub(super) fn is_mixed_union(t: &Type) -> bool {
+    matches!(t, Type::Array(e, _) if matches!(**e, Type::Union(_)) && mixed_elements(e))
+}
+
+/// `copy(xs)` of a container of `Any` holding arrays beside numbers: the copy's shadow holds
+/// the very shadows of the arrays it shares and fresh zeros (`nothing`) for its numbers, its
+/// own; kept with the operand's shadow, into which the reverse adds them.
+pub(super) fn copy_of_union(e: &mut Emit, s: &FwdStmt) -> FwdOut {
+    let value = e.prim(Prim::Copy, s.args.clone(), s.ty.clone());
+    let sx = shadow_or_zero(e, s, 0).unwrap_or(Const::Nothing.into());
+    let part = Const::Symbol("fdata_each".into()).into();
+    let shadow = e.prim(Prim::TangentPart, vec![sx.clone(), part], fdata_type(&s.ty));
+    FwdOut {
+        value,
+        shadow: Some(shadow.clone()),
+        residuals: vec![shadow, sx],
+    }
+}
+
+/// The reverse of [`copy_of_union`]: the numbers' gradients of the copy added into the
+/// operand's shadow (the arrays' reached it through the shadows they share).
+pub(super) fn copy_of_union_reverse(e: &mut Emit, s: &RevStmt) -> Vec<Option<Operand>> {
+    let part = Const::Symbol("rdata_each".into()).into();
+    let returned = e.prim(Prim::TangentPart, vec![s.kept(0), part], fdata_type(&s.ty));
+    e.prim(Prim::AccumInto, vec![s.kept(1), returned], Type::Nothing);
+    s.none()
 }
 
 /// `shadow[i] = accum(shadow[i], g)`: the gradient `g` (the returned part) of the element read

@@ -165,10 +165,34 @@ fn check_parts(xs: &[Val]) -> Result<(), Fail> {
     Ok(())
 }
 
+/// The element type of `vcat` of Vectors of Julia's open abstract types (`vcat(Any[W],
+/// Any[b])`, each zy's union of what it holds): their join, a `Vector{Any}` holding what each
+/// part holds. `None` unless every part is such a Vector.
+fn open_vectors(xs: &[Val]) -> Option<Type> {
+    let elem = |x: &Val| match &x.ty {
+        Type::Array(e, 1) if matches!(&**e, Type::Union(u) if crate::open::is_open(&u.name)) => {
+            Some((**e).clone())
+        }
+        _ => None,
+    };
+    let (first, rest) = xs.split_first()?;
+    rest.iter().try_fold(elem(first)?, |joined, x| {
+        crate::open::join(&joined, &elem(x)?)
+    })
+}
+
 /// `vcat(xs...)`: a Vector of numbers and Vectors, a Matrix when a part is one.
 fn vcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
     if vectors_of_values(xs) {
         return cx.call_named(b, &"Base._vcat_vectors".into(), xs);
+    }
+    if let Some(elem) = open_vectors(xs) {
+        // Appended in order to an empty Vector of the joined type.
+        let empty: [Val; 0] = [];
+        let out = crate::value::apply(b, zy_ir::Prim::Vect, &empty, crate::value::array(elem, 1));
+        let mut parts = vec![out];
+        parts.extend(xs.iter().cloned());
+        return cx.call_named(b, &"Base._vcat_vectors".into(), &parts);
     }
     check_parts(xs)?;
     if let Some(v) = along_nd(cx, b, 1, xs) {

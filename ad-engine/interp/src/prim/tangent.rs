@@ -253,17 +253,43 @@ pub fn is_tangent_of(v: &Value, t: &Type) -> bool {
 /// `tangent_part(g, part)`: the shadow part (`:fdata`: the arrays, the same objects) or the
 /// returned part (`:rdata`: the numbers) of the gradient `g`, tuples and named tuples part by
 /// part; `nothing` where `g` has no such part (a union's member known only at run time).
+/// With `:fdata_each` or `:rdata_each`, `g` is the shadow of a vector of such values, and the
+/// result a new vector of each element's part.
 pub fn tangent_part(args: &[Value]) -> Result<Value, String> {
-    let shadow = match args {
-        [_, Value::Symbol(p)] if **p == *"fdata" => true,
-        [_, Value::Symbol(p)] if **p == *"rdata" => false,
-        _ => {
-            return Err(
-                "internal error: `tangent_part` expects a gradient and :fdata or :rdata".into(),
-            )
-        }
+    let (shadow, each) = match args {
+        [_, Value::Symbol(p)] => match &**p {
+            "fdata" => (true, false),
+            "rdata" => (false, false),
+            "fdata_each" => (true, true),
+            "rdata_each" => (false, true),
+            _ => return Err(part_expected()),
+        },
+        _ => return Err(part_expected()),
     };
-    Ok(part_of(&args[0], shadow))
+    if !each {
+        return Ok(part_of(&args[0], shadow));
+    }
+    let Value::Array(a) = &args[0] else {
+        return Err(part_expected());
+    };
+    let a = a.borrow();
+    let ArrayData::Obj(o) = &a.data else {
+        return Err(part_expected());
+    };
+    let items = o.items.iter().map(|g| part_of(g, shadow)).collect();
+    let data = ArrayData::Obj(crate::value::Objects {
+        elem: o.elem.clone(),
+        items,
+    });
+    Ok(Value::Array(Rc::new(RefCell::new(Array::new(
+        a.shape, data,
+    )))))
+}
+
+fn part_expected() -> String {
+    "internal error: `tangent_part` expects a gradient and :fdata or :rdata (of a vector's \
+     elements, :fdata_each or :rdata_each)"
+        .into()
 }
 
 fn part_of(g: &Value, shadow: bool) -> Value {
