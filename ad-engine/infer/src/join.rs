@@ -310,8 +310,9 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
 /// declared with one of Julia's abstract types or untyped (`x::Real` holding a `Float64` in one
 /// `P` and an `Int64` in another), where Julia's struct is one type and stores each value with
 /// its own. The struct whose fields are the joins of theirs (`Union{Float64, Int64}`); `None`
-/// where a field's types do not join, or for a mutable struct (whose values are shared, which
-/// a conversion to the joined type would copy).
+/// where a field's types do not join to a union of numbers (a `Vector` in one and an `Int64`
+/// in another), or for a mutable struct (whose values are shared, which a conversion to the
+/// joined type would copy).
 pub(crate) fn one_struct(shapes: &[Type]) -> Option<Type> {
     let (Type::Struct(first), rest) = shapes.split_first()? else {
         return None;
@@ -328,7 +329,12 @@ pub(crate) fn one_struct(shapes: &[Type]) -> Option<Type> {
             return None;
         }
         for ((_, a), (_, b)) in fields.iter_mut().zip(&s.fields) {
-            *a = join(a, b)?;
+            let j = join(a, b)?;
+            // The AD and the JIT hold a struct's union field of numbers only.
+            if *a != j && !matches!(&j, Type::Union(u) if u.members.iter().all(Type::is_number)) {
+                return None;
+            }
+            *a = j;
         }
     }
     Some(Type::Struct(std::sync::Arc::new(zy_ir::StructType {
