@@ -590,6 +590,15 @@ fn the_jit_compiles_fields_of_an_abstract_type() {
     assert!(calls.iter().any(|c| c.starts_with("rescene(")), "{calls:?}");
 }
 
+/// A struct's field of Julia's abstract type holding a Float64 in one value and an Int64 in
+/// another (`x::Real`, a `Union{Float64, Int64}`), and a branch on a block view's style,
+/// compile: every gradient `fixtures/abstract32.jl` expects runs in the JIT.
+#[test]
+fn the_jit_compiles_fields_of_julias_abstract_types() {
+    let calls = jit_compiles_every_gradient_of("abstract32.jl");
+    assert!(calls.iter().any(|c| c.starts_with("squares(")), "{calls:?}");
+}
+
 /// Run every `# expect grad:` call of the fixture `name` in the JIT, asserting that none falls
 /// back to the interpreter; the calls run.
 fn jit_compiles_every_gradient_of(name: &str) -> Vec<String> {

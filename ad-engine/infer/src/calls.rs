@@ -1342,7 +1342,7 @@ impl<'a> Cx<'a> {
         }
         if !self.program.globals.contains_key(name)
             && (self.is_defined(name)
-                || crate::builtins::ABSTRACT_TYPES.contains(&&**name)
+                || crate::builtins::is_written_type(name)
                 || crate::builtins::is_exception_type(name))
         {
             return Ok(Val::lit(Const::Func(name.clone())));

@@ -280,7 +280,7 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
             .collect();
         joined.push(match same.as_slice() {
             [one] => one.clone(),
-            _ => crate::recursive::recursive(&same)?,
+            _ => crate::recursive::recursive(&same).or_else(|| one_struct(&same))?,
         });
     }
     joined.sort();
@@ -304,6 +304,43 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
     }
     let name = format!("Union{{{}}}", names.join(", "));
     Some(Type::union(name.as_str().into(), joined))
+}
+
+/// Values of one immutable struct type whose fields hold values of different types: a field
+/// declared with one of Julia's abstract types or untyped (`x::Real` holding a `Float64` in one
+/// `P` and an `Int64` in another), where Julia's struct is one type and stores each value with
+/// its own. The struct whose fields are the joins of theirs (`Union{Float64, Int64}`); `None`
+/// where a field's types do not join to a union of numbers (a `Vector` in one and an `Int64`
+/// in another), or for a mutable struct (whose values are shared, which a conversion to the
+/// joined type would copy).
+pub(crate) fn one_struct(shapes: &[Type]) -> Option<Type> {
+    let (Type::Struct(first), rest) = shapes.split_first()? else {
+        return None;
+    };
+    if first.mutable {
+        return None;
+    }
+    let mut fields = first.fields.clone();
+    for t in rest {
+        let Type::Struct(s) = t else {
+            return None;
+        };
+        if !first.is(&s.name, &s.params) || s.mutable || s.fields.len() != fields.len() {
+            return None;
+        }
+        for ((_, a), (_, b)) in fields.iter_mut().zip(&s.fields) {
+            let j = join(a, b)?;
+            // The AD and the JIT hold a struct's union field of numbers only.
+            if *a != j && !matches!(&j, Type::Union(u) if u.members.iter().all(Type::is_number)) {
+                return None;
+            }
+            *a = j;
+        }
+    }
+    Some(Type::Struct(std::sync::Arc::new(zy_ir::StructType {
+        fields,
+        ..(**first).clone()
+    })))
 }
 
 /// Is a value of type `t` one that may be `nothing` on another path, joining with it to

@@ -8237,15 +8237,16 @@ setindex!(A::Matrix, B, I::Vector, J) = _pick!(A, B, _index_list(A, 1, I), _inde
 setindex!(A::Matrix, B, I, J::Vector) = _pick!(A, B, _index_list(A, 1, I), _index_list(A, 2, J))
 
 # `view(x, I)` and `x[I] .= v` for a Vector of indices or a mask: a view whose indices are
-# that Vector (checked against the parent's bounds once, as Julia's `view` does).
+# that Vector (checked against the parent's bounds once, as Julia's `view` does), read by
+# Cartesian indices as Julia's.
 function view(x::Array, I::Vector{Int})
     for k in 1:length(I)
         x[I[k]]
     end
-    return SubArray(x, I)
+    return SubArray(x, I, IndexCartesian())
 end
-view(x::Array, m::Vector{Bool}) = SubArray(x, _index_list(x, 0, m))
-view(x::Array, m::Matrix{Bool}) = SubArray(x, _index_list(x, 0, m))
+view(x::Array, m::Vector{Bool}) = SubArray(x, _index_list(x, 0, m), IndexCartesian())
+view(x::Array, m::Matrix{Bool}) = SubArray(x, _index_list(x, 0, m), IndexCartesian())
 
 # Rows and columns as views, for `for r in eachrow(A)` and comprehensions (a `for` loop
 # iterates by `length` and `getindex`): each row or column is a SubArray of `A`, so reading it
@@ -8376,8 +8377,20 @@ view(A::Matrix, I, J) = _view(A, _view_indices(A, _view_list(A, 1, I), _view_lis
 view(A::Array{T, 3}, I, J, K) where {T} = _view(A, _view_indices(A, _view_list(A, 1, I), _view_list(A, 2, J), _view_list(A, 3, K)), I, J, K)
 
 # The view of `A` at the block's linear indices `L`, with the dimensions indexed by an `Int`
-# dropped.
-_view(A, L, I...) = SubArray(A, _view_shape(L, _view_dims((), L, 1, I...)))
+# dropped, marked with the `IndexStyle` Julia gives a view by such indices.
+_view(A, L, I...) = SubArray(A, _view_shape(L, _view_dims((), L, 1, I...)), _view_indexing(I...))
+
+# Julia's `viewindexing`: a view of an Array is read by one linear index (its `FastSubArray`)
+# where, after leading `Int`s, whole dimensions (`:`) come first, then at most one range (a
+# unit range after a `:`), then `Int`s only: `view(A, :, 1:2)`, `view(A, 1:2, 1)`,
+# `view(A, :, :, k)`. Others (`view(A, 1:2, 1:2)`, `view(A, :, 1, :)`, a list of indices)
+# are read by Cartesian indices.
+_view_indexing() = IndexLinear()
+_view_indexing(::Int, I...) = _view_indexing(I...)
+_view_indexing(::Colon, ::Colon, I...) = _view_indexing(Colon(), I...)
+_view_indexing(::Colon, ::UnitRange{Int}, I::Int...) = IndexLinear()
+_view_indexing(::Union{Colon, AbstractRange{Int}}, I::Int...) = IndexLinear()
+_view_indexing(I...) = IndexCartesian()
 
 # The positions an index selects in dimension `d` of `A`, after checking they are in bounds.
 _view_list(A, d::Int, i::Int) = _view_check(A, d, [i])
@@ -8440,8 +8453,11 @@ function selectdim(A::Matrix, d::Int, i)
 end
 function selectdim(A::Array{T, 3}, d::Int, i) where {T}
     _selectdim_check(A, d, 3)
-    return d == 1 ? view(A, i, :, :) : (d == 2 ? view(A, :, i, :) : view(A, :, :, i))
+    # The three views are one type, whose `IndexStyle` is not kept (Julia's differ).
+    return d == 1 ? _unmarked(view(A, i, :, :)) :
+        (d == 2 ? _unmarked(view(A, :, i, :)) : _unmarked(view(A, :, :, i)))
 end
+_unmarked(v::SubArray) = SubArray(v.parent, v.indices)
 function _selectdim_check(A, d::Int, n::Int)
     d < 1 && throw(ArgumentError("dimension $d must be ≥ 1"))
     d > n && error("unsupported: `selectdim` in dimension $d of an array of $n dimensions")
@@ -11273,7 +11289,8 @@ IndexStyle(::AbstractRange) = IndexLinear()
 # not. A view of a range of a vector, of a row or of a column and a shared reshape of an Array
 # are linear, as Julia's `FastSubArray`; of a block or by a list of indices, Julia's style
 # depends on the indices (`view(A, :, 1:2)` is linear, `view(A, 1:2, 1:2)` Cartesian), which
-# zy's view types do not keep: refused by name.
+# `view` marks the block with (`_view_indexing`). A view of a view, or a slice of a
+# three-dimensional array, keeps no mark: refused by name.
 IndexStyle(::Adjoint) = IndexLinear()
 IndexStyle(::Transpose) = IndexLinear()
 IndexStyle(::AdjointMatrix) = IndexCartesian()
@@ -11281,7 +11298,8 @@ IndexStyle(::TransposeMatrix) = IndexCartesian()
 IndexStyle(v::SubArray) = _view_style(v.indices, v.reshaped)
 _view_style(::AbstractRange, reshaped) = IndexLinear()
 _view_style(::Array, ::_Reshaped) = IndexLinear()
-_view_style(::Array, ::Nothing) = error("unsupported: IndexStyle of a view of a block or by a list of indices (Julia's is IndexLinear() for whole columns, `view(A, :, 1:2)`, IndexCartesian() for others, which zy's views do not tell apart); test the indices instead")
+_view_style(::Array, style::Union{IndexLinear, IndexCartesian}) = style
+_view_style(::Array, ::Nothing) = error("unsupported: IndexStyle of a view of a view or a slice of a three-dimensional array (Julia's depends on the indices, which zy keeps for views of an Array only); test the indices instead")
 # Of several arrays, the style that indexes them all: linear only when each is. (Untyped, so
 # that LinearAlgebra's wrappers are taken as they are, not read as copies.)
 IndexStyle(A, B) = IndexStyle(IndexStyle(A), IndexStyle(B))

@@ -762,6 +762,12 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
                     e.ty
                 )));
             }
+            if let Some(one) = crate::join::one_struct(&[t.clone(), e.ty.clone()]) {
+                // One struct whose field of Julia's abstract type holds values of different
+                // types (`[P(1.0), P(2)]` of `x::Real`): the struct holding their union.
+                t = one;
+                continue;
+            }
             if a.name == b.name {
                 // One struct whose abstractly typed field (`σ::Function`) holds values of
                 // different types: zy types a struct by what its fields hold.

@@ -1204,28 +1204,70 @@ fn type_supertype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
     Ok(Val::lit(Const::Func(name)))
 }
 
-/// Julia's abstract types among the type values zy has (`isabstracttype` of each is `true`;
-/// of the program's types, their declarations say).
-const JULIA_ABSTRACT: &[&str] = &[
-    "Any",
-    "Number",
-    "Real",
-    "AbstractFloat",
-    "Integer",
-    "Signed",
-    "Unsigned",
-    "Exception",
-    "AbstractArray",
-    "AbstractVector",
-    "AbstractMatrix",
-    "AbstractRange",
-    "AbstractUnitRange",
-    "OrdinalRange",
-    "AbstractString",
-    "AbstractDict",
-    "AbstractSet",
-    "Function",
+/// A type of Julia's that zy knows by its name rather than by a definition in the program or
+/// the prelude.
+pub(crate) struct JuliaType {
+    pub(crate) name: &'static str,
+    /// `isabstracttype` of it.
+    pub(crate) is_abstract: bool,
+    /// Is the name a value where a program writes it (`T = Real`, `x isa Integer`)? The others
+    /// are reached from other types only (`supertype(UInt8)` is `Unsigned`), or, `Exception`,
+    /// among Base's exceptions.
+    pub(crate) written: bool,
+}
+
+const fn julia_type(name: &'static str, is_abstract: bool, written: bool) -> JuliaType {
+    JuliaType {
+        name,
+        is_abstract,
+        written,
+    }
+}
+
+/// Julia's types that zy knows by name: its abstract types, and the types without all their
+/// parameters (`Vector`, `Adjoint`) or of types (`DataType`) that a program may write as values.
+pub(crate) const JULIA_TYPES: &[JuliaType] = &[
+    julia_type("Any", true, true),
+    julia_type("Number", true, true),
+    julia_type("Real", true, true),
+    julia_type("AbstractFloat", true, true),
+    julia_type("Integer", true, true),
+    julia_type("Signed", true, true),
+    julia_type("Unsigned", true, false),
+    julia_type("Exception", true, false),
+    julia_type("AbstractArray", true, true),
+    julia_type("AbstractVector", true, true),
+    julia_type("AbstractMatrix", true, true),
+    julia_type("AbstractRange", true, true),
+    julia_type("AbstractUnitRange", true, true),
+    julia_type("OrdinalRange", true, true),
+    julia_type("AbstractString", true, true),
+    julia_type("AbstractDict", true, false),
+    julia_type("AbstractSet", true, false),
+    julia_type("Function", true, true),
+    julia_type("Vector", false, true),
+    julia_type("Matrix", false, true),
+    julia_type("Array", false, true),
+    julia_type("Tuple", false, true),
+    julia_type("NamedTuple", false, true),
+    julia_type("Nothing", false, true),
+    julia_type("Symbol", false, true),
+    // `Adjoint`: a row `x'` (a type of zy's own) or the prelude's `AdjointMatrix`.
+    julia_type("Adjoint", false, true),
+    // The types of types (`typeof(Real)`).
+    julia_type("DataType", false, true),
+    julia_type("UnionAll", false, true),
 ];
+
+/// Is `name` one of [`JULIA_TYPES`] that a program may write as a value?
+pub(crate) fn is_written_type(name: &str) -> bool {
+    JULIA_TYPES.iter().any(|t| t.written && t.name == name)
+}
+
+/// Is `name` one of Julia's abstract types among [`JULIA_TYPES`]?
+fn is_julias_abstract(name: &str) -> bool {
+    JULIA_TYPES.iter().any(|t| t.is_abstract && t.name == name)
+}
 
 /// Julia's type of a type value (`typeof(Real)`): `Union` of a union (`Core.TypeofBottom` of
 /// `Union{}`), `UnionAll` of a type with parameters not given (`Vector`, `AbstractArray`, a
@@ -1244,8 +1286,7 @@ fn type_of_type(t: &Type, program: &zy_ir::Program) -> Option<&'static str> {
     }
     // A struct's name never holds its parameters: `Box{Float64}` is found by none.
     let def = program.structs.get(n);
-    let named_type = JULIA_ABSTRACT.contains(&n)
-        || ABSTRACT_TYPES.contains(&n)
+    let named_type = JULIA_TYPES.iter().any(|t| t.name == n)
         || is_exception_type(n)
         || def.is_some()
         || crate::type_values::is_type_text(n)
@@ -1272,7 +1313,7 @@ fn type_kind(cx: &mut Cx, name: &str, t: &Val) -> Result<Val, Fail> {
     };
     let program = cx.program;
     let def = program.structs.get(n);
-    let is_abstract = JULIA_ABSTRACT.contains(&&**n) || def.is_some_and(|d| d.is_abstract);
+    let is_abstract = is_julias_abstract(n) || def.is_some_and(|d| d.is_abstract);
     let answer = match name {
         "isabstracttype" => is_abstract,
         _ if is_abstract => false,
@@ -1333,36 +1374,6 @@ fn type_fieldnames(cx: &mut Cx, b: &mut PlanBuilder, t: &Val) -> Result<Val, Fai
 pub(crate) fn is_exception_type(name: &str) -> bool {
     name == "Exception" || exceptions::EXCEPTIONS.contains(&name)
 }
-
-/// The abstract types of Julia that are values only as the right side of `isa`.
-pub(crate) const ABSTRACT_TYPES: &[&str] = &[
-    "Any",
-    "Number",
-    "Real",
-    "AbstractFloat",
-    "Integer",
-    "Signed",
-    "AbstractArray",
-    "AbstractVector",
-    "AbstractMatrix",
-    "AbstractRange",
-    "AbstractUnitRange",
-    "OrdinalRange",
-    "Vector",
-    "Matrix",
-    "Array",
-    "Function",
-    "Tuple",
-    "NamedTuple",
-    "Nothing",
-    "Symbol",
-    "AbstractString",
-    // `Adjoint`: a row `x'` (a type of zy's own) or the prelude's `AdjointMatrix`.
-    "Adjoint",
-    // The types of types (`typeof(Real)`).
-    "DataType",
-    "UnionAll",
-];
 
 /// Is `t` a view (not a shared reshape, which Julia types as an Array) or a struct holding one
 /// in its parameters (`A'` of a view)?

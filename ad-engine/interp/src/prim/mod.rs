@@ -578,6 +578,14 @@ fn of_type(v: &Value, t: &Type) -> bool {
             names.iter().eq(b.iter().map(|(n, _)| n))
         }
         (Value::Ref(r), Type::Ref(inner)) if t.holds_recursion() => of_type(&r.borrow(), inner),
+        // A struct's tangent whose fields are of the types held, or members of the unions held
+        // (that of a `P(1.5)` seen as the tangent of a `P` whose `x::Real` holds a
+        // `Union{Float64, Int64}`).
+        (Value::NamedTuple(names, vs), Type::NamedTuple(b)) if names.len() == b.len() => names
+            .iter()
+            .zip(vs.iter())
+            .zip(b.iter())
+            .all(|((n, v), (m, f))| n == m && (matches!(f, Type::Union(_)) || of_type(v, f))),
         (Value::Symbol(_), Type::Symbol(_)) => t.is_any_symbol(),
         // A `SubString` is held as its text, as a `String` is.
         (Value::Str(_), Type::SubString) => true,
