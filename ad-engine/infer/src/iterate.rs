@@ -997,7 +997,10 @@ impl crate::calls::Cx<'_> {
 
     /// Item `k` of destructuring `a, b = x` for `x` a union of one factorization's instances
     /// (`T, Z, vals = schur(A)`, real or complex values by the values): the field by name,
-    /// before the union is split (which would lose the constant `k`). `None` for any other call.
+    /// before the union is split (which would lose the constant `k`); for `x` a value or
+    /// `nothing` (`itr = iterate(xs)` where the test for `nothing` does not narrow it), the
+    /// value taken out first (`Base._destructurable`: Julia's `MethodError` of iterating
+    /// `nothing`), then its item `k`. `None` for any other call.
     pub(crate) fn destructure_union(
         &mut self,
         b: &mut crate::plan::PlanBuilder,
@@ -1007,6 +1010,15 @@ impl crate::calls::Cx<'_> {
         let [x, i] = args else { return None };
         if &**name != DESTRUCTURE {
             return None;
+        }
+        if let Type::Union(u) = &x.ty {
+            let something = u.members.iter().filter(|t| **t != Type::Nothing).count();
+            if something == 1 && u.members.len() == 2 {
+                let item = self
+                    .call_named(b, &"Base._destructurable".into(), std::slice::from_ref(x))
+                    .and_then(|v| self.call_named(b, name, &[v, i.clone()]));
+                return Some(item);
+            }
         }
         let field = crate::builtins::data::union_item_field(&x.ty, i.int()?)?;
         let field = crate::value::Val::lit(Const::Symbol(field));

@@ -969,6 +969,24 @@ length(g::Generator{F, I}) where {F, I <: Filter} = error("unsupported: a `for` 
 # Element `k` of a generator over an indexed iterable: `f` of its source's element `k`, so a
 # `for` loop over a generator, `take` and `drop` of one call `f` once per element they read.
 _gen_elem(g::Generator, k::Int) = g.f(_gen_elem(g.iter, k))
+
+"""
+    iterate(g::Generator), iterate(g::Generator, state)
+
+Julia's iteration protocol of a generator called by hand (`itr = iterate(g)`): `f` of its
+source's next item with the source's state, or `nothing` at the end; `f` runs once per item.
+"""
+# Annotated by a `where` variable: `for` loops over a generator keep their counted form
+# (`iterate.rs` lowers loops by the `iterate` methods annotated with the struct itself).
+iterate(g::G) where {G <: Generator} = _gen_next(g, iterate(g.iter))
+iterate(g::G, state) where {G <: Generator} = _gen_next(g, iterate(g.iter, state))
+_gen_next(g, ::Nothing) = nothing
+_gen_next(g, y::Tuple) = (g.f(y[1]), y[2])
+
+# `a, b = x` of a value inference holds as `Union{Nothing, T}`: the `T`, or Julia's error of
+# iterating `nothing`.
+_destructurable(x) = x
+_destructurable(::Nothing) = error(:MethodError, "no method matching iterate(::Nothing)")
 length(p::ProductIterator) = length(p.a) * length(p.b)
 size(p::ProductIterator) = (length(p.a), length(p.b))
 
@@ -3100,9 +3118,10 @@ iseven(n::Float64) = iseven(Int(n))
     isapprox(x, y; atol = 0, rtol = √eps unless atol > 0), x ≈ y
 
 Approximate equality, Julia's: `x == y`, or both finite and `|x - y| ≤ max(atol, rtol
-max(|x|, |y|))`; arrays compare by the Euclidean norm of their difference.
+max(|x|, |y|))` (complex numbers by their moduli); arrays compare by the Euclidean norm of
+their difference.
 """
-function isapprox(x::Real, y::Real; atol::Real = 0.0, rtol::Real = _default_rtol(x, y, atol))
+function isapprox(x::Number, y::Number; atol::Real = 0.0, rtol::Real = _default_rtol(x, y, atol))
     return x == y ||
            (isfinite(x) && isfinite(y) && abs(x - y) <= max(atol, rtol * max(abs(x), abs(y))))
 end
@@ -4669,9 +4688,10 @@ end
 """
     inv(x)
 
-`1 / x` of a number, a Float64 (the matrix inverse is a primitive).
+`one(x) / x` of a number: a Float64 of a Float64 or an integer, a Float32 of a Float32 (the
+matrix inverse is a primitive).
 """
-inv(x::Real) = 1.0 / x
+inv(x::Real) = one(x) / x
 
 """
     sincos(x)
@@ -8838,17 +8858,22 @@ function _collect_iterated(c)
 end
 
 """
-    SizeUnknown(), HasLength(), IsInfinite()
+    SizeUnknown(), HasLength(), HasShape{N}(), IsInfinite()
 
 Julia's `IteratorSize` traits, what an iterator knows of its number of items: a struct's
 `Base.IteratorSize(::Type{C})` method says which (`HasLength()` by default), and `collect`
-consults it as Julia's does.
+consults it as Julia's does. An array, and a generator over one, has the shape of its `N`
+dimensions.
 """
 struct SizeUnknown end
 struct HasLength end
+struct HasShape{N} end
 struct IsInfinite end
 
 IteratorSize(T) = HasLength()
+IteratorSize(::AbstractVector) = HasShape{1}()
+IteratorSize(::AbstractMatrix) = HasShape{2}()
+IteratorSize(g::Generator) = IteratorSize(g.iter)
 
 # The trait of an iterator: its type's for a struct of the program, through the library's lazy
 # iterators as Julia's `IteratorSize` of theirs.
@@ -10877,6 +10902,10 @@ The `Complex{Float64}` of the parts converted to Float64.
 ComplexF64(x::Real, y::Real) = Complex(Float64(x), Float64(y))
 ComplexF64(x::Real) = Complex(Float64(x), 0.0)
 ComplexF64(z::Complex) = Complex(Float64(z.re), Float64(z.im))
+# `convert(Complex{Float64}, x)`, as a typed local or field of that type makes.
+convert(::Type{Complex{T}}, x::Real) where {T <: Real} = Complex(convert(T, x), zero(T))
+convert(::Type{Complex{T}}, z::Complex) where {T <: Real} =
+    Complex(convert(T, z.re), convert(T, z.im))
 
 """
     complex(x, y), complex(z)
@@ -12711,6 +12740,8 @@ function push!(d::Dict, ps::Pair...)
     return d
 end
 sizehint!(d::Dict, n::Int) = _dict_sizehint!(d, n, false)
+# Of a vector: a hint for its growth, which zy's vectors do not need; the vector itself.
+sizehint!(v::Vector, n::Integer) = v
 
 """
     getkey(d::Dict, k, default)

@@ -398,6 +398,12 @@ pub const HOOKS: &[Hooks] = &[
     },
     // A slurping target `a, b..., c = x` of an array takes its elements from `i` on, and the
     // targets after it count from the end.
+    // Destructuring a value that may be `nothing` (`(x, s), st = itr` of an `iterate` result)
+    // tests for it first, so that the items are read at constant positions.
+    Hooks {
+        triggers: &["Base._destructure"],
+        hooks: &["Base._destructurable"],
+    },
     Hooks {
         triggers: &["Base._destructure_rest"],
         hooks: &[

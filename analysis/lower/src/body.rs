@@ -267,9 +267,10 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     /// Assign a local: a new SSA definition, or a store into its box (made at the first
     /// assignment).
     pub fn assign_local(&mut self, v: VarId, value: Operand, range: TextRange) {
-        let value = match self.cx.res.declared.get(&v).cloned() {
+        let res = self.cx.res;
+        let value = match res.declared.get(&v) {
             Some(ty) => {
-                let ty = self.expr(&ty);
+                let ty = self.expr(ty);
                 self.call(DECLARED_CONVERT, vec![ty, value], range)
             }
             None => value,

@@ -77,9 +77,10 @@ pub(crate) struct Resolution {
     /// with a smaller id that its body names is one of an enclosing scope.
     pub declared_before: FxHashMap<*const Expr, u32>,
     pub errors: Vec<ScopeError>,
-    /// The type each typed local is declared with (`s::Float64 = 0`, `local x::T`), as the
-    /// expression written: every assignment to it converts the value.
-    pub declared: FxHashMap<VarId, Expr>,
+    /// The type each typed local is declared with (`s::Float64 = 0`, `local x::T`), a copy of
+    /// the expression written whose names are resolved here (`typeof(x0 + h)` reads the
+    /// locals): every assignment to it evaluates it and converts the value.
+    pub declared: FxHashMap<VarId, Box<Expr>>,
     /// The method's `where` variables that its closures read (`T` in
     /// `[zero(T) for i in 1:n]`): locals the method assigns on entry, which closures capture.
     pub where_locals: Vec<VarId>,
@@ -571,9 +572,8 @@ impl Walker {
             }
             ExprKind::Field { base, .. } => self.expr(base),
             ExprKind::Declared { var, ty } => {
-                self.expr(ty);
-                self.target(var);
                 self.declare_type(var, ty);
+                self.target(var);
             }
             _ => {}
         }
@@ -587,12 +587,21 @@ impl Walker {
         }
     }
 
-    /// Record that the local `var` is declared of type `ty`.
+    /// Record that the local `var` is declared of type `ty`. Lowering evaluates the type at
+    /// every assignment from the copy kept here, so the names in the copy are the ones
+    /// resolved (the first declaration is kept: Julia refuses a second of another type).
     fn declare_type(&mut self, var: &Expr, ty: &Expr) {
-        if let ExprKind::Ident(name) = &var.kind {
-            if let Some(v) = self.lookup(name) {
-                self.res.declared.insert(v, ty.clone());
+        let local = match &var.kind {
+            ExprKind::Ident(name) => self.lookup(name),
+            _ => None,
+        };
+        match local {
+            Some(v) if !self.res.declared.contains_key(&v) => {
+                let ty = Box::new(ty.clone());
+                self.expr(&ty);
+                self.res.declared.insert(v, ty);
             }
+            _ => self.expr(ty),
         }
     }
 
@@ -602,10 +611,7 @@ impl Walker {
                 self.ident(e, name);
             }
             // `local x::T`: a declaration, not an assignment.
-            ExprKind::Declared { var, ty } => {
-                self.expr(ty);
-                self.declare_type(var, ty);
-            }
+            ExprKind::Declared { var, ty } => self.declare_type(var, ty),
             ExprKind::Assign { lhs, rhs } => match lhs.kind {
                 ExprKind::Index { .. } | ExprKind::Field { .. } => {
                     self.target(lhs);
