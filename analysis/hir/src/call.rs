@@ -112,7 +112,11 @@ pub fn blocking_errors(
 /// a refused construct (which stops the run there, no `catch` taking it) that the typed code
 /// (`thrown`) throws at its place, or that lowering made a throw of (where the run never
 /// gets, as inference found, nothing of it is left).
-pub(crate) fn raised_when_reached(db: &dyn salsa::Database, e: &TypeError, thrown: &Thrown) -> bool {
+pub(crate) fn raised_when_reached(
+    db: &dyn salsa::Database,
+    e: &TypeError,
+    thrown: &Thrown,
+) -> bool {
     match e.code {
         "method-error" => true,
         "undefined-name" | "unsupported" => {
@@ -222,8 +226,7 @@ fn type_call_with_errors(
     // The library's methods on matrices wait until the program can make one
     // (`reach::MATRIX_MAKERS`); a library function that makes one where those lists do not
     // say so would fail here for a method it does not see: typed again with them.
-    if typed.1.iter().any(|e| e.code == "method-error") && !key.index(db).reached.contains(MATRIX)
-    {
+    if typed.1.iter().any(|e| e.code == "method-error") && !key.index(db).reached.contains(MATRIX) {
         let again = type_in(db, call_program(db, file, &lowered, true), call);
         if again.1.is_empty() {
             return Ok(again);
@@ -233,7 +236,11 @@ fn type_call_with_errors(
 }
 
 /// The call `call` typed in the program `key`, with the type errors found.
-fn type_in(db: &dyn salsa::Database, key: ProgramKey, call: &Global) -> (TypedCall, Vec<TypeError>) {
+fn type_in(
+    db: &dyn salsa::Database,
+    key: ProgramKey,
+    call: &Global,
+) -> (TypedCall, Vec<TypeError>) {
     let program = &key.index(db).program;
     let mut oracle =
         |callee: &Instance| ret_type(db, InstanceId::new(db, key, Arc::new(callee.clone())));
