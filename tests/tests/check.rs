@@ -235,6 +235,52 @@ fn the_summary_counts_tests_as_julias_test_summary_does() {
 }
 
 #[test]
+fn skipped_tests_count_per_iteration_and_errors_are_raised_where_reached() {
+    // Julia's `Test Summary`: a `@test_skip` is `Broken` each time control reaches it (three
+    // times in the `for`, twice in the `@testset for`, once at top level); a tuple's index
+    // past its end, known where it compiles, is a `BoundsError` a `catch` takes and
+    // `@test_throws` sees: Pass 7, Broken 6, Total 13.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nsq(x) = x^2\nfunction third(t)\n    try\n        return t[3]\n    catch e\n        return e isa BoundsError\n    end\nend\n\
+         @testset \"loop\" begin\n    for i in 1:3\n        @test sq(i) == i * i\n        @test_skip sq(i) == 0\n    end\nend\n\
+         @testset \"n = $n\" for n in 1:2\n    @test_skip sq(n) == 0\n    @test sq(n) > 0\nend\n\
+         @test_skip sq(1) == 0\n@test third((1.0, 2.0))\n@test_throws BoundsError (1.0, 2.0)[3]\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    let table = out.find("Test Summary:").map_or("", |at| &out[at..]);
+    expect![[r#"
+        Test Summary: | Pass  Broken  Total
+        t.jl          |    7       6     13
+        checked 1 file: 0 errors, 0 warnings; 0 functions checked, 2 not typed (no `# zy: at`, no caller, no concrete annotations); 13 tests: 7 passed, 6 broken
+    "#]]
+    .assert_eq(table);
+}
+
+#[test]
+fn a_function_typed_at_its_annotations_is_checked_with_its_errors() {
+    // `conflicted` types at its concrete annotation: counted as checked, its type conflict
+    // reported; `fine` is checked, `generic` has nothing to type at.
+    let dir = dir_with(&[(
+        "c.jl",
+        "function conflicted(x::Float64)\n    y = x > 0 ? [x] : (x, 1)\n    return y[1]\nend\nfine(x::Float64) = 2x\ngeneric(x) = x\n",
+    )]);
+    let (status, out, _) = run(dir.path(), &["check", "c.jl", "--format", "short"]);
+    assert_eq!(status, 1);
+    expect![[r#"
+        c.jl:2:9: error[type-conflict]: type conflict: `y` is Vector{Float64} on one path and Tuple{Float64, Int64} on another
+    "#]]
+    .assert_eq(&out);
+    let (_, out, _) = run(dir.path(), &["check", "c.jl", "--format", "json"]);
+    let summary = &json(&out)["summary"];
+    assert_eq!(
+        (&summary["checked_functions"], &summary["untyped_functions"]),
+        (&serde_json::json!(2), &serde_json::json!(1))
+    );
+}
+
+#[test]
 fn tests_with_closures_and_in_loops_run_and_their_negations_fail() {
     // Each test beside its negation: exactly the negations fail, once per iteration of a
     // loop (named as Julia names a `@testset for` iteration); a running sum sees the earlier

@@ -105,11 +105,13 @@ pub(crate) fn failed(
 
 /// End `block` with `error(msg)`; a message naming Julia's exception (`MethodError: ...`)
 /// raises that exception, so that a run reaching a call inference found no method for
-/// raises the `MethodError` Julia raises there.
+/// raises the `MethodError` Julia raises there. A refusal (`unsupported: ...`) stops the run
+/// where it is reached, as no `catch` can take it.
 pub(crate) fn throw(out: &mut Function, block: Block, msg: &str, span: Span) {
     let named = msg.split_once(": ").filter(|(name, _)| {
-        (name.ends_with("Error") || name.ends_with("Exception"))
-            && name.chars().all(|c| c.is_ascii_alphanumeric())
+        let exception = (name.ends_with("Error") || name.ends_with("Exception"))
+            && name.chars().all(|c| c.is_ascii_alphanumeric());
+        exception || *name == UNSUPPORTED
     });
     let args = match named {
         Some((name, rest)) => vec![
@@ -129,6 +131,9 @@ pub(crate) fn throw(out: &mut Function, block: Block, msg: &str, span: Span) {
     );
     out.set_term(block, Terminator::Unreachable, span);
 }
+
+/// The exception name of a refusal raised at run time: the engines' `unsupported: ...`.
+pub(crate) const UNSUPPORTED: &str = "unsupported";
 
 /// How many calls deep [`Typer::stored_by_callee`] follows a container of `Any` passed on.
 const MAX_STORE_DEPTH: usize = 4;

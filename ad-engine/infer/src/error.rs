@@ -246,7 +246,7 @@ const TYPE_VALUES: &[(&str, &str)] = &[
 
 /// Is the callee name `n` a type's (`Circle{Float64}`, `Base.UnitRange`) rather than a
 /// function's? Julia's types are capitalised, its functions not.
-fn names_type(n: &str) -> bool {
+pub(crate) fn names_type(n: &str) -> bool {
     let bare = n.split('{').next().unwrap_or(n);
     bare.rsplit('.')
         .next()

@@ -53,15 +53,17 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
 }
 
 /// Types as values on two paths (`typeof(e)` of a caught exception in a `catch`, `Nothing` in
-/// the `try`), one of them a union of them (Julia's `DataType`): the union of them all, the
-/// one held known at run time.
+/// the `try`; `c ? Int : Float64`), one of them a union of them or both named as types are
+/// (Julia's `DataType`): the union of them all, the one held known at run time.
 fn data_types(a: &Type, b: &Type) -> Option<Type> {
     let members = |t: &Type| match t {
         Type::Union(u) if &*u.name == "DataType" => Some(u.members.clone()),
         Type::Function(_) => Some(vec![t.clone()]),
         _ => None,
     };
-    if !matches!((a, b), (Type::Union(_), _) | (_, Type::Union(_))) {
+    let named_types = matches!((a, b), (Type::Function(x), Type::Function(y))
+        if crate::error::names_type(x) && crate::error::names_type(y));
+    if !named_types && !matches!((a, b), (Type::Union(_), _) | (_, Type::Union(_))) {
         return None;
     }
     let mut all = members(a)?;

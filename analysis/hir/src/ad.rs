@@ -22,18 +22,22 @@ use std::sync::Arc;
 use zy_ad::{Activity, AdError, AdjointOrigin, ArgMask, GlobalShadows, InstanceAdjoint};
 use zy_ir::{Instance, TypedProgram};
 
-use crate::call::{raised_when_reached, typed_program};
+use crate::call::{raised_when_reached, typed_program, Thrown};
 use crate::specialise::{typed, InstanceId};
 
 /// The program that runs the specialisation `id`: what it reaches, typed, with the
-/// differentiation builtins expanded; or its first type error (but a `MethodError`) or
-/// differentiation error.
+/// differentiation builtins expanded; or its first type error (but those raised where they
+/// were found) or differentiation error.
 #[salsa::tracked(returns(ref))]
 pub fn expanded(db: &dyn salsa::Database, id: InstanceId) -> Result<Arc<TypedProgram>, AdError> {
     let inst = id.instance(db);
     let (program, errors) = typed_program(db, id.program(db), std::slice::from_ref(inst));
-    // A `MethodError` is raised where it was found, if the run reaches it.
-    if let Some(e) = errors.into_iter().find(|e| !raised_when_reached(e)) {
+    // An error the code raises where it was found stops the run only if it gets there.
+    let thrown = Thrown::of(&program, None);
+    if let Some(e) = errors
+        .into_iter()
+        .find(|e| !raised_when_reached(db, e, &thrown))
+    {
         return Err(AdError::new(
             e.span,
             format!("`{inst}` does not type: {}", e.message),

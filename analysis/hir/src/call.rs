@@ -8,9 +8,12 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use zy_infer::{TypeError, GLOBAL_METHOD};
-use zy_ir::{Function, Global, Instance, Name, Op, Program, Span, TypedProgram, ValueKind};
+use zy_ir::{
+    Const, Function, Global, Instance, Name, Op, Operand, Prim, Program, Span, TypedProgram,
+    ValueKind,
+};
 use zy_syntax::ast::{Expr, GlobalDef};
 
 use zy_lower::LoweredItem;
@@ -71,10 +74,10 @@ pub fn type_call(
     type_call_in(db, file, MAIN, expr)
 }
 
-/// [`type_call_in`] for running the call: when every error is a `MethodError`, the typed
-/// program, which raises each where it was found (as Julia raises it when the call is made),
-/// so that one in code the run does not reach (a branch after a `throw`, the element call of
-/// a comprehension over no elements) is no error.
+/// [`type_call_in`] for running the call: when the typed program raises every error where
+/// it was found ([`raised_when_reached`]), that program, so that one in code the run does not
+/// reach (a branch after a `throw`, the element call of a comprehension over no elements) is
+/// no error.
 pub fn type_call_to_run(
     db: &dyn salsa::Database,
     file: SourceFile,
@@ -82,16 +85,92 @@ pub fn type_call_to_run(
     expr: &Expr,
 ) -> Result<TypedCall, CallErrors> {
     let (typed, errors) = type_call_with_errors(db, file, module, expr)?;
-    match errors.iter().all(raised_when_reached) {
+    let thrown = Thrown::of(&typed.program, Some(&typed.body));
+    match errors.iter().all(|e| raised_when_reached(db, e, &thrown)) {
         true => Ok(typed),
         false => Err(CallErrors(errors)),
     }
 }
 
-/// Whether a run may go ahead despite the type error `e`: a `MethodError`, which the typed
-/// code raises where it was found, as Julia raises it only if the call is made.
-pub(crate) fn raised_when_reached(e: &TypeError) -> bool {
-    e.code == "method-error"
+/// The errors of `errors`, found typing `program`, that stop a run before it starts: those
+/// the code does not raise where they were found ([`raised_when_reached`]).
+pub fn blocking_errors(
+    db: &dyn salsa::Database,
+    program: &TypedProgram,
+    errors: Vec<TypeError>,
+) -> Vec<TypeError> {
+    let thrown = Thrown::of(program, None);
+    errors
+        .into_iter()
+        .filter(|e| !raised_when_reached(db, e, &thrown))
+        .collect()
+}
+
+/// Whether a run may go ahead despite the type error `e`, because the code raises it where
+/// it was found, as Julia raises an exception only where the run gets: a `MethodError`
+/// (also one inside the library, reported at the call that led there); an `UndefVarError` or
+/// a refused construct (which stops the run there, no `catch` taking it) that the typed code
+/// (`thrown`) throws at its place, or that lowering made a throw of (where the run never
+/// gets, as inference found, nothing of it is left).
+pub(crate) fn raised_when_reached(
+    db: &dyn salsa::Database,
+    e: &TypeError,
+    thrown: &Thrown,
+) -> bool {
+    match e.code {
+        "method-error" => true,
+        "undefined-name" | "unsupported" => {
+            thrown.0.contains(&(e.span, e.message.as_str().into()))
+                || lowered_as_refusal(db, e.span)
+        }
+        _ => false,
+    }
+}
+
+/// What a typed program throws where: each `error` statement's span and message.
+pub(crate) struct Thrown(FxHashSet<(Span, Name)>);
+
+impl Thrown {
+    /// The throws of `program`'s functions and bindings and of `body`.
+    pub(crate) fn of(program: &TypedProgram, body: Option<&Function>) -> Thrown {
+        let functions = program.functions.values().chain(program.globals.values());
+        let mut out = FxHashSet::default();
+        for f in functions.map(|f| &**f).chain(body) {
+            for d in &f.values {
+                let ValueKind::Stmt(s) = &d.kind else {
+                    continue;
+                };
+                let message = match (&s.op, s.args.as_slice()) {
+                    (Op::Prim(Prim::Error), [Operand::Const(Const::Str(m))]) => m.clone(),
+                    (
+                        Op::Prim(Prim::Error),
+                        [Operand::Const(Const::Symbol(n)), Operand::Const(Const::Str(m))],
+                    ) => format!("{n}: {m}").as_str().into(),
+                    _ => continue,
+                };
+                out.insert((d.span, message));
+            }
+        }
+        Thrown(out)
+    }
+}
+
+/// Did lowering make the construct at `span` (of a user's item) a refusal raised where it is
+/// reached (`error(:unsupported, what)`)?
+fn lowered_as_refusal(db: &dyn salsa::Database, span: Span) -> bool {
+    if span.file == CALL_SPAN_FILE {
+        return false;
+    }
+    let Some(item) = crate::diag::item_of_span(db, span.file) else {
+        return false;
+    };
+    let lowered = crate::lower::ssa(db, item);
+    let bodies = lowered.methods.iter().map(|(_, m)| &m.body);
+    bodies.flat_map(|b| &b.values).any(|d| {
+        d.span == span
+            && matches!(&d.kind, ValueKind::Stmt(s) if matches!(&s.op, Op::Call(f) if &**f == "error")
+                && matches!(s.args.first(), Some(Operand::Const(Const::Symbol(k))) if &**k == "unsupported"))
+    })
 }
 
 /// [`type_call`], with the call's names seen from `module` of `file`'s program (the module of
@@ -147,8 +226,7 @@ fn type_call_with_errors(
     // The library's methods on matrices wait until the program can make one
     // (`reach::MATRIX_MAKERS`); a library function that makes one where those lists do not
     // say so would fail here for a method it does not see: typed again with them.
-    if typed.1.iter().any(|e| e.code == "method-error") && !key.index(db).reached.contains(MATRIX)
-    {
+    if typed.1.iter().any(|e| e.code == "method-error") && !key.index(db).reached.contains(MATRIX) {
         let again = type_in(db, call_program(db, file, &lowered, true), call);
         if again.1.is_empty() {
             return Ok(again);
@@ -158,7 +236,11 @@ fn type_call_with_errors(
 }
 
 /// The call `call` typed in the program `key`, with the type errors found.
-fn type_in(db: &dyn salsa::Database, key: ProgramKey, call: &Global) -> (TypedCall, Vec<TypeError>) {
+fn type_in(
+    db: &dyn salsa::Database,
+    key: ProgramKey,
+    call: &Global,
+) -> (TypedCall, Vec<TypeError>) {
     let program = &key.index(db).program;
     let mut oracle =
         |callee: &Instance| ret_type(db, InstanceId::new(db, key, Arc::new(callee.clone())));

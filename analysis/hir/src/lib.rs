@@ -61,8 +61,8 @@ mod unpack;
 
 pub use ad::{adjoint, expanded, gradient, reaching, AdjointKey, GradientProgram};
 pub use call::{
-    type_call, type_call_in, type_call_to_run, typed_program, CallErrors, CallFunctions, TypedCall, CALL_NAME,
-    CALL_SPAN_FILE,
+    blocking_errors, type_call, type_call_in, type_call_to_run, typed_program, CallErrors,
+    CallFunctions, TypedCall, CALL_NAME, CALL_SPAN_FILE,
 };
 pub use db::RootDatabase;
 pub use diag::{

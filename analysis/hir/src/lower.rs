@@ -59,7 +59,13 @@ pub(crate) fn lower_item(db: &dyn salsa::Database, item: ItemId) -> LoweredItem 
                 .unwrap_or(0);
             // A copy's closures are functions of their own, resolved in its module.
             let ordinal = ordinal + COPY_ORDINALS * item.load(db);
-            zy_lower::lower_method(file, def, ordinal)
+            let mut lowered = zy_lower::lower_method(file, def, ordinal);
+            let refused = crate::diag::unsupported_in(db, item);
+            lowered.name_refusals(|span| {
+                let e = refused.iter().find(|e| e.span == span)?;
+                Some(e.message.clone())
+            });
+            lowered
         }
         Item::Struct(def) => zy_lower::lower_struct(file, def),
         Item::Global(def) => zy_lower::lower_global(file, def),

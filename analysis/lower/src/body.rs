@@ -157,9 +157,18 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         self.emit(Op::Call(name.into()), args, range).into()
     }
 
-    /// `error(message)`: what a construct that cannot be lowered evaluates to.
+    /// What a construct that cannot be lowered evaluates to: `error(message)`, or for a
+    /// refusal (`unsupported: what`) `error(:unsupported, what)`, which stops a run that
+    /// reaches it with the refusal (no `catch` takes it), and nothing before.
     pub fn error_call(&mut self, message: &str, range: TextRange) -> Operand {
-        self.call("error", vec![Const::Str(message.into()).into()], range)
+        let args = match message.strip_prefix("unsupported: ") {
+            Some(what) => vec![
+                Const::Symbol("unsupported".into()).into(),
+                Const::Str(what.into()).into(),
+            ],
+            None => vec![Const::Str(message.into()).into()],
+        };
+        self.call("error", args, range)
     }
 
     /// Report an error and lower the construct as a call to `error`.
@@ -501,7 +510,7 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Declared { .. } => {
                 Const::Nothing.into()
             }
-            ExprKind::Error => self.error_call("unsupported construct", r),
+            ExprKind::Error => self.error_call(crate::REFUSED_CONSTRUCT, r),
             ExprKind::Chain { first, rest } => self.chain(first, rest, r),
             ExprKind::And(a, b) => self.short_circuit(a, b, true, true, r),
             ExprKind::Or(a, b) => self.short_circuit(a, b, false, true, r),

@@ -38,6 +38,8 @@ mod split;
 mod tidy;
 mod trycatch;
 
+use std::sync::Arc;
+
 use zy_ir::{
     Const, Function, Global, Method, Name, Op, Operand, Program, Span, Stmt, StructDef, ValueKind,
     SET_GLOBAL,
@@ -55,6 +57,10 @@ pub const GETPROPERTY: &str = "Base.getproperty";
 /// the program defines no `Base.setproperty!` method).
 pub const SETPROPERTY: &str = "Base.setproperty!";
 
+/// The refusal a construct the parser refused ([`zy_syntax::ast::ExprKind::Error`]) lowers
+/// to, until [`LoweredItem::name_refusals`] puts the parser's message for it in its place.
+pub const REFUSED_CONSTRUCT: &str = "unsupported: a construct outside zy's subset";
+
 /// An error found while lowering (the parser reports its own separately).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct LowerError {
@@ -70,6 +76,16 @@ pub struct LowerError {
 pub struct Lowered {
     pub program: Program,
     pub errors: Vec<LowerError>,
+}
+
+/// Does `body` lower a construct the parser refused (a call `error(:unsupported, what)` with
+/// `what` the `placeholder`)?
+fn refuses_construct(body: &Function, placeholder: Option<&str>) -> bool {
+    body.values.iter().any(|v| {
+        matches!(&v.kind, ValueKind::Stmt(Stmt { op: Op::Call(f), args })
+            if &**f == "error"
+                && matches!(args.as_slice(), [_, Operand::Const(Const::Str(w))] if Some(&**w) == placeholder))
+    })
 }
 
 /// The top-level bindings `body` rebinds (its calls of [`SET_GLOBAL`]).
@@ -101,6 +117,37 @@ pub struct LoweredItem {
 }
 
 impl LoweredItem {
+    /// Give each construct the parser refused (lowered to [`REFUSED_CONSTRUCT`]) the parser's
+    /// message, `message(span)` (`unsupported: integer literal ...`), so that a run reaching
+    /// it stops with that refusal.
+    pub fn name_refusals(&mut self, message: impl Fn(Span) -> Option<String>) {
+        let placeholder = REFUSED_CONSTRUCT.strip_prefix("unsupported: ");
+        for (_, method) in &mut self.methods {
+            if !refuses_construct(&method.body, placeholder) {
+                continue;
+            }
+            let body = Arc::make_mut(&mut method.body);
+            for v in 0..body.values.len() {
+                let span = body.values[v].span;
+                let ValueKind::Stmt(Stmt { op: Op::Call(f), args }) = &mut body.values[v].kind
+                else {
+                    continue;
+                };
+                let what = match args.as_slice() {
+                    [_, Operand::Const(Const::Str(what))] if &**f == "error" => what,
+                    _ => continue,
+                };
+                if Some(&**what) != placeholder {
+                    continue;
+                }
+                if let Some(m) = message(span) {
+                    let named = m.strip_prefix("unsupported: ").unwrap_or(&m);
+                    args[1] = Const::Str(named.into()).into();
+                }
+            }
+        }
+    }
+
     /// Add the item to `program`, reporting struct or binding names defined twice.
     pub fn add_to(self, program: &mut Program, errors: &mut Vec<LowerError>) {
         errors.extend(self.errors);

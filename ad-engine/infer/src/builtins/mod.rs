@@ -1017,6 +1017,22 @@ fn isa(cx: &mut Cx, args: &[Val]) -> Result<Val, Fail> {
     let ([x, _], Some(Type::Function(name))) = (args, args.get(1).map(|t| &t.ty)) else {
         return Err(no_method("isa", &crate::value::types(&args)));
     };
+    // `T isa DataType`, `T isa UnionAll`: by the type of the type value `T`, of each type a
+    // union of them may hold (`c ? Int : Float64`); false of any other value.
+    if let "DataType" | "UnionAll" = &**name {
+        let members = match &x.ty {
+            Type::Union(u) if &*u.name == "DataType" => u.members.clone(),
+            t => vec![t.clone()],
+        };
+        let kinds: Vec<Option<&str>> = members
+            .iter()
+            .map(|t| type_of_type(t, cx.program))
+            .collect();
+        if kinds.windows(2).all(|w| w[0] == w[1]) {
+            let holds = kinds.first().is_some_and(|k| *k == Some(&**name));
+            return Ok(Val::lit(Const::Bool(holds)));
+        }
+    }
     let pat = crate::type_values::pattern_of_name(name, cx.program)?;
     let holds = crate::pattern::matches_as_julia(&pat, &x.ty, &mut Default::default(), cx.program);
     Ok(Val::lit(Const::Bool(holds)))

@@ -1,6 +1,7 @@
 //! Which functions of a file `check` types: each at its annotated calls, at the argument types
 //! a typed caller passes it, or at its own parameter annotations when they are all concrete
-//! (`x::Float64`, `v::Vector{Float64}`). The rest are counted as not typed.
+//! (`x::Float64`, `v::Vector{Float64}`), where its type errors that stop a run are reported.
+//! The rest are counted as not typed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use zy_ir::{Function, Instance};
 use zy_syntax::ast::{AnnotationKind, FunctionName, Item};
 
 use super::Specialisation;
+use crate::{Diagnostic, Severity};
 
 /// One specialisation of a function of the file, with its typed body.
 pub(crate) struct TypedFn {
@@ -28,7 +30,7 @@ pub struct Coverage {
     /// Functions typed at least once (their lints ran).
     pub checked: usize,
     /// Functions with no `# zy: at` or `# zy: gradcheck` call, no typed caller and no concrete
-    /// annotation on every parameter (or whose specialisation there did not type).
+    /// annotation on every parameter.
     pub untyped: Vec<Untyped>,
 }
 
@@ -91,16 +93,29 @@ fn is_kwdef_constructor(
     structs.iter().any(|(n, r)| n == name && *r == range)
 }
 
+/// The functions of a file `check` typed.
+#[derive(Default)]
+pub(crate) struct Typed {
+    /// The specialisations that typed without an error, which the lints read.
+    pub functions: Vec<TypedFn>,
+    /// The functions typed at their annotations with type errors, which the lints skip.
+    pub failed: Vec<ItemId>,
+    /// Those errors that stop a run before it starts, located in the file.
+    pub errors: Vec<Diagnostic>,
+}
+
 /// Every specialisation of the file's functions that `specs` reach, then those of the
 /// functions still untyped at their concrete parameter annotations (each instance once).
 pub(crate) fn typed_functions(
     db: &RootDatabase,
     file: SourceFile,
     specs: &[Specialisation],
-) -> Vec<TypedFn> {
+) -> Typed {
     let items = functions(db, file);
     let mut seen: BTreeSet<Arc<Instance>> = BTreeSet::new();
     let mut out = Vec::new();
+    let mut failed = Vec::new();
+    let mut errors = Vec::new();
     let mut take = |program: &zy_ir::TypedProgram, out: &mut Vec<TypedFn>| {
         let shadows = GlobalShadows::of(program);
         for (inst, func) in &program.functions {
@@ -124,25 +139,52 @@ pub(crate) fn typed_functions(
             continue;
         }
         for inst in crate::annotated::annotated_instances(db, file, item) {
-            let (program, errors) = zy_hir::typed_program(
+            let (program, found) = zy_hir::typed_program(
                 db,
                 zy_hir::ProgramKey::of(db, file),
                 std::slice::from_ref(&inst),
             );
-            if errors.is_empty() {
+            if found.is_empty() {
                 take(&program, &mut out);
+                continue;
+            }
+            // Those the run raises where they are, as Julia does, are no finding: only where
+            // it gets there is known (a `BoundsError` a `try` catches).
+            failed.push(item);
+            for e in zy_hir::blocking_errors(db, &program, found) {
+                errors.extend(located(db, file, &e));
             }
         }
     }
-    out
+    Typed {
+        functions: out,
+        failed,
+        errors,
+    }
+}
+
+/// The type error `e` as a diagnostic of `file`, if it is located there.
+fn located(db: &RootDatabase, file: SourceFile, e: &zy_infer::TypeError) -> Option<Diagnostic> {
+    let r = zy_hir::locate(db, e.span, None).filter(|r| r.file == file)?;
+    let lc = zy_hir::line_col(db, file, r.start);
+    Some(Diagnostic {
+        start: r.start,
+        end: r.end,
+        line: lc.line,
+        col: lc.col,
+        code: e.code.to_string(),
+        message: e.message.clone(),
+        severity: Severity::Error,
+        related: Vec::new(),
+    })
 }
 
 /// Count the functions of `file` that `typed` covers, and those it does not that have no
 /// annotated call (a call that does not type is reported as an error where it is written).
-pub(crate) fn count(db: &RootDatabase, file: SourceFile, typed: &[TypedFn]) -> Coverage {
+pub(crate) fn count(db: &RootDatabase, file: SourceFile, typed: &Typed) -> Coverage {
     let mut out = Coverage::default();
     for &item in functions(db, file).values() {
-        if typed.iter().any(|t| t.item == item) {
+        if typed.functions.iter().any(|t| t.item == item) || typed.failed.contains(&item) {
             out.checked += 1;
         } else if !has_call(db, item) {
             out.untyped.push(untyped(db, file, item));

@@ -48,6 +48,9 @@ enum Ask {
     /// `@test_nowarn e`: `e` runs without an error and writes no warning (which zy, showing
     /// no output, cannot see: a run without an error is a note, never a pass).
     NoWarn,
+    /// `@test_skip e` (or `@test e skip=true`) in a loop: `e` is not run, and each time
+    /// control reaches the test Julia records it as `Broken`.
+    Skip,
 }
 
 /// One test of the file, ready to run.
@@ -171,9 +174,8 @@ struct Found {
     cases: Vec<Case>,
     /// Tests that are not run, with the reason.
     skipped: Vec<(TextRange, String)>,
-    /// `@test_skip` and `skip=true` tests (which Julia records as `Broken`), and whether a
-    /// loop holds them.
-    skips: Vec<(TextRange, bool)>,
+    /// `@test_skip` and `skip=true` tests outside loops (which Julia records as `Broken`).
+    skips: Vec<TextRange>,
     /// The top-level statements whose tests were all taken (their "not run" note goes).
     taken: Vec<u32>,
 }
@@ -266,13 +268,8 @@ pub(crate) fn run_tests(
         ran.findings.push(note);
         ran.counts.not_run += 1;
     }
-    // A skipped test in a loop counts once per iteration in Julia, which zy does not run to
-    // count: only the others are counted.
-    let skips = found
-        .skips
-        .iter()
-        .filter(|(r, looped)| inside(*r) && !looped);
-    ran.counts.broken += skips.count();
+    // A skipped test in a loop is a case, counted each time control reaches it.
+    ran.counts.broken += found.skips.iter().filter(|r| inside(**r)).count();
     for mut case in found.cases.into_iter().filter(|c| inside(c.range)) {
         match case.looped {
             None => match settle(db, file, &mut case, None, limits) {
@@ -454,6 +451,7 @@ fn run(
     let at = |e: &UserError, label: &str| related(db, file, case, &text, e, label);
     let (thrown, kind) = match evaluate(db, file, &text, limits) {
         Err(Failure { error, .. }) if k.is_some() && error.message == DONE => return Outcome::Done,
+        Ok(_) if case.ask == Ask::Skip => return Outcome::Broken,
         Ok(_) if case.ask == Ask::NoWarn => {
             let message = "zy ran this test's expression without an error, but cannot tell whether it warns (zy shows no output)";
             return Outcome::Finding(TEST_NOT_RUN, message.to_string(), Vec::new());
@@ -472,7 +470,7 @@ fn run(
                 (Ask::Broken, _, _) => format!(
                     "Unexpected Pass: Expression: {shown}, Got correct result, please change to @test if no longer broken"
                 ),
-                (Ask::True | Ask::NoWarn, _, _) => match evaluated(db, file, case, k, limits) {
+                (Ask::True | Ask::NoWarn | Ask::Skip, _, _) => match evaluated(db, file, case, k, limits) {
                     Some(e) => format!("Test Failed: Expression: {shown}, Evaluated: {e}"),
                     None => format!("Test Failed: Expression: {shown}"),
                 },
@@ -503,6 +501,8 @@ fn run(
     };
     let message = match &case.ask {
         Ask::Broken => return Outcome::Broken,
+        // The loop threw before it reached the test.
+        Ask::Skip => return Outcome::Done,
         Ask::Throws(e) => match test_throws::expected(e) {
             x if test_throws::meets(&x, &kind, &thrown.message) => return Outcome::Passed,
             test_throws::Expected::Other => {
@@ -903,7 +903,7 @@ impl Scope<'_> {
         let text = self.text;
         let Some((ask, expr, keywords)) = expression(text, stmt) else {
             if is_skip(text, stmt) {
-                found.skips.push((stmt.range, self.looped));
+                self.skip(stmt, found);
             } else {
                 let reason = "zy cannot read this test macro's arguments";
                 found.skipped.push((stmt.range, reason.to_string()));
@@ -918,7 +918,7 @@ impl Scope<'_> {
             };
             match (slice(text, name.range), slice(text, value.range)) {
                 ("skip", "true") => {
-                    found.skips.push((stmt.range, self.looped));
+                    self.skip(stmt, found);
                     return;
                 }
                 ("broken", "true") => ask = Ask::Broken,
@@ -936,14 +936,64 @@ impl Scope<'_> {
             found.skipped.push((stmt.range, reason.to_string()));
             return;
         };
-        let base = self.base.unwrap_or(expr.range.start);
+        let wrap = self.wrap(stmt, expr.range.start);
+        let texted = |e: &str| wrap.text(e);
+        let operands = match ask {
+            Ask::True => comparison(text, expr).map(|(a, op, b)| Operands {
+                a: texted(a),
+                b: texted(b),
+                op: op.to_string(),
+                keywords: match passed.as_slice() {
+                    [] => String::new(),
+                    kws => format!(" ({})", kws.join(", ")),
+                },
+            }),
+            _ => None,
+        };
+        found.cases.push(Case {
+            ask,
+            range: stmt.range,
+            shown,
+            text: texted(&written),
+            place: wrap.place,
+            operands,
+            kept: self.kept.clone(),
+            looped: self.looped(&wrap),
+            in_module: self.in_module,
+        });
+    }
+
+    /// `@test_skip` (or `skip=true`) at `stmt`: outside a loop counted once; in a loop a
+    /// [`Ask::Skip`] case, counted each time control reaches it.
+    fn skip(&self, stmt: &SyntaxNode, found: &mut Found) {
+        if !self.looped {
+            found.skips.push(stmt.range);
+            return;
+        }
+        let wrap = self.wrap(stmt, stmt.range.start);
+        found.cases.push(Case {
+            ask: Ask::Skip,
+            range: stmt.range,
+            shown: slice(self.text, stmt.range).to_string(),
+            text: wrap.text("true"),
+            place: wrap.place,
+            operands: None,
+            kept: self.kept.clone(),
+            looped: self.looped(&wrap),
+            in_module: self.in_module,
+        });
+    }
+
+    /// How the test at `stmt`, whose expression starts at `start`, is made a text.
+    fn wrap(&self, stmt: &SyntaxNode, start: u32) -> Wrap {
+        let base = self.base.unwrap_or(start);
         let head = match self.base {
             Some(_) => {
                 let mut scope = self.clone();
                 scope
                     .blanks
-                    .push((TextRange::new(stmt.range.start, expr.range.start), ""));
-                scope.prefix(base, expr.range.start)
+                    .push((TextRange::new(stmt.range.start, start), ""));
+                scope.prefix(base, start)
             }
             None => String::new(),
         };
@@ -959,40 +1009,41 @@ impl Scope<'_> {
             ),
             false => ("", "", closing),
         };
-        let texted = |e: &str| format!("{lead}{head}{probe}{e}{tail}");
-        let operands = match ask {
-            Ask::True => comparison(text, expr).map(|(a, op, b)| Operands {
-                a: texted(a),
-                b: texted(b),
-                op: op.to_string(),
-                keywords: match passed.as_slice() {
-                    [] => String::new(),
-                    kws => format!(" ({})", kws.join(", ")),
-                },
-            }),
-            _ => None,
+        let place = Place {
+            base,
+            lead: lead.len() as u32,
+            head: head.len() as u32,
+            probe: probe.len() as u32,
+            expr: start,
         };
-        let looped = self.looped.then(|| Looped {
-            desc: self.desc.as_deref().map(texted),
-            reached: texted("true"),
-        });
-        found.cases.push(Case {
-            ask,
-            range: stmt.range,
-            shown,
-            text: texted(&written),
-            place: Place {
-                base,
-                lead: lead.len() as u32,
-                head: head.len() as u32,
-                probe: probe.len() as u32,
-                expr: expr.range.start,
-            },
-            operands,
-            kept: self.kept.clone(),
-            looped,
-            in_module: self.in_module,
-        });
+        Wrap {
+            before: format!("{lead}{head}{probe}"),
+            after: tail,
+            place,
+        }
+    }
+
+    /// What the iterations of a test wrapped as `wrap` need, in a loop.
+    fn looped(&self, wrap: &Wrap) -> Option<Looped> {
+        self.looped.then(|| Looped {
+            desc: self.desc.as_deref().map(|d| wrap.text(d)),
+            reached: wrap.text("true"),
+        })
+    }
+}
+
+/// A test's expression made a text to evaluate: the statements of its testsets before it,
+/// and in a loop the closure around it (see [`Scope::wrap`]).
+struct Wrap {
+    before: String,
+    after: String,
+    place: Place,
+}
+
+impl Wrap {
+    /// The text evaluating `e` in the test's place.
+    fn text(&self, e: &str) -> String {
+        format!("{}{e}{}", self.before, self.after)
     }
 }
 

@@ -200,7 +200,7 @@ impl Analysis {
     pub fn coverage(&self, file: FileId) -> Cancellable<Coverage> {
         self.with_db(|db| {
             if crate::eval::load_error(db, file.0).is_some() {
-                return coverage::count(db, file.0, &[]);
+                return coverage::count(db, file.0, &Default::default());
             }
             let specs = specialisations(db, file.0);
             let typed = coverage::typed_functions(db, file.0, &specs);
@@ -224,7 +224,12 @@ pub(crate) fn lints(
     // A function whose result has no gradient (a predicate, an Int count) is not
     // differentiated: there is nothing to lint.
     let typed = coverage::typed_functions(db, file, &specs);
-    for t in typed.iter().filter(|t| t.func.ret.is_differentiable()) {
+    out.extend(typed.errors);
+    for t in typed
+        .functions
+        .iter()
+        .filter(|t| t.func.ret.is_differentiable())
+    {
         let cx = Cx {
             db,
             file,
