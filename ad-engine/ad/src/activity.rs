@@ -272,6 +272,11 @@ fn varied_from(
                                 m.join(&stored(&d.ty, *field, of(x)))
                             }),
                     };
+                    let own = match &s.op {
+                        Op::New(_) | Op::Prim(Prim::Tuple | Prim::NamedTuple) => own,
+                        _ if constant.get(i).copied().unwrap_or(false) => own,
+                        _ => own.join(&identity_parts(&d.ty)),
+                    };
                     own.join(&joined(&incoming[i]))
                 }
             };
@@ -284,6 +289,21 @@ fn varied_from(
         if !changed {
             return varied;
         }
+    }
+}
+
+/// The parts of a value of type `t` that are objects with identity (arrays, `Ref`s, mutable
+/// structs), field by field: a write through another alias (`push!(h.items, x)` after
+/// `h = make()`) makes them vary whatever statement gave the value holding them.
+fn identity_parts(t: &zy_ir::Type) -> Vary {
+    if t.is_mutable() {
+        return Vary::Yes;
+    }
+    match (crate::mask::part_count(t), t.field_types()) {
+        (Some(n), Some(fs)) if fs.len() == n => {
+            Vary::fields(fs.iter().map(identity_parts).collect())
+        }
+        _ => Vary::of(t.reaches_mutable()),
     }
 }
 
