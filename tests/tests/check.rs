@@ -259,6 +259,41 @@ fn skipped_tests_count_per_iteration_and_errors_are_raised_where_reached() {
 }
 
 #[test]
+fn a_test_throws_leaves_the_state_of_later_tests_as_it_was() {
+    // TheAlgorithms' heap tests: `@test_throws ArgumentError pop!(s)` of an empty stack throws
+    // before it changes anything, so the test after it reads the stack as Julia's does (zy
+    // replayed the `pop!` for the later test, which then errored).
+    let dir = dir_with(&[(
+        "s.jl",
+        "using Test
+mutable struct Stk
+    v::Vector{Int}
+end
+         function Base.pop!(s::Stk)
+    isempty(s.v) && throw(ArgumentError(\"empty\"))
+    pop!(s.v)
+end
+         Base.length(s::Stk) = length(s.v)
+         @testset \"stk\" begin
+    s = Stk([1])
+    @test pop!(s) == 1
+    @test_throws ArgumentError pop!(s)
+    @test length(s) == 0
+end
+",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "s.jl"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    let table = out.find("Test Summary:").map_or("", |at| &out[at..]);
+    expect![[r#"
+        Test Summary: | Pass  Total
+        s.jl          |    3      3
+        checked 1 file: 0 errors, 0 warnings; 0 functions checked, 2 not typed (no `# zy: at`, no caller, no concrete annotations); 3 tests: 3 passed
+    "#]]
+    .assert_eq(table);
+}
+
+#[test]
 fn a_function_typed_at_its_annotations_is_checked_with_its_errors() {
     // `conflicted` types at its concrete annotation: counted as checked, its type conflict
     // reported; `fine` is checked, `generic` has nothing to type at.

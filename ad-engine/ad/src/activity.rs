@@ -259,6 +259,7 @@ fn varied_from(
                 ValueKind::Param { .. } => joined(&incoming[i]),
                 ValueKind::Stmt(s) => {
                     let writes = tracked.writes(i);
+                    let tracked_here = writes.is_some();
                     let whole = (d.ty.is_mutable()
                         && !constant.get(i).copied().unwrap_or(false)
                         && writes.is_none())
@@ -272,9 +273,11 @@ fn varied_from(
                                 m.join(&stored(&d.ty, *field, of(x)))
                             }),
                     };
+                    // A tracked object varies as what is stored into it; a value made of its
+                    // operands, as they do.
                     let own = match &s.op {
+                        _ if tracked_here || constant.get(i).copied().unwrap_or(false) => own,
                         Op::New(_) | Op::Prim(Prim::Tuple | Prim::NamedTuple) => own,
-                        _ if constant.get(i).copied().unwrap_or(false) => own,
                         _ => own.join(&identity_parts(&d.ty)),
                     };
                     own.join(&joined(&incoming[i]))

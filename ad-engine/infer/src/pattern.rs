@@ -1078,10 +1078,15 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Pr
         return true;
     }
     // `::Type{T} where T` of a program's own struct type (`BH{Float64, MinT}()` passes
-    // `MinT` to the constructor `BH{T, H}() where {T, H}`), binding `T` to it.
+    // `MinT` to the constructor `BH{T, H}() where {T, H}`), or of any concrete type written
+    // with parameters (`BH{Tuple{Int, Int}, MinT}()`), binding `T` to it.
     if let (Pat::TypeValue(inner), Type::Function(m)) = (p, t) {
-        if let (Pat::Var(_), Some(s)) = (&**inner, struct_type_of(m, program)) {
-            return matches_exact(inner, &s, b);
+        if let Pat::Var(_) = &**inner {
+            let named = struct_type_of(m, program)
+                .or_else(|| crate::type_values::concrete_of(m, program));
+            if let Some(s) = named {
+                return matches_exact(inner, &s, b);
+            }
         }
     }
     // A range or a `Diagonal` is an AbstractVector (AbstractMatrix) of its elements.

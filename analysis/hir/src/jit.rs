@@ -228,10 +228,21 @@ end
 
     #[test]
     fn a_function_that_does_not_type_is_refused_with_the_reason() {
+        let (db, file) = workspace("bad(x) = x > 0 ? (1, x) : (x, 1)\n");
+        assert_eq!(
+            run(&db, file, "bad", Target::Primal, 1.0),
+            "refused: `bad(::Float64)` does not type: type conflict: a value is \
+             Tuple{Int64, Float64} on one path and Tuple{Float64, Int64} on another"
+        );
+    }
+
+    /// An undefined name is Julia's `UndefVarError`, raised when the run reaches it.
+    #[test]
+    fn an_undefined_name_is_raised_where_the_run_reaches_it() {
         let (db, file) = workspace("bad(x) = x + y\n");
         assert_eq!(
             run(&db, file, "bad", Target::Primal, 1.0),
-            "refused: `bad(::Float64)` does not type: UndefVarError: `y` not defined"
+            "error: UndefVarError: `y` not defined"
         );
     }
 }

@@ -1262,8 +1262,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 89840..89844: abs2
-            <zy>/prelude/Base.jl (prelude) 437749..437753: abs2
+            <zy>/prelude/Base.jl (prelude) 91097..91101: abs2
+            <zy>/prelude/Base.jl (prelude) 440732..440736: abs2
         "#]],
     );
 }

@@ -4,7 +4,8 @@
 //! them. A test inside a testset sees the statements before it in its testsets
 //! (`m = Linear(2.0, 1.0)`), evaluated afresh for each test; an earlier test's expression is
 //! kept among them only where it calls a function named with `!` (it may change what later
-//! tests read), and left out again where it throws (Julia's `Test` catches that error).
+//! tests read), and left out again where it throws (Julia's `Test` catches that error); a
+//! `@test_throws` expression is never kept (it throws, usually before it changes anything).
 //!
 //! A test in a loop (`@testset "n $i" for i in 1:3`, or a `for` loop of tests inside a
 //! testset or at top level) runs once per time control reaches it, up to [`MAX_ITERATIONS`]:
@@ -862,9 +863,14 @@ impl Scope<'_> {
             match test_macro(self.text, stmt) {
                 Some(TestMacro::Test) => {
                     self.case(stmt, found);
-                    // Later tests see it only if it may change what they read.
-                    let keep = expression(self.text, stmt)
-                        .filter(|(_, e, _)| mutates(self.text, e) && e.range.end <= stmt.range.end);
+                    // Later tests see it only if it may change what they read; a
+                    // `@test_throws` expression throws, in the usual case (an argument check)
+                    // before it changes anything.
+                    let keep = expression(self.text, stmt).filter(|(ask, e, _)| {
+                        !matches!(ask, Ask::Throws(_))
+                            && mutates(self.text, e)
+                            && e.range.end <= stmt.range.end
+                    });
                     match keep {
                         Some((_, e, _)) => {
                             self.blanks
