@@ -106,9 +106,13 @@ pub fn blocking_errors(
         .collect()
 }
 
+/// How the type error of a condition that is no `Bool` starts (`zy_infer`'s message).
+const NON_BOOLEAN: &str = "TypeError: non-boolean";
+
 /// Whether a run may go ahead despite the type error `e`, because the code raises it where
 /// it was found, as Julia raises an exception only where the run gets: a `MethodError`
-/// (also one inside the library, reported at the call that led there); an `UndefVarError` or
+/// (also one inside the library, reported at the call that led there) or a `TypeError` of a
+/// condition that is no `Bool` (inference ends that branch with the throw); an `UndefVarError` or
 /// a refused construct (which stops the run there, no `catch` taking it) that the typed code
 /// (`thrown`) throws at its place, or that lowering made a throw of (where the run never
 /// gets, as inference found, nothing of it is left).
@@ -119,6 +123,7 @@ pub(crate) fn raised_when_reached(
 ) -> bool {
     match e.code {
         "method-error" => true,
+        "type-conflict" => e.message.starts_with(NON_BOOLEAN),
         "undefined-name" | "unsupported" => {
             thrown.0.contains(&(e.span, e.message.as_str().into()))
                 || lowered_as_refusal(db, e.span)
