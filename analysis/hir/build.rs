@@ -170,7 +170,8 @@ fn main() {
                 Item::Global(g) => {
                     let makers = binding::settled_makers(&g.value)
                         .map_or("None".to_string(), |ms| format!("Some(&{ms:?})"));
-                    format!("Some(({makers}, {:?}))", binding::dotted_name(&g.value))
+                    let dotted = binding::dotted_name(&g.value);
+                    format!("Some(BundledBinding {{ makers: {makers}, dotted: {dotted:?} }})")
                 }
                 _ => "None".to_string(),
             };

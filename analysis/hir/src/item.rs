@@ -118,7 +118,7 @@ pub(crate) struct BundledItem {
     /// where [`crate::scope::ScopeNames::library_as_built`]).
     pub resolved: Option<(usize, usize)>,
     /// For a binding, what [`binding_value`] says of it.
-    pub binding: Option<(Option<&'static [&'static str]>, Option<&'static str>)>,
+    pub binding: Option<BundledBinding>,
     /// For a struct, what [`is_immutable_struct`] says of it.
     pub immutable: bool,
     /// For an `export`, the names it lists.
@@ -277,6 +277,33 @@ fn borrowed<'a>(s: &'static Signature<'static>) -> Signature<'a> {
 
 /// Whether module item `id` is a `baremodule` (which does not see Base): for a bundled prelude
 /// item from the build-time index, else from its parse.
+/// A bundled binding's [`BindingValue`], as the build-time index holds it.
+pub(crate) struct BundledBinding {
+    pub makers: Option<&'static [&'static str]>,
+    pub dotted: Option<&'static str>,
+}
+
+/// What a binding's value is, as far as scopes need it.
+#[derive(PartialEq, Debug)]
+pub(crate) struct BindingValue {
+    /// The structs constructed to build it if no call can change it in place
+    /// ([`crate::binding::settled_makers`]; they must be immutable all through).
+    pub makers: Option<Vec<Name>>,
+    /// The dotted name it is, if it is one (`const U = A.B`).
+    pub dotted: Option<Cow<'static, str>>,
+}
+
+impl BindingValue {
+    /// Read from the value expression of a binding.
+    fn of(value: &zy_syntax::ast::Expr) -> BindingValue {
+        BindingValue {
+            makers: crate::binding::settled_makers(value)
+                .map(|ms| ms.into_iter().map(Name::from).collect()),
+            dotted: crate::binding::dotted_name(value).map(Cow::Owned),
+        }
+    }
+}
+
 pub(crate) fn is_bare_module(db: &dyn salsa::Database, id: ItemId) -> bool {
     if let Some(b) = bundled_item(db, id) {
         return b.bare;
@@ -284,26 +311,19 @@ pub(crate) fn is_bare_module(db: &dyn salsa::Database, id: ItemId) -> bool {
     matches!(item_ast(db, id).as_deref(), Some(Item::Module(m)) if m.bare)
 }
 
-/// Of binding item `id` (`None` for any other item): what builds its value if no call can
-/// change it in place ([`crate::binding::settled_makers`]: the structs constructed, which
-/// must be immutable all through), and the dotted name that value is, if it is one (`const U
-/// = A.B`). From the build-time index for a bundled prelude item, else from its parse.
-pub(crate) fn binding_value(
-    db: &dyn salsa::Database,
-    id: ItemId,
-) -> Option<(Option<Vec<Name>>, Option<Cow<'static, str>>)> {
+/// Of binding item `id` (`None` for any other item): its [`BindingValue`], from the
+/// build-time index for a bundled prelude item, else from its parse.
+pub(crate) fn binding_value(db: &dyn salsa::Database, id: ItemId) -> Option<BindingValue> {
     if let Some(b) = bundled_item(db, id) {
-        return b.binding.map(|(makers, dotted)| {
-            let makers = makers.map(|ms| ms.iter().map(|&m| Name::from(m)).collect());
-            (makers, dotted.map(Cow::Borrowed))
+        return b.binding.as_ref().map(|b| BindingValue {
+            makers: b
+                .makers
+                .map(|ms| ms.iter().map(|&m| Name::from(m)).collect()),
+            dotted: b.dotted.map(Cow::Borrowed),
         });
     }
     match item_ast(db, id).as_deref() {
-        Some(Item::Global(g)) => Some((
-            crate::binding::settled_makers(&g.value)
-                .map(|ms| ms.into_iter().map(Name::from).collect()),
-            crate::binding::dotted_name(&g.value).map(Cow::Owned),
-        )),
+        Some(Item::Global(g)) => Some(BindingValue::of(&g.value)),
         _ => None,
     }
 }
@@ -619,11 +639,7 @@ mod tests {
                     Item::Module(m) => assert_eq!(is_bare_module(&db, id), m.bare, "{at}: bare"),
                     Item::Global(g) => assert_eq!(
                         binding_value(&db, id),
-                        Some((
-                            crate::binding::settled_makers(&g.value)
-                                .map(|ms| ms.into_iter().map(Name::from).collect()),
-                            crate::binding::dotted_name(&g.value).map(Cow::Owned)
-                        )),
+                        Some(BindingValue::of(&g.value)),
                         "{at}: binding"
                     ),
                     Item::Struct(def) => assert_eq!(

@@ -23,7 +23,7 @@ use crate::mutation::{library_changes, shifted, Binding, Effects, Method};
 use crate::input::{Prelude, SourceFile, Workspace};
 use crate::item::{
     binding_value, exported_names, is_bare_module, is_immutable_struct, item_ast, item_range,
-    item_tree, loaded_items_of, prelude_bundled, ItemId, ItemKind,
+    item_tree, loaded_items_of, prelude_bundled, BindingValue, ItemId, ItemKind,
 };
 use crate::prelude::{is_prelude_module, PRELUDE};
 use crate::scope_names::{add_import, join, within};
@@ -535,7 +535,11 @@ fn add_module_aliases(
     globals: &[(ItemId, Name)],
 ) {
     for (item, module) in globals {
-        let Some((_, Some(dotted))) = binding_value(db, *item) else {
+        let Some(BindingValue {
+            dotted: Some(dotted),
+            ..
+        }) = binding_value(db, *item)
+        else {
             continue;
         };
         names.add_alias(module, item.name(db), &dotted);
@@ -742,8 +746,9 @@ fn scope_of(
     let mut library_as_built = !items.own_in_library && *prelude_bundled(db, Prelude::get(db));
     for (i, (item, kind, module)) in items.definitions.iter().enumerate() {
         let settled = match kind {
-            ItemKind::Global => binding_value(db, *item).is_some_and(|(makers, _)| {
-                makers.is_some_and(|ms| names.all_immutable_structs(module, &ms[..]))
+            ItemKind::Global => binding_value(db, *item).is_some_and(|b| {
+                b.makers
+                    .is_some_and(|ms| names.all_immutable_structs(module, &ms[..]))
             }),
             ItemKind::Struct => is_immutable_struct(db, *item),
             _ => false,

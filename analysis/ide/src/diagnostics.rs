@@ -44,6 +44,31 @@ pub struct Diagnostic {
     pub related: Vec<crate::Related>,
 }
 
+impl Diagnostic {
+    /// A finding with `code` and `severity` over the byte range `start..end` of `file`,
+    /// located by line and column, with nothing related.
+    pub(crate) fn at(
+        db: &RootDatabase,
+        file: SourceFile,
+        (start, end): (u32, u32),
+        code: &str,
+        message: String,
+        severity: Severity,
+    ) -> Diagnostic {
+        let lc = zy_hir::line_col(db, file, start);
+        Diagnostic {
+            start,
+            end,
+            line: lc.line,
+            col: lc.col,
+            code: code.to_string(),
+            message,
+            severity,
+            related: Vec::new(),
+        }
+    }
+}
+
 impl Analysis {
     /// Syntax, lowering and `# zy: at` type errors of `file`, and the lints (at their default
     /// levels, without those a `# zy: allow(CODE)` comment suppresses), sorted by position.
@@ -74,17 +99,15 @@ impl Analysis {
                 .errors
                 .iter()
                 .map(|e| {
-                    let lc = zy_hir::line_col(db, file.0, e.range.start);
-                    Diagnostic {
-                        start: e.range.start,
-                        end: e.range.end,
-                        line: lc.line,
-                        col: lc.col,
-                        code: e.code.to_string(),
-                        message: e.message.clone(),
-                        severity: Severity::Error,
-                        related: Vec::new(),
-                    }
+                    let range = (e.range.start, e.range.end);
+                    Diagnostic::at(
+                        db,
+                        file.0,
+                        range,
+                        e.code,
+                        e.message.clone(),
+                        Severity::Error,
+                    )
                 })
                 .collect()
         })
@@ -105,17 +128,14 @@ pub(crate) fn errors(db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> {
         .map(|d| (d, Severity::Error))
         .chain(notes)
         .map(|(d, severity)| {
-            let lc = zy_hir::line_col(db, file, d.start);
-            Diagnostic {
-                start: d.start,
-                end: d.end,
-                line: lc.line,
-                col: lc.col,
-                code: d.code.clone(),
-                message: d.message.clone(),
+            Diagnostic::at(
+                db,
+                file,
+                (d.start, d.end),
+                &d.code,
+                d.message.clone(),
                 severity,
-                related: Vec::new(),
-            }
+            )
         })
         .collect()
 }

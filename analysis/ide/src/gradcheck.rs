@@ -71,17 +71,8 @@ pub(crate) fn gradchecks(
                 offset: start,
             };
             for (code, message, related) in checks(db, file, &a.text, site, limits, rtol) {
-                let lc = zy_hir::line_col(db, file, start);
-                out.push(Diagnostic {
-                    start,
-                    end,
-                    line: lc.line,
-                    col: lc.col,
-                    code: code.to_string(),
-                    message,
-                    severity: Severity::Error,
-                    related,
-                });
+                let d = Diagnostic::at(db, file, (start, end), code, message, Severity::Error);
+                out.push(Diagnostic { related, ..d });
             }
         }
     }

@@ -166,17 +166,15 @@ pub(crate) fn typed_functions(
 /// The type error `e` as a diagnostic of `file`, if it is located there.
 fn located(db: &RootDatabase, file: SourceFile, e: &zy_infer::TypeError) -> Option<Diagnostic> {
     let r = zy_hir::locate(db, e.span, None).filter(|r| r.file == file)?;
-    let lc = zy_hir::line_col(db, file, r.start);
-    Some(Diagnostic {
-        start: r.start,
-        end: r.end,
-        line: lc.line,
-        col: lc.col,
-        code: e.code.to_string(),
-        message: e.message.clone(),
-        severity: Severity::Error,
-        related: Vec::new(),
-    })
+    let range = (r.start, r.end);
+    Some(Diagnostic::at(
+        db,
+        file,
+        range,
+        e.code,
+        e.message.clone(),
+        Severity::Error,
+    ))
 }
 
 /// Count the functions of `file` that `typed` covers, and those it does not that have no

@@ -423,19 +423,14 @@ fn finding(
     message: String,
     related: Vec<Related>,
 ) -> Diagnostic {
-    let lc = zy_hir::line_col(db, file, range.start);
+    let severity = match code {
+        TEST_NOT_RUN => Severity::Note,
+        _ => Severity::Error,
+    };
+    let range = (range.start, range.end);
     Diagnostic {
-        start: range.start,
-        end: range.end,
-        line: lc.line,
-        col: lc.col,
-        code: code.to_string(),
-        message,
-        severity: match code {
-            TEST_NOT_RUN => Severity::Note,
-            _ => Severity::Error,
-        },
         related,
+        ..Diagnostic::at(db, file, range, code, message, severity)
     }
 }
 

@@ -384,22 +384,12 @@ pub(crate) fn diagnostic(
     code: &str,
     message: String,
 ) -> Diagnostic {
-    let lc = zy_hir::line_col(db, file, range.0);
     let severity = if code == GRADCHECK || code == FORWARD_MISMATCH {
         Severity::Error
     } else {
         Severity::Warning
     };
-    Diagnostic {
-        start: range.0,
-        end: range.1,
-        line: lc.line,
-        col: lc.col,
-        code: code.to_string(),
-        message,
-        severity,
-        related: Vec::new(),
-    }
+    Diagnostic::at(db, file, range, code, message, severity)
 }
 
 #[cfg(test)]

@@ -46,17 +46,15 @@ pub(crate) fn check(db: &RootDatabase, file: SourceFile, limits: &EvalLimits) ->
                 ),
             ),
         };
-        let lc = zy_hir::line_col(db, file, start);
-        out.push(Diagnostic {
-            start,
-            end,
-            line: lc.line,
-            col: lc.col,
-            code: RUNTIME_ERROR.into(),
+        let range = (start, end);
+        out.push(Diagnostic::at(
+            db,
+            file,
+            range,
+            RUNTIME_ERROR,
             message,
-            severity: Severity::Error,
-            related: Vec::new(),
-        });
+            Severity::Error,
+        ));
     }
     out
 }
