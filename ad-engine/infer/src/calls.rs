@@ -636,10 +636,8 @@ impl<'a> Cx<'a> {
             return self.alias_call(b, name, given, fields);
         }
         // `V{Int}(undef, n)` of `const V = Vector`: the array type with the parameters given.
-        if matches!(
-            &**name,
-            "Vector" | "Matrix" | "Array" | "Base.Dict" | "Base.Set"
-        ) {
+        let bare = name.strip_prefix("Base.").unwrap_or(name);
+        if matches!(bare, "Vector" | "Matrix" | "Array" | "Dict" | "Set") {
             let params: Option<Vec<TypeExpr>> = given
                 .iter()
                 .map(|t| match t {
