@@ -37,19 +37,38 @@ fn expand(e: &TypeExpr, program: &Program, depth: usize) -> Result<TypeExpr, Fai
         Some(_) if depth >= MAX_DEPTH => Err(Fail::unsupported(format!(
             "type alias `{name}` defined in terms of itself"
         ))),
-        Some(def) => expand(&applied(def, &params)?, program, depth + 1),
+        Some(def) => expand(&applied(def, &params, program)?, program, depth + 1),
     }
 }
 
 /// The type that alias `def` names with `params` given for its parameters in order; one not
 /// given is any type within its bound, as Julia's `MinHeap` alone is `BinaryHeap{T,
-/// MinHeapType} where T`. More than it has is Julia's error.
-pub(crate) fn applied(def: &StructDef, params: &[TypeExpr]) -> Result<TypeExpr, Fail> {
+/// MinHeapType} where T`. More than it has, or one outside its bound, is Julia's error.
+pub(crate) fn applied(
+    def: &StructDef,
+    params: &[TypeExpr],
+    program: &Program,
+) -> Result<TypeExpr, Fail> {
     let Some(target) = &def.alias else {
-        return Err(Fail::unsupported(format!("`{}` is not a type alias", def.name)));
+        return Err(Fail::unsupported(format!(
+            "`{}` is not a type alias",
+            def.name
+        )));
     };
+    // `M{Float64}` of `const M = Matrix`: the parameters are the named type's.
+    if let TypeExpr::Named { name, params: none } = target {
+        if def.params.is_empty() && none.is_empty() && !params.is_empty() {
+            return Ok(TypeExpr::Named {
+                name: name.clone(),
+                params: params.to_vec(),
+            });
+        }
+    }
     if params.len() > def.params.len() {
         return Err(Fail::method("ErrorException: too many parameters for type"));
+    }
+    for (p, given) in def.params.iter().zip(params) {
+        check_bound(def, target, p, given, program)?;
     }
     let put: BTreeMap<Name, TypeExpr> = def
         .params
@@ -61,6 +80,45 @@ pub(crate) fn applied(def: &StructDef, params: &[TypeExpr]) -> Result<TypeExpr, 
         })
         .collect();
     Ok(crate::pattern::substitute(target, &put))
+}
+
+/// Julia's `TypeError` where the concrete type `given` for the alias's parameter `p` is outside
+/// its bound (`RealVec{String}` of `const RealVec{T<:Real} = AbstractVector{T}`), named by the
+/// type the alias names as Julia names it (`AbstractArray`). A parameter given as a type
+/// variable or an abstract type is not checked.
+fn check_bound(
+    def: &StructDef,
+    target: &TypeExpr,
+    p: &Name,
+    given: &TypeExpr,
+    program: &Program,
+) -> Result<(), Fail> {
+    let Some((_, bound)) = def.param_bounds.iter().find(|(q, _)| q == p) else {
+        return Ok(());
+    };
+    let bindings = crate::pattern::Bindings::new();
+    let concrete = crate::pattern::pattern(given, &[], program)
+        .ok()
+        .and_then(|g| crate::pattern::concrete(&g, &bindings));
+    let Some(t) = concrete else {
+        return Ok(());
+    };
+    let within = crate::pattern::pattern(bound, &[], program)?;
+    if crate::pattern::matches_as_julia(&within, &t, &mut bindings.clone(), program) {
+        return Ok(());
+    }
+    let inner = match target {
+        TypeExpr::Named { name, .. } => match name.strip_prefix("Base.").unwrap_or(name) {
+            "Vector" | "Matrix" => "Array",
+            "AbstractVector" | "AbstractMatrix" => "AbstractArray",
+            n => n,
+        },
+        TypeExpr::Typeof(_) => "Type",
+    };
+    Err(Fail::method(format!(
+        "TypeError: in {inner}, in {p}, expected {p}<:{}, got Type{{{t}}}",
+        text(bound)
+    )))
 }
 
 /// `<:B` of parameter `p`'s bound `B` (`Any` without one): any type a parameter left free may
@@ -81,7 +139,11 @@ fn any_within(def: &StructDef, p: &Name) -> TypeExpr {
 /// `Vector{Float64}`, so `FVec === Vector{Float64}`), or the alias itself where it has
 /// parameters, which a value of it applies (`MinHeap{Int}`) or a pattern expands.
 pub(crate) fn value_name(name: &Name, program: &Program) -> Result<Name, Fail> {
-    if program.aliases.get(name).is_some_and(|d| !d.params.is_empty()) {
+    if program
+        .aliases
+        .get(name)
+        .is_some_and(|d| !d.params.is_empty())
+    {
         return Ok(name.clone());
     }
     match expanded(&TypeExpr::named(name), program)? {
@@ -148,8 +210,54 @@ impl Cx<'_> {
                     "a parameter of the type alias `{name}` other than a type"
                 ))
             })?;
-        let target = expanded(&applied(def, &params)?, self.program)?;
+        let target = expanded(&applied(def, &params, self.program)?, self.program)?;
+        self.free_struct_call(def, &params, &target, args)?;
         self.call_type(b, &target, args)
+    }
+
+    /// Julia's `MethodError` of a call of an alias of a program's struct with parameters left
+    /// free (`MinHeap()` of `const MinHeap{T} = Heap{T, Ascending}`): no constructor takes
+    /// the struct with some of its parameters given and others not. `target` is the struct
+    /// the alias names with the `params` given.
+    fn free_struct_call(
+        &self,
+        def: &StructDef,
+        params: &[TypeExpr],
+        target: &TypeExpr,
+        args: &[Val],
+    ) -> Result<(), Fail> {
+        let (TypeExpr::Named { name, .. }, Some(written)) = (target, &def.alias) else {
+            return Ok(());
+        };
+        let user = self.program.structs.get(name);
+        if params.len() >= def.params.len()
+            || !user.is_some_and(|s| s.kind == zy_ir::StructKind::User)
+        {
+            return Ok(());
+        }
+        let put: BTreeMap<Name, TypeExpr> = def
+            .params
+            .iter()
+            .cloned()
+            .zip(params.iter().cloned())
+            .collect();
+        let free: Vec<String> = def.params[params.len()..]
+            .iter()
+            .map(|p| match def.param_bounds.iter().find(|(q, _)| q == p) {
+                Some((_, bound)) => format!("{p}<:{}", text(bound)),
+                None => p.to_string(),
+            })
+            .collect();
+        let vars = match free.as_slice() {
+            [one] => one.clone(),
+            all => format!("{{{}}}", all.join(", ")),
+        };
+        let callee = format!(
+            "({} where {vars})",
+            text(&crate::pattern::substitute(written, &put))
+        );
+        let types: Vec<zy_ir::Type> = args.iter().map(|a| a.ty.clone()).collect();
+        Err(crate::error::no_method(&callee, &types))
     }
 
     /// A call of the type `t` as the syntax lowers it written out (`BinaryHeap{Int64,
@@ -163,7 +271,9 @@ impl Cx<'_> {
         args: &[Val],
     ) -> Result<Val, Fail> {
         let TypeExpr::Named { name, params } = t else {
-            return Err(Fail::method(format!("objects of type {t} are not callable")));
+            return Err(Fail::method(format!(
+                "objects of type {t} are not callable"
+            )));
         };
         if params.is_empty() {
             return self.call_named(b, name, args);
@@ -190,7 +300,8 @@ impl Cx<'_> {
             values.push(Val::lit(Const::Func(named)));
         }
         let undef = |v: &Val| matches!(&v.ty, Type::Function(n) if &**n == "undef");
-        let helper = match (&**name, args) {
+        // The prelude's `Dict` and `Set` are `Base.Dict` and `Base.Set` once resolved.
+        let helper = match (name.strip_prefix("Base.").unwrap_or(name), args) {
             ("Vector", []) => return self.call_named(b, &"Base.getindex".into(), &values),
             ("Vector", [u, ..]) if undef(u) => UNDEF_VECTOR,
             ("Matrix", [u, ..]) if undef(u) => UNDEF_MATRIX,
@@ -200,6 +311,8 @@ impl Cx<'_> {
             ("Matrix", _) => MATRIX_OF,
             ("Array", [_]) if params.len() == 1 => ARRAY_OF,
             ("Tuple", [_]) => TYPED_TUPLE,
+            ("Dict", _) if params.len() == 2 => TYPED_DICT,
+            ("Set", _) if params.len() == 1 => TYPED_SET,
             _ if self.program.structs.contains_key(name) => {
                 let given: Vec<Type> = values.iter().map(|v| v.ty.clone()).collect();
                 return self.typed_call(b, name, &given, &[], args);
@@ -210,7 +323,7 @@ impl Cx<'_> {
             return Err(held());
         }
         let mut all = match helper {
-            TYPED_TUPLE => vec![self.call_named(b, &"tuple".into(), &values)?],
+            TYPED_TUPLE | TYPED_DICT => vec![self.call_named(b, &"tuple".into(), &values)?],
             _ => values,
         };
         let skip = usize::from(helper.contains("undef"));
@@ -220,8 +333,9 @@ impl Cx<'_> {
 }
 
 /// The prelude's functions that the syntax lowers a call of an array type to (`Vector{T}(undef,
-/// n)` to `_undef_vector(T, n)`, `Vector{T}(x)` to `_vector_of(T, x)`), and a tuple type's:
-/// an alias of one of these types reaches them (`zy_hir`'s `reach`).
+/// n)` to `_undef_vector(T, n)`, `Vector{T}(x)` to `_vector_of(T, x)`), a tuple type's, a
+/// dictionary's and a set's (`Dict{K, V}(ps...)` to `_typed_dict((K, V), ps...)`): an alias
+/// of one of these types reaches them (`zy_hir`'s `reach`).
 const UNDEF_VECTOR: &str = "Base._undef_vector";
 const UNDEF_MATRIX: &str = "Base._undef_matrix";
 const UNDEF_ARRAY: &str = "Base._undef_array";
@@ -230,3 +344,5 @@ const VECTOR_OF: &str = "Base._vector_of";
 const MATRIX_OF: &str = "Base._matrix_of";
 const ARRAY_OF: &str = "Base._array_of";
 const TYPED_TUPLE: &str = "Base._typed_tuple";
+const TYPED_DICT: &str = "Base._typed_dict";
+const TYPED_SET: &str = "Base._typed_set";

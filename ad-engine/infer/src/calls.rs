@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use zy_ir::{Const, Instance, Name, Op, Prim, Program, StructKind, Type};
+use zy_ir::{Const, Instance, Name, Op, Prim, Program, StructKind, Type, TypeExpr};
 
 use crate::builtins;
 use crate::dispatch;
@@ -634,6 +634,24 @@ impl<'a> Cx<'a> {
         };
         if self.program.aliases.contains_key(name) {
             return self.alias_call(b, name, given, fields);
+        }
+        // `V{Int}(undef, n)` of `const V = Vector`: the array type with the parameters given.
+        let bare = name.strip_prefix("Base.").unwrap_or(name);
+        if matches!(bare, "Vector" | "Matrix" | "Array" | "Dict" | "Set") {
+            let params: Option<Vec<TypeExpr>> = given
+                .iter()
+                .map(|t| match t {
+                    Type::Function(n) => crate::type_values::type_expr_of(n),
+                    _ => None,
+                })
+                .collect();
+            if let Some(params) = params {
+                let t = TypeExpr::Named {
+                    name: name.clone(),
+                    params,
+                };
+                return self.call_type(b, &t, fields);
+            }
         }
         let known = params.elems.as_deref().unwrap_or_default();
         self.typed_call(b, name, given, known, fields)

@@ -997,7 +997,8 @@ impl crate::calls::Cx<'_> {
 
     /// Item `k` of destructuring `a, b = x` for `x` a union of one factorization's instances
     /// (`T, Z, vals = schur(A)`, real or complex values by the values): the field by name,
-    /// before the union is split (which would lose the constant `k`); for `x` a value or
+    /// before the union is split (which would lose the constant `k`); for a union of tuples
+    /// its item `k`, read as `x[k]` is; for `x` a value or
     /// `nothing` (`itr = iterate(xs)` where the test for `nothing` does not narrow it), the
     /// value taken out first (`Base._destructurable`: Julia's `MethodError` of iterating
     /// `nothing`), then its item `k`. `None` for any other call.
@@ -1012,6 +1013,10 @@ impl crate::calls::Cx<'_> {
             return None;
         }
         if let Type::Union(u) = &x.ty {
+            // A union of tuples (`minmax(x, 2)`): its item `k` as `t[k]` reads it.
+            if u.members.iter().all(|t| matches!(t, Type::Tuple(_))) {
+                return Some(self.call_named(b, &"getindex".into(), args));
+            }
             let something = u.members.iter().filter(|t| **t != Type::Nothing).count();
             if something == 1 && u.members.len() == 2 {
                 let item = self

@@ -48,8 +48,35 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
             .or_else(|| numbers_or_arrays(a, b))
             .or_else(|| factorizations(a, b))
             .or_else(|| numbers_or_strings(a, b))
-            .or_else(|| missing_or(&[a.clone(), b.clone()])),
+            .or_else(|| missing_or(&[a.clone(), b.clone()]))
+            .or_else(|| tuples_of_numbers(a, b)),
     }
+}
+
+/// Julia's union of tuples of numbers that differ in their types (`minmax(3, 2.5)`, which is
+/// `(2.5, 3)` or `(3, 2.5)` by the values: `Union{Tuple{Float64, Int64}, Tuple{Int64,
+/// Float64}}`), or of such unions: each use splits on the member held.
+fn tuples_of_numbers(a: &Type, b: &Type) -> Option<Type> {
+    let mut members = Vec::new();
+    for t in [a, b] {
+        match t {
+            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
+            t => members.push(t.clone()),
+        }
+    }
+    let numbers = |t: &Type| {
+        matches!(t, Type::Tuple(ts) if !ts.is_empty()
+            && ts.iter().all(|e| matches!(e, Type::Float64 | Type::Int64 | Type::Bool)))
+    };
+    if !members.iter().all(numbers) {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
+    names.sort();
+    let name = format!("Union{{{}}}", names.join(", "));
+    Some(Type::union(name.as_str().into(), members))
 }
 
 /// Types as values on two paths (`typeof(e)` of a caught exception in a `catch`, `Nothing` in

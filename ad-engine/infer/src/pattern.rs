@@ -297,7 +297,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         if max == 2 {
             if let Some(TypeExpr::Named { name: n, params: p }) = params.get(1) {
                 match n.parse::<u8>() {
-                    Ok(k) if (1..=zy_ir::MAX_DIMS).contains(&k) && p.is_empty() => ndims = Some(k),
+                    Ok(k) if (0..=zy_ir::MAX_DIMS).contains(&k) && p.is_empty() => ndims = Some(k),
                     // `AbstractArray{T, N} where N`: any number of dimensions, named.
                     _ if p.is_empty() && vars.contains(n) => ndims_var = Some(n.clone()),
                     _ => return Err(array_annotation(expr)),

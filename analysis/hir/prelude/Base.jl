@@ -5396,6 +5396,7 @@ function permutedims(A::AbstractMatrix, perm::Tuple{Int, Int})
 end
 
 function dropdims(A::AbstractMatrix; dims)
+    dims isa Tuple{Int, Int} && return _dropdims(A, dims)
     d = dims isa Tuple ? _one_dim(dims) : dims
     d == 1 || d == 2 || throw(ArgumentError("dropped dims must be in range 1:2"))
     size(A, d) == 1 || throw(ArgumentError("dropped dims must all be size 1"))
@@ -8063,6 +8064,19 @@ _vec_shared(t::Transpose) = t.parent
 _vec_shared(a::AdjointMatrix) = _reshape_shared(a, length(a))
 _vec_shared(a::TransposeMatrix) = _reshape_shared(a, length(a))
 _vec_shared(x) = _reshape_refused("vec")
+# Of a Vector's one dimension: the 0-dimensional array sharing its element; of a matrix's
+# every dimension refused by name (a 0-dimensional view of a matrix).
+function _dropdims_shared(v::Vector; dims)
+    _dropdims(v, dims)
+    return _reshape_zero(v)
+end
+function _dropdims_shared(A::Matrix; dims)
+    indices = dropdims(reshape(collect(1:length(A)), size(A)); dims = dims)
+    return dims isa Tuple{Int, Int} ? _dropdims_zero(A) : SubArray(A, indices, _Reshaped())
+end
+function _dropdims_zero(A::Matrix)
+    error("unsupported: `dropdims` of every dimension of a matrix a variable holds (Julia's 0-dimensional array sharing its memory); drop them from `A[:]` (a copy)")
+end
 _dropdims_shared(A::Array; dims) = SubArray(A, dropdims(reshape(collect(1:length(A)), size(A)); dims = dims), _Reshaped())
 _dropdims_shared(v::SubArray; dims) = SubArray(v.parent, dropdims(collect(v.indices); dims = dims), v.reshaped)
 _dropdims_shared(x; dims) = _reshape_refused("dropdims")
@@ -10579,7 +10593,8 @@ PermutedDimsArray(v::SubArray, perm) = SubArray(v.parent, permutedims(collect(v.
 `A` without its dimensions `dims` (an `Int` or a tuple), each of length 1, for any number of
 dimensions: a copy here (of a variable, lowering calls the view `_dropdims_shared`).
 """
-function dropdims(A::AbstractArray; dims)
+dropdims(A::AbstractArray; dims) = _dropdims(A, dims)
+function _dropdims(A, dims)
     ds = dims isa Tuple ? collect(dims) : [dims]
     for d in ds
         1 <= d <= ndims(A) || throw(ArgumentError("dropped dims must be in range 1:$(ndims(A))"))
@@ -10593,7 +10608,8 @@ _drop_dims(t::Tuple, ds::Tuple{Int}) = _drop_at(t, ds[1])
 _drop_dims(t::Tuple, ds::Tuple) = _drop_dims(_drop_at(t, maximum(ds)), _drop_value(ds, maximum(ds)))
 # The elements of `A` in column-major order as a new array of sizes `sz` (a tuple).
 _reshape_to(A, sz::Tuple) = _reshape_fill!(fill(zero(eltype(A)), sz...), A, sz)
-_reshape_to(A, sz::Tuple{}) = error("unsupported: `dropdims` of every dimension (Julia's 0-dimensional array); zy's arrays have at least one dimension: write `A[1]`")
+# Every dimension dropped: the 0-dimensional array of `A`'s one element.
+_reshape_to(A, sz::Tuple{}) = fill(first(A))
 
 """
     circshift(A, shifts)

@@ -917,7 +917,8 @@ pub fn hooks_of(name: &str) -> impl Iterator<Item = &'static str> + '_ {
         .flat_map(|h| h.hooks.iter().copied())
 }
 
-/// The prelude's functions that a call of an array or tuple type through an alias calls.
+/// The prelude's functions that a call of an array, tuple, dictionary or set type through an
+/// alias calls.
 const ALIAS_CONSTRUCTORS: &[&str] = &[
     "Base._undef_vector",
     "Base._undef_matrix",
@@ -927,6 +928,8 @@ const ALIAS_CONSTRUCTORS: &[&str] = &[
     "Base._matrix_of",
     "Base._array_of",
     "Base._typed_tuple",
+    "Base._typed_dict",
+    "Base._typed_set",
 ];
 
 /// How code mentions a name.
@@ -993,7 +996,10 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
         if let Some(t) = &s.alias {
             type_names(t, &mut |n, _| f(n, Mention::Value));
             if let TypeExpr::Named { name, .. } = t {
-                if matches!(&**name, "Vector" | "Matrix" | "Array" | "Tuple") {
+                if matches!(
+                    &**name,
+                    "Vector" | "Matrix" | "Array" | "Tuple" | "Dict" | "Set"
+                ) {
                     for n in ALIAS_CONSTRUCTORS {
                         f(&(*n).into(), Mention::Value);
                     }

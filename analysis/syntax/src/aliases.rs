@@ -9,11 +9,38 @@ use crate::items::{declared_binding, type_expr, type_head};
 use crate::kind::Kind;
 use crate::tree::SyntaxNode;
 
-/// Julia's types that a plain name may alias (`const Real64 = Float64`); any other plain name
-/// on the right (`const g = sin`, `const P = Point`) stays a binding of that value.
+/// Julia's types that a plain name may alias (`const Real64 = Float64`, `const M = Matrix`),
+/// besides the types the file defines before the alias (`const P = Point`); any other plain
+/// name on the right (`const g = sin`) stays a binding of that value.
 const PLAIN_TYPES: &[&str] = &[
-    "Float64", "Float32", "Int", "Int64", "Int32", "Bool", "String", "Symbol", "Char", "Real",
-    "Number", "AbstractFloat", "Integer", "Signed", "AbstractString", "Any",
+    "Float64",
+    "Float32",
+    "Int",
+    "Int64",
+    "Int32",
+    "Bool",
+    "String",
+    "Symbol",
+    "Char",
+    "Real",
+    "Number",
+    "AbstractFloat",
+    "Integer",
+    "Signed",
+    "AbstractString",
+    "Any",
+    "Vector",
+    "Matrix",
+    "Array",
+    "AbstractVector",
+    "AbstractMatrix",
+    "AbstractArray",
+    "Dict",
+    "AbstractDict",
+    "Set",
+    "Tuple",
+    "Nothing",
+    "Function",
 ];
 
 /// Is the top-level statement `node` a type alias: a binding of `Name{T...}`, or of a name to
@@ -31,7 +58,8 @@ pub(crate) fn is_alias(cx: &Cx, node: &SyntaxNode) -> bool {
     parametric || (named && names_a_type(cx, rhs))
 }
 
-/// `Name{P, ...}` (`Name` possibly qualified) or a name of [`PLAIN_TYPES`].
+/// `Name{P, ...}` (`Name` possibly qualified), a name of [`PLAIN_TYPES`] or a type the file
+/// defined before (`Point`, `Shapes.Point`).
 fn names_a_type(cx: &Cx, node: &SyntaxNode) -> bool {
     match (node.leaf, node.kind, node.children.first()) {
         (false, Kind::Curly, Some(base)) => {
@@ -39,7 +67,13 @@ fn names_a_type(cx: &Cx, node: &SyntaxNode) -> bool {
                 && ((base.leaf && base.kind == Kind::Identifier)
                     || (!base.leaf && base.kind == Kind::Dot))
         }
-        (true, Kind::Identifier, _) => PLAIN_TYPES.contains(&cx.text(node)),
+        (true, Kind::Identifier, _) => {
+            let name = cx.text(node);
+            PLAIN_TYPES.contains(&name) || cx.type_names.contains(name)
+        }
+        (false, Kind::Dot, _) => node.children.last().is_some_and(|last| {
+            last.leaf && last.kind == Kind::Identifier && cx.type_names.contains(cx.text(last))
+        }),
         _ => false,
     }
 }

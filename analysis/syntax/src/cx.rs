@@ -58,6 +58,9 @@ pub(crate) struct Cx<'a> {
     /// Inside the body of a `@spawn` or `@async`: the values its `$x` interpolations take
     /// when the task is made, by the hidden names the body reads them under.
     pub spawn_values: Option<Vec<(String, Expr)>>,
+    /// The types the statements converted so far define (structs, abstract types, aliases),
+    /// by name: `const P = Point` after them is an alias of one (`aliases::is_alias`).
+    pub type_names: BTreeSet<String>,
     depth: u32,
     too_deep_reported: bool,
 }
@@ -83,6 +86,7 @@ impl<'a> Cx<'a> {
             path_consts: BTreeMap::new(),
             in_sync: 0,
             spawn_values: None,
+            type_names: BTreeSet::new(),
             depth: 0,
             too_deep_reported: false,
         }

@@ -49,6 +49,11 @@ fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
     if out.len() == items {
         out.extend(refused(cx, node, errors).map(Item::Refused));
     }
+    for item in &out[items..] {
+        if let Item::Struct(def) = item {
+            cx.type_names.insert(def.name.clone());
+        }
+    }
     let mut included = Vec::new();
     include_paths::testset_includes(cx, node, &mut included);
     for call in included {
