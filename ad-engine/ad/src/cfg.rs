@@ -216,3 +216,50 @@ pub fn used_on_every_path(func: &Function, values: &[Value]) -> Vec<bool> {
 pub fn is_f64(t: &Type) -> bool {
     *t == Type::Float64
 }
+
+/// For each block: would a variable defined in it need more than `cap` φs on the way to the
+/// exit, its iterated dominance frontier holding more than `cap` blocks? Nested `if`s put each
+/// join in the frontier of the one around it, so the k-th innermost of n joins has n − k.
+pub fn frontier_deeper_than(func: &Function, cap: usize) -> Vec<bool> {
+    let n = func.blocks.len();
+    let doms = zy_ir::cfg::Dominators::new(func);
+    let preds = func.predecessors();
+    // Dominance frontiers (Cooper, Harvey and Kennedy): walk up from each predecessor of a
+    // join to the join's immediate dominator. A block already holding the join ends the walk,
+    // so a chain of `elseif`s costs its length, not its square.
+    let mut frontier: Vec<Vec<Block>> = vec![Vec::new(); n];
+    for b in func.block_ids() {
+        let Some(top) = doms.idom(b).filter(|_| preds[b.index()].len() > 1) else {
+            continue;
+        };
+        for &p in &preds[b.index()] {
+            let mut runner = Some(p).filter(|&p| doms.is_reachable(p));
+            while let Some(r) = runner.filter(|&r| r != top) {
+                if frontier[r.index()].last() == Some(&b) {
+                    break;
+                }
+                frontier[r.index()].push(b);
+                runner = doms.idom(r);
+            }
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let mut seen: Vec<Block> = Vec::new();
+            let mut next = 0;
+            let mut visit = frontier[i].clone();
+            while let Some(&j) = visit.get(next) {
+                next += 1;
+                if seen.contains(&j) {
+                    continue;
+                }
+                seen.push(j);
+                if seen.len() > cap {
+                    return true;
+                }
+                visit.extend(frontier[j.index()].iter().copied());
+            }
+            false
+        })
+        .collect()
+}

@@ -5,8 +5,11 @@
 //! several predecessors gets a `br#` parameter recording which one jumped to it. Each block's
 //! residuals (and `br#`) are kept: in slot variables threaded to the exit when the block runs at
 //! most once, pushed as one tuple per execution on the block's stack (`stk#`) when it is in a
-//! loop. Values defined outside every loop always go in slots. The exit returns
-//! `(y, y_f, make_pullback(tape))`.
+//! loop. Values defined outside every loop always go in slots. A slot needs a φ at every join
+//! between its block and the exit, so the `br#` of a once-run join nested deeper than
+//! [`SLOT_DEPTH`] goes instead on one `Int64` stack (`brs`) shared by all such joins: pushed
+//! when the join runs, popped by its reverse block (the pullback runs them in the reverse
+//! order), which keeps n nested `if`s linear. The exit returns `(y, y_f, make_pullback(tape))`.
 //!
 //! Pullback: one reverse block per primal block, starting from the exit's; each pops or loads its
 //! residuals, runs the reverse fragments backwards, passes φ gradients to the jump operands of
@@ -29,6 +32,10 @@ use crate::names;
 use crate::rules::{self, Callees, Emit, FwdStmt, RevStmt};
 use crate::tangent::{fdata_type, has_fdata, has_rdata, rdata_type};
 use crate::AdError;
+
+/// How many φs a once-run join's `br#` slot may need before the record goes on the shared
+/// branch stack instead (see the module's doc).
+const SLOT_DEPTH: usize = 4;
 
 /// The two functions produced for one instance.
 pub struct Adjoint {
@@ -199,6 +206,8 @@ struct Cx<'f> {
     preds: Vec<Vec<Block>>,
     /// Blocks in reverse post-order that reach the exit.
     order: Vec<Block>,
+    /// Once-run joins whose `br#` record goes on the shared branch stack ([`SLOT_DEPTH`]).
+    stacked: Vec<bool>,
     /// Loop headers entered at most once per call, from one block outside the loop, with one
     /// back edge: `(outside predecessor, latch)`. Their reverse counts iterations down.
     counted: Vec<Option<(Block, Block)>>,
@@ -240,6 +249,14 @@ impl<'f> Cx<'f> {
                 _ => None,
             })
             .collect();
+        let far = crate::cfg::frontier_deeper_than(f, SLOT_DEPTH);
+        let stacked = f
+            .block_ids()
+            .map(|b| {
+                let i = b.index();
+                far[i] && live[i] && !looped[i] && preds[i].len() > 1
+            })
+            .collect();
         Cx {
             f,
             exit,
@@ -248,6 +265,7 @@ impl<'f> Cx<'f> {
             live,
             preds,
             order,
+            stacked,
             counted,
             globals,
             trace: false,
@@ -375,6 +393,8 @@ struct Forward {
     tapes: Vec<BlockTape>,
     /// Residuals kept in slots, by their position in the tape tuple.
     slots: FxHashMap<Value, usize>,
+    /// The position in the tape tuple of the shared stack of `br#` records, if any join uses it.
+    branch_stack: Option<usize>,
     /// Primal statement -> its rule's residuals (forward side).
     residual_of: FxHashMap<Value, Vec<Operand>>,
     tape_ty: Type,
@@ -455,6 +475,7 @@ fn forward_pass(
     let mut slots: FxHashMap<Value, usize> = FxHashMap::default();
     let mut slot_order: Vec<Value> = Vec::new();
     let mut tapped_shadows: FxHashMap<Value, Value> = FxHashMap::default();
+    let mut stacked_branches: Vec<(Block, Value)> = Vec::new();
     let reads_ok = crate::remat::writes_nothing(f);
     for b in f.reverse_postorder() {
         let data = f.block(b);
@@ -518,7 +539,11 @@ fn forward_pass(
             }
         }
         if let Some(br) = tapes[b.index()].branch {
-            tapes[b.index()].residuals.push(br);
+            if cx.stacked[b.index()] {
+                stacked_branches.push((b, br));
+            } else {
+                tapes[b.index()].residuals.push(br);
+            }
         }
         // In a loop, what is cheap to recompute is not kept.
         if cx.looped[b.index()] {
@@ -609,19 +634,7 @@ fn forward_pass(
         }
         let elem = Type::tuple(pushed.iter().map(|v| sb.func.ty(*v).clone()));
         let sty = Type::Stack(Arc::new(elem.clone()));
-        let stk = sb.func.push_stmt(
-            Block::ENTRY,
-            Stmt {
-                op: Op::Prim(Prim::StackNew),
-                args: vec![],
-            },
-            sty.clone(),
-            Span::default(),
-        );
-        sb.func.values[stk.index()].name = Some(format!("stk{b}").into());
-        let stmts = &mut sb.func.block_mut(Block::ENTRY).stmts;
-        stmts.pop();
-        stmts.insert(0, stk);
+        let stk = new_stack(&mut sb, sty.clone(), format!("stk{b}"));
         let args = pushed.iter().map(|v| Operand::Value(*v)).collect();
         // The push carries the loop's span: a tape past the memory limit is reported there.
         let mut e = Emit {
@@ -636,6 +649,24 @@ fn forward_pass(
         }
         e.prim(Prim::Push, vec![stk.into(), alpha], Type::Nothing);
         tapes[b.index()].stack = Some((stk, tape_parts.len()));
+        tape_tys.push(sty);
+        tape_parts.push(stk.into());
+    }
+    // The shared stack of deep joins' `br#` records, one push as each join runs.
+    let mut branch_stack = None;
+    if !stacked_branches.is_empty() {
+        let sty = Type::Stack(Arc::new(Type::Int64));
+        let stk = new_stack(&mut sb, sty.clone(), "brs".to_string());
+        for (b, br) in stacked_branches {
+            let mut e = Emit {
+                bcast: None,
+                b: &mut sb,
+                block: b,
+                span: f.block(b).term_span,
+            };
+            e.prim(Prim::Push, vec![stk.into(), br.into()], Type::Nothing);
+        }
+        branch_stack = Some(tape_parts.len());
         tape_tys.push(sty);
         tape_parts.push(stk.into());
     }
@@ -690,11 +721,30 @@ fn forward_pass(
         func,
         tapes,
         slots,
+        branch_stack,
         residual_of,
         tape_ty,
         tapped_shadows,
         induction,
     })
+}
+
+/// A new stack of type `ty` named `name`, made first thing in the entry.
+fn new_stack(sb: &mut SsaBuilder, ty: Type, name: String) -> Value {
+    let stk = sb.func.push_stmt(
+        Block::ENTRY,
+        Stmt {
+            op: Op::Prim(Prim::StackNew),
+            args: vec![],
+        },
+        ty,
+        Span::default(),
+    );
+    sb.func.values[stk.index()].name = Some(name.into());
+    let stmts = &mut sb.func.block_mut(Block::ENTRY).stmts;
+    stmts.pop();
+    stmts.insert(0, stk);
+    stk
 }
 
 /// What a slot holds on paths where its block did not run: never read by the pullback, but a
@@ -955,6 +1005,18 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
             counters.insert(b, var);
         }
     }
+    // The shared stack of deep joins' `br#` records, loaded once.
+    let branches = fw.branch_stack.map(|pos| {
+        let mut e = Emit {
+            bcast: None,
+            b: &mut g.sb,
+            block: Block::ENTRY,
+            span: Span::default(),
+        };
+        let s = e.field(tape.into(), pos, &fw.tape_ty);
+        name(&mut e, &s, "brs".to_string());
+        s
+    });
     if let Terminator::Return(Operand::Value(u)) = &f.block(cx.exit).term {
         if let Some(var) = g.var(*u) {
             g.sb.def_var(Block::ENTRY, var, dy);
@@ -983,6 +1045,10 @@ fn pullback_pass(cx: &Cx, inst: &Arc<Instance>, fw: &Forward) -> Result<Function
             for (j, rv) in tb.pushed.iter().enumerate() {
                 res.insert(*rv, e.field(alpha.clone(), j, &ety));
             }
+        }
+        // A deep join's `br#`, popped from the shared stack.
+        if let (Some(br), Some(s), true) = (tb.branch, &branches, cx.stacked[b.index()]) {
+            res.insert(br, e.prim(Prim::Pop, vec![s.clone()], Type::Int64));
         }
         // A value can be both pushed here (this block is in its loop) and slotted for a block
         // outside the loop: this block reads its own copy.

@@ -69,6 +69,74 @@ end"
         })
 }
 
+/// One bounded update of `a` or `b` (so a deep nest of them stays moderate).
+fn update() -> impl Strategy<Value = String> {
+    proptest::sample::select(vec![
+        "a = sin(a) + 0.5 * b",
+        "b = tanh(a * b) + 0.5 * x",
+        "a = 0.9 * a - 0.3 * cos(b)",
+        "b = sqrt(1.0 + a^2) * 0.5 - 0.25 * y",
+        "a = exp(tanh(a)) * tanh(b)",
+        "b = a / (1.0 + b^2)",
+        "a = tanh(a)^3 + x * y",
+    ])
+    .prop_map(str::to_string)
+}
+
+/// One level of a nest: its kind, a threshold on `n`, and the updates of its two arms.
+type Level = (u8, i64, String, String);
+
+/// The statements of `levels` nested one inside the next, at indentation `depth`: an `if`, an
+/// `elseif` chain, a loop of two iterations, an `if` with an early `return`, a `try` whose body
+/// may throw.
+fn nest(levels: &[Level], depth: usize) -> String {
+    let pad = "    ".repeat(depth + 1);
+    let Some(((kind, k, taken, other), rest)) = levels.split_first() else {
+        return format!("{pad}a = a + 0.5 * b\n");
+    };
+    let inner = nest(rest, depth + 1);
+    match kind {
+        0 => format!(
+            "{pad}if n > {k}\n{pad}    {taken}\n{inner}{pad}else\n{pad}    {other}\n{pad}end\n"
+        ),
+        1 => format!(
+            "{pad}if n == {k}\n{pad}    {other}\n{pad}elseif n > {k}\n{pad}    {taken}\n{inner}{pad}else\n{pad}    b = b * 0.5\n{pad}end\n"
+        ),
+        2 => format!("{pad}for j in 1:2\n{pad}    {taken}\n{inner}{pad}end\n"),
+        3 => format!(
+            "{pad}if n > {k}\n{pad}    {taken}\n{pad}    if n == {k} + 2\n{pad}        return a * b\n{pad}    end\n{inner}{pad}end\n"
+        ),
+        _ => format!(
+            "{pad}try\n{pad}    {taken}\n{pad}    if n == {k}\n{pad}        error(\"deep\")\n{pad}    end\n{inner}{pad}catch\n{pad}    {other}\n{pad}end\n"
+        ),
+    }
+}
+
+/// Functions nesting five to ten levels deep (past the depth whose joins record their branch on
+/// the shared stack), branching on the Int argument only.
+fn deep_program() -> impl Strategy<Value = String> {
+    proptest::collection::vec((0..5u8, 0..6i64, update(), update()), 5..=10).prop_map(|levels| {
+        format!(
+            "function p(x, y, n)\n    a = x\n    b = y\n{}    return a + b\nend",
+            nest(&levels, 0)
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    /// Deep random nests: the gradient against finite differences, the JIT's gradient equal to
+    /// the interpreter's, and the pushforward against both.
+    #[test]
+    fn deep_nests_match_finite_differences(src in deep_program(), x in -1.5..1.5f64, y in -1.5..1.5f64, n in 0..8i64) {
+        let args = vec![Value::F64(x), Value::F64(y), Value::Int(n)];
+        common::run::check_fd(&src, "p", args.clone());
+        expanded(&src, &format!("gradient(p, {x:?}, {y:?}, {n})"));
+        let (inst, prog) = common::run::typed(&src, "p", &args);
+        common::forward::check_jvp(&prog, &inst, &args);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
     #[test]
