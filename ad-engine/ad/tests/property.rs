@@ -124,7 +124,7 @@ fn deep_program() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
     /// Deep random nests: the gradient against finite differences, the JIT's gradient equal to
     /// the interpreter's, and the pushforward against both.
     #[test]
