@@ -791,6 +791,14 @@ end |> sum"#,
         r#"a = 1, b = 2"#,
         r#"error: syntax: invalid assignment location"#,
     ),
+    (r#"10.0f100"#, r#"error: float literal too large"#),
+    (r#"0x1p2000"#, r#"error: float literal too large"#),
+    (r#"1f-50"#, r#"0.0f0"#),
+    (r#"0x1p-2000"#, r#"0.0"#),
+    (
+        r#"A.@B.x"#,
+        r#"error: `@` must appear on first or last macro name component"#,
+    ),
 ];
 
 #[test]
