@@ -726,7 +726,7 @@ end |> sum"#,
     ),
     (
         r#"x = 3; (x)(2)"#,
-        r#"error: objects of type Int64 are not callable"#,
+        r#"error: MethodError: objects of type Int64 are not callable"#,
     ),
     (r#""\u85" * "a""#, r#""\u0085a""#),
     (r#""\u85""#, r#""\u85""#),

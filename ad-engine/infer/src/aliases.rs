@@ -163,7 +163,9 @@ impl Cx<'_> {
         args: &[Val],
     ) -> Result<Val, Fail> {
         let TypeExpr::Named { name, params } = t else {
-            return Err(Fail::method(format!("objects of type {t} are not callable")));
+            return Err(Fail::method(format!(
+                "MethodError: objects of type {t} are not callable"
+            )));
         };
         if params.is_empty() {
             return self.call_named(b, name, args);
