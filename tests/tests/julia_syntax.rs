@@ -726,7 +726,7 @@ end |> sum"#,
     ),
     (
         r#"x = 3; (x)(2)"#,
-        r#"error: objects of type Int64 are not callable"#,
+        r#"error: MethodError: objects of type Int64 are not callable"#,
     ),
     (r#""\u85" * "a""#, r#""\u0085a""#),
     (r#""\u85""#, r#""\u85""#),
@@ -790,6 +790,14 @@ end |> sum"#,
     (
         r#"a = 1, b = 2"#,
         r#"error: syntax: invalid assignment location"#,
+    ),
+    (r#"10.0f100"#, r#"error: float literal too large"#),
+    (r#"0x1p2000"#, r#"error: float literal too large"#),
+    (r#"1f-50"#, r#"0.0f0"#),
+    (r#"0x1p-2000"#, r#"0.0"#),
+    (
+        r#"A.@B.x"#,
+        r#"error: `@` must appear on first or last macro name component"#,
     ),
 ];
 

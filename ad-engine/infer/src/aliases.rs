@@ -272,7 +272,7 @@ impl Cx<'_> {
     ) -> Result<Val, Fail> {
         let TypeExpr::Named { name, params } = t else {
             return Err(Fail::method(format!(
-                "objects of type {t} are not callable"
+                "MethodError: objects of type {t} are not callable"
             )));
         };
         if params.is_empty() {

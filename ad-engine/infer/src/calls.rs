@@ -1318,7 +1318,7 @@ impl<'a> Cx<'a> {
                     self.call_generic(b, &name, args)
                 } else {
                     Err(Fail::method(format!(
-                        "objects of type {} are not callable",
+                        "MethodError: objects of type {} are not callable",
                         callee.ty
                     )))
                 }
@@ -1326,7 +1326,7 @@ impl<'a> Cx<'a> {
             Type::Pullback(_) => builtins::diff::call_pullback(b, callee, rest),
             Type::Union(_) => self.split_call(b, args, 0),
             t => Err(Fail::method(format!(
-                "objects of type {t} are not callable"
+                "MethodError: objects of type {t} are not callable"
             ))),
         }
     }

@@ -52,7 +52,7 @@ fn call_global(
     let (root, mut typed) = match callee {
         Type::Function(_) | Type::Struct(_) => infer_call(program, &callee, args)?,
         t => {
-            let fail = Fail::method(format!("objects of type {t} are not callable"));
+            let fail = Fail::method(format!("MethodError: objects of type {t} are not callable"));
             return Err(vec![fail.at(Span::default())]);
         }
     };
@@ -77,7 +77,7 @@ pub fn infer_call(
             infer_entry(program, &name, &all)
         }
         t => Err(vec![Fail::method(format!(
-            "objects of type {t} are not callable"
+            "MethodError: objects of type {t} are not callable"
         ))
         .at(Span::default())]),
     }

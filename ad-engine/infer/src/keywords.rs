@@ -71,7 +71,7 @@ impl Cx<'_> {
             }
             t => {
                 return Err(Fail::method(format!(
-                    "objects of type {t} are not callable"
+                    "MethodError: objects of type {t} are not callable"
                 )))
             }
         };

@@ -248,7 +248,7 @@ fn a_global_closure_is_an_entry() {
     let k = zy_infer::infer_entry(&program, "K", &[zy_ir::Type::Float64]).map(|_| ());
     assert_eq!(
         k.map_err(|e| e[0].message.clone()),
-        Err("objects of type Float64 are not callable".to_string())
+        Err("MethodError: objects of type Float64 are not callable".to_string())
     );
 }
 

@@ -8,17 +8,17 @@ fn main() {
         let text = unescape(&line);
         let parse = zy_syntax::tree::parse(&text, None);
         let root = &parse.root;
-        let shown = match root.children.as_slice() {
-            [single] => zy_syntax::tree::Sexp {
-                node: single,
-                text: &text,
-            }
-            .to_string(),
-            _ => zy_syntax::tree::Sexp {
-                node: root,
-                text: &text,
-            }
-            .to_string(),
+        let whole = zy_syntax::tree::Sexp {
+            node: root,
+            text: &text,
+        }
+        .to_string();
+        // A lone statement is shown alone (as JuliaSyntax's `parse_stmts` shows it), with the
+        // junk after it as `(wrapper x (error-t y))`.
+        let lone = root.children.len() == 1 && root.trivia_errors.iter().all(|(i, _)| *i == 1);
+        let shown = match whole.strip_prefix("(toplevel ") {
+            Some(inner) if lone => inner.strip_suffix(')').unwrap_or(inner).to_string(),
+            _ => whole,
         };
         let errors: Vec<String> = parse
             .diagnostics

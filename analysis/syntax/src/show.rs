@@ -23,7 +23,7 @@ pub(crate) fn number(text: &str, kind: Kind) -> Option<String> {
             Some(format!("{}", if negative { -value } else { value }))
         }
         Kind::HexInt | Kind::BinInt | Kind::OctInt if !negative => unsigned(body),
-        Kind::Float => float(body, negative),
+        Kind::Float | Kind::Float32 => float(body, negative),
         _ => None,
     }
 }
@@ -65,7 +65,11 @@ const OVERFLOW: &str = "(ErrorNumericOverflow)";
 fn float(body: &str, negative: bool) -> Option<String> {
     if let Some(hex) = body.strip_prefix("0x") {
         let value = hex_float(hex)?;
-        return Some(shortest(if negative { -value } else { value }, 'e'));
+        return Some(if value.is_finite() {
+            shortest(if negative { -value } else { value }, 'e')
+        } else {
+            OVERFLOW.to_string()
+        });
     }
     if let Some((mantissa, exponent)) = body.split_once('f') {
         let value: f32 = format!("{mantissa}e{exponent}").parse().ok()?;
@@ -261,6 +265,12 @@ mod tests {
         assert_eq!(f("1f10"), "1.0f10");
         assert_eq!(f("1e1000"), "(ErrorNumericOverflow)");
         assert_eq!(f("1f100"), "(ErrorNumericOverflow)");
+        assert_eq!(f("0x1p2000"), "(ErrorNumericOverflow)");
+        assert_eq!(
+            number("10.0f100", Kind::Float32).as_deref(),
+            Some("(ErrorNumericOverflow)")
+        );
+        assert_eq!(number("1f-50", Kind::Float32).as_deref(), Some("0.0f0"));
         assert_eq!(number("1_000", Kind::Integer).as_deref(), Some("1000"));
         assert_eq!(number("+0b10010", Kind::BinInt).as_deref(), Some("0x12"));
         assert_eq!(number("0o22", Kind::OctInt).as_deref(), Some("0x12"));

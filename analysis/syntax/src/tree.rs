@@ -577,12 +577,18 @@ fn write_leaf(
                 _ => write!(f, "'{source}'"),
             }
         }
-        (Kind::Integer | Kind::HexInt | Kind::BinInt | Kind::OctInt | Kind::Float, _) => {
-            match crate::show::number(source, node.kind) {
-                Some(shown) => f.write_str(&shown),
-                None => f.write_str(source),
-            }
-        }
+        (
+            Kind::Integer
+            | Kind::HexInt
+            | Kind::BinInt
+            | Kind::OctInt
+            | Kind::Float
+            | Kind::Float32,
+            _,
+        ) => match crate::show::number(source, node.kind) {
+            Some(shown) => f.write_str(&shown),
+            None => f.write_str(source),
+        },
         (Kind::ErrorNode, _) if node.has_flag(flags::TRIVIA) => f.write_str("(error-t)"),
         (Kind::ErrorNode, _) => f.write_str("(error)"),
         (Kind::Error(error), _) => write!(f, "(Error{error:?})"),

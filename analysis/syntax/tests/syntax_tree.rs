@@ -1277,3 +1277,108 @@ fn adjoint_of_a_word_operator() {
     "#]],
     );
 }
+
+#[test]
+fn macro_names_with_a_misplaced_at() {
+    // The `@` may stand on the first or the last name of a macro's path only: `A.@B.x` is an
+    // error (it was read as the macro `A.B.x`, silently), recovered as JuliaSyntax recovers
+    // it, the `@` taken to belong to the last name. Once the call's arguments are read the
+    // chain goes on as any other (`A.@x(y).z` is a field of the call's value).
+    check(
+        &[
+            "A.@B.x",
+            "A.@B.x.y a",
+            "A.@x(y).z",
+            "A.@S[a].b",
+            "@A.B.@x a",
+        ],
+        expect![[r#"
+            "A.@B.x"
+                (macrocall (. (. A (error-t) B) (macro_name (error-t) x)))
+                error 2..4: `@` must appear on first or last macro name component
+            "A.@B.x.y a"
+                (macrocall (. (. (. A (error-t) B) x) (macro_name (error-t) y)) a)
+                error 2..4: `@` must appear on first or last macro name component
+            "A.@x(y).z"
+                (. (macrocall-p (. A (macro_name x)) y) z)
+            "A.@S[a].b"
+                (. (macrocall (. A (macro_name S)) (vect a)) b)
+            "@A.B.@x a"
+                (macrocall (macro_name (. (. A B) (error-t) x)) a)
+                error 5..6: repeated `@` in macro module path
+        "#]],
+    );
+}
+
+#[test]
+fn errors_left_out_as_juliasyntax_leaves_them() {
+    // A token bumped as an error keeps its trivia flag, so only the error shows (`end` after
+    // `var"x"` is not an argument); a block cut off by the end of the input holds the error
+    // of its missing statement.
+    check(
+        &[
+            "var\"x\"end",
+            "var\"x\"1",
+            "function",
+            "for\n\n<:",
+            "function(where",
+        ],
+        expect![[r#"
+            "var\"x\"end"
+                (var x (error-t))
+                error 6..9: suffix not allowed after `var"..."` syntax
+            "var\"x\"1"
+                (var x (error-t))
+                error 6..7: suffix not allowed after `var"..."` syntax
+            "function"
+                (function (error (error)) (block (error)) (error-t))
+                error 0..8: missing `end` for `function`
+                error 8..8: syntax error: invalid signature in function definition
+                error 8..8: syntax error: unexpected end of input
+            "for\n\n<:"
+                (for (iteration (in <: (error (error-t)))) (block (error)) (error-t))
+                error 0..3: missing `end` for `for`
+                error 7..7: invalid iteration spec: expected one of `=` `in` or `∈`
+                error 7..7: premature end of input
+                error 7..7: syntax error: unexpected end of input
+            "function(where"
+                (function (tuple-p where (error-t)) (block (error)) (error-t))
+                error 0..8: missing `end` for `function`
+                error 8..9: missing `)`
+                error 14..14: syntax error: unexpected end of input
+        "#]],
+    );
+}
+
+#[test]
+fn float_literals_out_of_range() {
+    // JuliaSyntax's error token for a literal too large for its type, `Float32` and hex
+    // floats included; a literal too small is zero.
+    check(
+        &[
+            "10.0f100",
+            "1f39",
+            "0x1p2000",
+            "1e1000",
+            "1f-50",
+            "0x1p-2000",
+            "1.5f3",
+        ],
+        expect![[r#"
+            "10.0f100"
+                (ErrorNumericOverflow)
+            "1f39"
+                (ErrorNumericOverflow)
+            "0x1p2000"
+                (ErrorNumericOverflow)
+            "1e1000"
+                (ErrorNumericOverflow)
+            "1f-50"
+                0.0f0
+            "0x1p-2000"
+                0.0
+            "1.5f3"
+                1500.0f0
+        "#]],
+    );
+}

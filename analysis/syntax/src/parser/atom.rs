@@ -50,6 +50,11 @@ struct Chain {
     /// The last name read, and its kind as lexed (a string macro renames it).
     last_identifier_pos: Pos,
     last_identifier_orig: Kind,
+    /// Around the last `@m` after a module path (`A.@m`): before the `@`, after the name.
+    macro_at: Option<(Pos, Pos)>,
+    /// A `.` followed such an `@m` (`A.@B.x`, an error): the `@` is taken to belong to the
+    /// last name, and this is where that name's stand-in error and `(macro_name ...)` end.
+    misplaced_at: Option<Option<(Pos, Pos)>>,
 }
 
 /// No separator: the array literal ends.
@@ -991,6 +996,8 @@ impl Parser<'_> {
             maybe_strmac: true,
             last_identifier_pos,
             last_identifier_orig: self.s.behind_at(last_identifier_pos).orig,
+            macro_at: None,
+            misplaced_at: None,
         };
         while self.parse_chain_suffix(cx, &mut chain) {}
     }
@@ -1082,6 +1089,7 @@ impl Parser<'_> {
         };
         self.emit(chain.mark, kind, fl);
         chain.is_macrocall = false;
+        chain.macro_at = None;
     }
 
     /// `a[i]`, `T[a b]`, `T[x for x in xs]`, or `@m[a]`.
@@ -1101,6 +1109,7 @@ impl Parser<'_> {
             self.emit(m, ckind, fl | flags::dim(dim));
             self.emit(chain.mark, Kind::MacroCall, 0);
             chain.is_macrocall = false;
+            chain.macro_at = None;
         } else {
             let outk = match ckind {
                 Kind::Vect => Kind::Ref,
@@ -1128,6 +1137,19 @@ impl Parser<'_> {
         }
         self.bump_disallowed_space(cx);
         let emark = self.position();
+        if let Some((before_at, after_name)) = chain.macro_at {
+            // `A.@B.x`: the `@` may only be on the first or the last name. Read on as if it
+            // were on the last: `B` becomes a plain name, the `.` before it an error.
+            if chain.misplaced_at.is_none() {
+                self.s.diagnose(
+                    TextRange::new(before_at.byte, after_name.byte),
+                    "`@` must appear on first or last macro name component",
+                );
+                chain.misplaced_at = Some(None);
+            }
+            self.reset_node(after_name, Some(Kind::Tombstone), None);
+            self.reset_node(before_at, Some(Kind::ErrorNode), None);
+        }
         self.bump(cx, flags::TRIVIA);
         let k = self.peek(cx);
         let mark = chain.mark;
@@ -1167,6 +1189,22 @@ impl Parser<'_> {
             self.bump_remap(cx, 0, Kind::Identifier);
             self.emit_error(emark, 0, "the .' operator for transpose is discontinued");
             self.emit(mark, Kind::DotCall, flags::POSTFIX);
+        } else if let Some(previous) = chain.misplaced_at {
+            // The name after a misplaced `@` (or a later one): `(macro_name (error-t) x)`,
+            // undoing the one made for an earlier name.
+            if let Some((error, name)) = previous {
+                self.reset_node(error, Some(Kind::Tombstone), None);
+                self.reset_node(name, Some(Kind::Tombstone), None);
+            }
+            let name_mark = self.position();
+            let error = self.bump_invisible(Kind::ErrorNode, flags::TRIVIA);
+            self.parse_atom(cx, false, false);
+            chain.last_identifier_pos = self.s.behind_pos(true, true);
+            chain.last_identifier_orig = self.s.behind_at(chain.last_identifier_pos).orig;
+            chain.maybe_strmac = true;
+            let name = self.emit(name_mark, Kind::MacroName, 0);
+            chain.misplaced_at = Some(Some((error, name)));
+            self.emit(mark, Kind::Dot, 0);
         } else {
             self.parse_atom(cx, false, false);
             chain.last_identifier_pos = self.s.behind_pos(true, true);
@@ -1191,6 +1229,7 @@ impl Parser<'_> {
         if !chain.is_macrocall {
             self.emit(m, Kind::MacroName, 0);
         }
+        chain.macro_at = Some((m, self.position()));
         chain.is_macrocall = true;
         self.emit(chain.mark, Kind::Dot, 0);
     }
@@ -1208,6 +1247,7 @@ impl Parser<'_> {
             self.emit(m, Kind::Braces, delim);
             self.emit(chain.mark, Kind::MacroCall, 0);
             chain.is_macrocall = false;
+            chain.macro_at = None;
         } else {
             self.emit(chain.mark, Kind::Curly, delim);
         }

@@ -207,10 +207,11 @@ impl<'a> Parser<'a> {
         self.s.bump(flags_, cx.whitespace_newline, Some(kind))
     }
 
-    /// Consumes the next token as an error.
+    /// Consumes the next token as an error, `flags_` on both (JuliaSyntax's `bump` with an
+    /// error: a trivia token inside prints as `(error-t)`).
     pub fn bump_error(&mut self, cx: Ctx, flags_: u16, message: &str) -> Pos {
         let mark = self.position();
-        self.bump(cx, 0);
+        self.bump(cx, flags_);
         self.emit_error(mark, flags_, message)
     }
 
@@ -390,8 +391,7 @@ impl<'a> Parser<'a> {
         }
         self.bump_trivia();
         let k = self.peek(cx);
-        if closing.contains(&k) || k == Kind::EndMarker {
-            // At the end of the input the missing closer is the error.
+        if closing.contains(&k) {
             return true;
         }
         let mut n_delims = 0;
