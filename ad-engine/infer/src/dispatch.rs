@@ -1130,9 +1130,13 @@ pub(crate) fn field_keeps_type(program: &Program, def: &StructDef, k: usize) -> 
 }
 
 /// The type of an untyped field of a linked node holding a `given` value: Julia's `Any` as
-/// the open union of the numbers, `nothing`, `missing`, strings and symbols, and of `given`.
+/// the open union of the numbers, `nothing`, `missing` and strings, and of `given` (symbols,
+/// which compiled code does not hold in a union, only where one is given).
 fn any_field(program: &Program, given: &Type) -> Result<Type, Fail> {
-    let mut held = crate::open::defaults("Any");
+    let mut held: Vec<Type> = crate::open::defaults("Any")
+        .into_iter()
+        .filter(|t| !matches!(t, Type::Symbol(_)))
+        .collect();
     held.extend(struct_instance(program, &"Base.Missing".into(), Vec::new()));
     held.push(given.clone());
     crate::open::open_union("Any", &held).ok_or_else(|| {

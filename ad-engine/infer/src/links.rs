@@ -8,12 +8,15 @@
 use zy_ir::{Const, Function, Op, Operand, Program, StructDef, Type, Value, NEW};
 
 /// The value (`missing` or `nothing`) that ends a list through the untyped field `k` of the
-/// mutable struct `def`: the program builds a `def` holding it there or assigns it to the
-/// field, and also assigns the field a value it computes (`p.next = q`; a literal number or
-/// string is no node). `None` for a field used otherwise, or ended by both values.
+/// mutable struct `def`: the program builds a `def` holding it there (or, where it builds
+/// none so, assigns it to a field of that name: `p.next = missing`), and also assigns the
+/// field a value it computes (`p.next = q`; a literal number or string is no node). `None` for
+/// a field used otherwise, or ended by both values.
 pub(crate) fn end_marker(program: &Program, def: &StructDef, k: usize) -> Option<Type> {
     let (field, _) = def.fields.get(k)?;
-    let mut ends = Vec::new();
+    // The ends the program builds a `def` with, and those it assigns to a field of the name
+    // (of this struct or another).
+    let (mut built, mut assigned) = (Vec::new(), Vec::new());
     let mut relinked = false;
     let bodies = program
         .functions
@@ -28,19 +31,21 @@ pub(crate) fn end_marker(program: &Program, def: &StructDef, k: usize) -> Option
             let Op::Call(n) = &stmt.op else {
                 continue;
             };
-            let stored = match (&**n, stmt.args.as_slice()) {
+            let (ends, stored) = match (&**n, stmt.args.as_slice()) {
                 ("setfield!" | "Base.setproperty!", [_, Operand::Const(Const::Symbol(s)), v])
                     if s == field =>
                 {
                     let end = end_of(body, v);
                     relinked |= end.is_none() && !matches!(v, Operand::Const(_));
-                    end
+                    (&mut assigned, end)
                 }
-                (n, args) if n == &*def.name => args.get(k).and_then(|v| end_of(body, v)),
+                (n, args) if n == &*def.name => {
+                    (&mut built, args.get(k).and_then(|v| end_of(body, v)))
+                }
                 (NEW, [s, args @ ..]) if names(body, s, def) => {
-                    args.get(k).and_then(|v| end_of(body, v))
+                    (&mut built, args.get(k).and_then(|v| end_of(body, v)))
                 }
-                _ => None,
+                _ => continue,
             };
             if let Some(end) = stored {
                 if !ends.contains(&end) {
@@ -49,6 +54,7 @@ pub(crate) fn end_marker(program: &Program, def: &StructDef, k: usize) -> Option
             }
         }
     }
+    let ends = if built.is_empty() { assigned } else { built };
     let [end] = ends.as_slice() else {
         return None;
     };
