@@ -78,7 +78,11 @@ fn end_of(body: &Function, v: &Operand) -> Option<End> {
     match v {
         Operand::Const(Const::Nothing) => Some(End::Nothing),
         Operand::Value(v) => match body.stmt(*v).map(|s| &s.op) {
-            Some(Op::Global(n)) if matches!(&**n, "Base.missing" | "missing") => Some(End::Missing),
+            // The binding `missing`, qualified (`Base.missing`) or not: a name read, not a
+            // library function that a program reaches.
+            Some(Op::Global(n)) if n.strip_prefix("Base.").unwrap_or(n) == "missing" => {
+                Some(End::Missing)
+            }
             _ => None,
         },
         Operand::Const(_) => None,
