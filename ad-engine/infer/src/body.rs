@@ -148,6 +148,13 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
         ("vect", args) => args.iter().any(|a| crate::open::runtime_element(&a.ty)),
         ("Base.getindex", [t, ..]) => any(t),
         ("Base._typed_dict", _) => open_dict_key(name, ins).is_some(),
+        // `Array{Any}(missing, n)`: a vector of `Any` holding `missing`s to begin with.
+        ("#typed", [r, params, x, _])
+            if matches!(&r.ty, Type::Function(t) if matches!(&**t, "Array" | "Vector")) =>
+        {
+            matches!(&params.ty, Type::Tuple(ps) if matches!(&ps[..], [Type::Function(t)] if &**t == "Any"))
+                && (x.ty.is_missing() || x.ty == Type::Nothing)
+        }
         ("#typed", [r, params, ..]) => {
             matches!(&r.ty, Type::Function(t) if &**t == "Ref")
                 && matches!(&params.ty, Type::Tuple(ps) if matches!(&ps[..], [Type::Function(t)] if &**t == "Any"))

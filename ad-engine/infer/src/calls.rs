@@ -670,6 +670,11 @@ impl<'a> Cx<'a> {
         if &**name == "Ref" {
             return self.typed_ref(b, given, fields);
         }
+        if let ("Array" | "Vector", [Type::Function(t)]) = (&**name, given) {
+            if let Some(v) = crate::builtins::filled_open_vector(self, b, t, fields) {
+                return v;
+            }
+        }
         let def = self
             .program
             .structs

@@ -482,8 +482,12 @@ pub(crate) fn construct_given(
     for ((pat, arg), (fname, _)) in pats.iter().zip(args).zip(&def.fields) {
         // A parametric struct's constructor takes exactly the annotated types; a plain one
         // converts its arguments to the field types.
-        let exact =
-            matches(pat, &arg.ty, &mut bind) || bounded_as_julia(program, pat, &arg.ty, &mut bind);
+        // A field of an abstract array type takes what Julia's subtyping puts below it (a
+        // `Diagonal` in `A::AbstractMatrix{Float64}`), each struct holding its own.
+        let exact = matches(pat, &arg.ty, &mut bind)
+            || bounded_as_julia(program, pat, &arg.ty, &mut bind)
+            || matches!(pat, Pat::Array { abstract_: true, .. })
+                && matches_as_julia(pat, &arg.ty, &mut bind, program);
         // A field of an abstract type (`s::Shape`, `s::Shape{Float64}`) holds any of its
         // values, as Julia's: the union of those zy can list, when it lists the value given,
         // so that structs built with different shapes are of one type (`[Frame(c),
@@ -536,17 +540,26 @@ pub(crate) fn construct_given(
         .collect();
     check_supertype_bounds(program, def, &params)?;
     // A mutable struct's link to a node of its own type or `nothing` (`next::Union{Nothing,
-    // DNode}`) holds either, whatever it was built with: it has its declared type, so that a
-    // node built with `nothing` is relinked later (`last.next = n`).
+    // DNode}`, or an untyped `next` the program ends with `missing`) holds either, whatever it
+    // was built with: it has its declared type, so that a node built with `nothing` is
+    // relinked later (`last.next = n`).
     let links = if def.mutable {
-        linked_fields(def, &pats)
+        linked_fields(program, def, &pats)
     } else {
         Vec::new()
     };
     let recur = Type::Recur(def.name.clone(), params.as_slice().into());
-    let link = crate::join::join(&Type::Nothing, &recur).unwrap_or(recur);
-    for &i in &links {
-        fields[i].1 = link.clone();
+    for (i, end) in &links {
+        fields[*i].1 = crate::join::join(end, &recur).unwrap_or_else(|| recur.clone());
+    }
+    // The other untyped fields of such a node hold any value of its own type, as Julia's
+    // `Any` (a list's head holding `"root"`, its nodes numbers): every node is of one type.
+    if !links.is_empty() {
+        for (k, pat) in pats.iter().enumerate() {
+            if matches!(pat, Pat::Any) && !links.iter().any(|(i, _)| *i == k) {
+                fields[k].1 = any_field(program, &fields[k].1)?;
+            }
+        }
     }
     let mut st = Arc::new(StructType {
         name: def.name.clone(),
@@ -1116,10 +1129,29 @@ pub(crate) fn field_keeps_type(program: &Program, def: &StructDef, k: usize) -> 
     })
 }
 
-/// The fields of `def` declared as a union of `nothing` and the struct itself
-/// (`next::Union{DNode, Nothing}`, `left::Union{Nothing, PTree{T}}` of a `PTree{T}`), by
-/// index from 0.
-fn linked_fields(def: &StructDef, pats: &[Pat]) -> Vec<usize> {
+/// The type of an untyped field of a linked node holding a `given` value: Julia's `Any` as
+/// the open union of the numbers, `nothing`, `missing` and strings, and of `given` (symbols,
+/// which compiled code does not hold in a union, only where one is given).
+fn any_field(program: &Program, given: &Type) -> Result<Type, Fail> {
+    let mut held: Vec<Type> = crate::open::defaults("Any")
+        .into_iter()
+        .filter(|t| !matches!(t, Type::Symbol(_)))
+        .collect();
+    held.extend(struct_instance(program, &"Base.Missing".into(), Vec::new()));
+    held.push(given.clone());
+    crate::open::open_union("Any", &held).ok_or_else(|| {
+        Fail::unsupported(format!(
+            "a value of type {given} in an untyped field of a linked mutable struct (zy holds \
+             numbers, strings, symbols, `nothing` and `missing` there); declare the field's type"
+        ))
+    })
+}
+
+/// The fields of `def` that link its values, by index from 0, each with the value that ends
+/// the list: those declared as a union of `nothing` (or `missing`) and the struct itself
+/// (`next::Union{DNode, Nothing}`, `left::Union{Nothing, PTree{T}}` of a `PTree{T}`), and the
+/// untyped ones the program uses so ([`crate::links::end_marker`]).
+fn linked_fields(program: &Program, def: &StructDef, pats: &[Pat]) -> Vec<(usize, Type)> {
     let own = |p: &Pat| match p {
         Pat::Struct { name, params } if *name == def.name => match params {
             None => def.params.is_empty(),
@@ -1133,16 +1165,28 @@ fn linked_fields(def: &StructDef, pats: &[Pat]) -> Vec<usize> {
         },
         _ => false,
     };
-    let link = |p: &Pat| match p {
-        Pat::Union(ms) => {
-            ms.iter().any(own)
-                && ms
-                    .iter()
-                    .all(|m| own(m) || matches!(m, Pat::Leaf(Type::Nothing)))
+    let end = |p: &Pat| match p {
+        Pat::Leaf(Type::Nothing) => Some(Type::Nothing),
+        Pat::Struct { name, .. } if &**name == "Base.Missing" => {
+            struct_instance(program, name, Vec::new())
         }
-        _ => false,
+        _ => None,
     };
-    (0..pats.len()).filter(|&i| link(&pats[i])).collect()
+    let link = |k: usize, p: &Pat| match p {
+        Pat::Union(ms) if ms.iter().any(own) => {
+            let mut ends = ms.iter().filter(|m| !own(m)).map(end);
+            match (ends.next(), ends.next()) {
+                (Some(end), None) => end,
+                _ => None,
+            }
+        }
+        Pat::Any if def.mutable => crate::links::end_marker(program, def, k),
+        _ => None,
+    };
+    pats.iter()
+        .enumerate()
+        .filter_map(|(k, p)| Some((k, link(k, p)?)))
+        .collect()
 }
 
 /// The patterns of the default constructor's exact method: the field annotations, with the
@@ -1159,7 +1203,7 @@ pub(crate) fn struct_instance(program: &Program, name: &Name, params: Vec<Type>)
         return None;
     }
     let pats = field_patterns(program, def).ok()?;
-    if def.mutable && !linked_fields(def, &pats).is_empty() {
+    if def.mutable && !linked_fields(program, def, &pats).is_empty() {
         return None;
     }
     let bind: Bindings = def

@@ -288,10 +288,11 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
             t => members.push(t.clone()),
         }
     }
-    if !members
-        .iter()
-        .all(|t| *t == Type::Nothing || joins_nothing(t))
-    {
+    // `missing` is a list's end as `nothing` is, beside the program's nodes
+    // (`Union{Missing, Node}`); beside numbers it is [`missing_or`]'s.
+    let ends_list = members.iter().any(is_node);
+    let absent = |t: &Type| *t == Type::Nothing || ends_list && t.is_missing();
+    if !members.iter().all(|t| absent(t) || joins_nothing(t)) {
         return None;
     }
     members.sort();
@@ -314,7 +315,7 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
     }
     joined.sort();
     joined.dedup();
-    let others: Vec<&Type> = joined.iter().filter(|t| **t != Type::Nothing).collect();
+    let others: Vec<&Type> = joined.iter().filter(|t| !absent(t)).collect();
     let related = others.len() < 2
         || others.iter().all(|t| is_node(t))
             && others.iter().any(|t| {
@@ -330,6 +331,9 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
     names.sort();
     if joined.contains(&Type::Nothing) {
         names.insert(0, "Nothing".into());
+    }
+    if joined.iter().any(Type::is_missing) {
+        names.insert(0, "Missing".into());
     }
     let name = format!("Union{{{}}}", names.join(", "));
     Some(Type::union(name.as_str().into(), joined))

@@ -38,6 +38,7 @@ mod iterate;
 mod join;
 mod keywords;
 mod known;
+mod links;
 mod open;
 mod pattern;
 mod peel;

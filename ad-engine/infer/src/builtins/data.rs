@@ -968,6 +968,39 @@ pub(crate) fn typed_vect(
     Some(converted_vect(b, elems, elem))
 }
 
+/// `Array{Any}(missing, n)` and `Vector{Any}(nothing, n)` (of `Any`, `Real` or `Number`):
+/// Julia's vector of `n` copies of the value, its element type the open union holding also what
+/// the body stores into it ([`Cx::any_held`]). `None` for other types and arguments; refused
+/// for a length zy does not know before it runs.
+pub(crate) fn filled_open_vector(
+    cx: &Cx,
+    b: &mut PlanBuilder,
+    t: &str,
+    args: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let [x, n] = args else {
+        return None;
+    };
+    if !crate::open::is_open(t) || !(x.ty.is_missing() || x.ty == Type::Nothing) {
+        return None;
+    }
+    let Some(Const::Int(n)) = n.konst.as_ref().filter(|_| n.ty == Type::Int64) else {
+        return Some(Err(Fail::unsupported(format!(
+            "`Array{{{t}}}({}, n)` of a length known only at run time; start from `{t}[]` and \
+             `push!` instead",
+            x.ty
+        ))));
+    };
+    let mut held = vec![x.ty.clone()];
+    held.extend(cx.any_held.iter().cloned());
+    let elem = crate::open::open_union(t, &held)?;
+    let copies = vec![x.clone(); usize::try_from(*n).unwrap_or(0).min(MAX_FILLED)];
+    Some(converted_vect(b, &copies, elem))
+}
+
+/// The longest `Array{Any}(missing, n)` zy writes out element by element.
+const MAX_FILLED: usize = 64;
+
 /// Is `t` a parametric struct of the library named without its parameters (`Task`, whose
 /// `Task[]` holds tasks of one result type)?
 pub(crate) fn is_unbound_library(cx: &Cx, t: &str) -> bool {

@@ -5,6 +5,7 @@ pub(crate) mod concat;
 mod copies;
 pub(crate) mod data;
 pub(crate) use data::empty_box;
+pub(crate) use data::filled_open_vector;
 pub(crate) use data::is_unbound_library;
 pub(crate) use data::nested_elements;
 pub(crate) mod diff;
