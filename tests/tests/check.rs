@@ -1161,6 +1161,11 @@ fn test_files_included_in_a_loop_over_their_names_are_the_programs() {
     ]);
     let (status, out, err) = run(dir.path(), &["check", "test/runtests.jl", "--format", "short"]);
     expect![[r#"
+        test/runtests.jl:8:1: note[skipped-statement]: zy does not run a `for` loop at top level: only definitions are loaded (it changes no top-level binding)
+        test/runtests.jl:11:1: note[skipped-statement]: zy does not run a `for` loop at top level: only definitions are loaded (it changes no top-level binding)
+        test/runtests.jl:11:10: error[unsupported]: unsupported: `include` in a loop over other than a literal vector or tuple of strings (or a top-level binding to one); write the `include`s one by one instead
+        test/b.jl:1:1: error[test-failed]: Test Failed: Expression: 2 + 2 == 5, Evaluated: 4 == 5
+        test/c.jl:1:1: error[test-failed]: Test Failed: Expression: 3 + 3 == 7, Evaluated: 6 == 7
     "#]]
     .assert_eq(&format!("{out}{err}"));
     assert_eq!(status, 1);

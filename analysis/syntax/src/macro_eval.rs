@@ -29,6 +29,10 @@ pub(crate) enum Value {
     Nothing,
 }
 
+/// The most nodes and values one expansion may make (a loop doubling an expression would
+/// otherwise grow it past any memory).
+const MAX_EXPANSION_SIZE: usize = 100_000;
+
 /// A refusal, already reported.
 pub(crate) struct Refused;
 
@@ -48,6 +52,8 @@ pub(crate) struct Expander<'c, 'a> {
     pub escaped_template: BTreeSet<(u32, u32)>,
     /// The names of the call's arguments put into code without `esc` (yet).
     unescaped: BTreeSet<(u32, u32)>,
+    /// How many nodes and values the expansion has made so far.
+    size: usize,
 }
 
 impl<'c, 'a> Expander<'c, 'a> {
@@ -61,6 +67,7 @@ impl<'c, 'a> Expander<'c, 'a> {
             returning: false,
             escaped_template: BTreeSet::new(),
             unescaped: BTreeSet::new(),
+            size: 0,
         }
     }
 
@@ -74,6 +81,21 @@ impl<'c, 'a> Expander<'c, 'a> {
         );
         self.cx.unsupported(node, &message);
         Err(Refused)
+    }
+
+    /// Counts `n` more nodes or values made, refusing past [`MAX_EXPANSION_SIZE`] (at the
+    /// call: its arguments decide the size).
+    fn grow(&mut self, n: usize) -> Eval<()> {
+        self.size = self.size.saturating_add(n);
+        if self.size > MAX_EXPANSION_SIZE {
+            let message = format!(
+                "macro {}: an expansion of more than {MAX_EXPANSION_SIZE} nodes",
+                self.name
+            );
+            self.cx.unsupported_at(self.call, &message);
+            return Err(Refused);
+        }
+        Ok(())
     }
 
     /// The value of the statements of a block.
@@ -165,6 +187,7 @@ impl<'c, 'a> Expander<'c, 'a> {
                 _ => out.push(self.eval(item)?),
             }
         }
+        self.grow(out.len())?;
         Ok(out)
     }
 
@@ -348,6 +371,7 @@ impl<'c, 'a> Expander<'c, 'a> {
 
     /// The nodes a template stands for: a copy, with its interpolations' values in place.
     fn template(&mut self, node: &SyntaxNode) -> Eval<Vec<SyntaxNode>> {
+        self.grow(1)?;
         if node.leaf {
             return Ok(vec![node.clone()]);
         }
@@ -404,6 +428,9 @@ impl<'c, 'a> Expander<'c, 'a> {
                 escaped,
                 argument,
             } => {
+                let mut size = 0;
+                leaves(&node, &mut |_| size += 1);
+                self.grow(size)?;
                 if argument && !escaped {
                     leaves(&node, &mut |leaf| {
                         if leaf.kind == Kind::Identifier {

@@ -112,11 +112,13 @@ pub(crate) fn expand<'a>(cx: &mut Cx<'a>, node: &SyntaxNode) -> Option<Option<Ex
     if !cx.macros.iter().any(|m| m.name == bare) {
         return None;
     }
+    // A call in a macro's template expands where that macro's call is, after the definitions.
+    let in_template = cx.macros.iter().any(|m| inside(node.range, m.range));
     let Some(def) = cx
         .macros
         .iter()
         .rev()
-        .find(|m| m.name == bare && m.range.end <= node.range.start)
+        .find(|m| m.name == bare && (in_template || m.range.end <= node.range.start))
         .cloned()
     else {
         let message = format!("macro {text} used before its definition (Julia expands a call where it reads it)");
