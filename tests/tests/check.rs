@@ -1146,6 +1146,32 @@ fn test_files_included_from_a_testset_see_the_package() {
 }
 
 #[test]
+fn test_files_included_in_a_loop_over_their_names_are_the_programs() {
+    // `for t in tests; @testset "$t" begin include("$(t).jl") end end` (Calculus.jl's
+    // runtests.jl): each file is included once per name, its failing test reported; a loop
+    // over what zy cannot fold is refused at its collection.
+    let dir = dir_with(&[
+        (
+            "test/runtests.jl",
+            "using Test\ntests = [\"a\", \"b\"]\nfor t in tests\n    @testset \"$t\" begin\n        include(\"$(t).jl\")\n    end\nend\nfor u in (\"c\",)\n    include(joinpath(@__DIR__, \"$(u).jl\"))\nend\nfor v in readdir(\"x\")\n    include(v)\nend\n",
+        ),
+        ("test/a.jl", "@test 1 + 1 == 2\n"),
+        ("test/b.jl", "@test 2 + 2 == 5\n"),
+        ("test/c.jl", "@test 3 + 3 == 7\n"),
+    ]);
+    let (status, out, err) = run(dir.path(), &["check", "test/runtests.jl", "--format", "short"]);
+    expect![[r#"
+        test/runtests.jl:8:1: note[skipped-statement]: zy does not run a `for` loop at top level: only definitions are loaded (it changes no top-level binding)
+        test/runtests.jl:11:1: note[skipped-statement]: zy does not run a `for` loop at top level: only definitions are loaded (it changes no top-level binding)
+        test/runtests.jl:11:10: error[unsupported]: unsupported: `include` in a loop over other than a literal vector or tuple of strings (or a top-level binding to one); write the `include`s one by one instead
+        test/b.jl:1:1: error[test-failed]: Test Failed: Expression: 2 + 2 == 5, Evaluated: 4 == 5
+        test/c.jl:1:1: error[test-failed]: Test Failed: Expression: 3 + 3 == 7, Evaluated: 6 == 7
+    "#]]
+    .assert_eq(&format!("{out}{err}"));
+    assert_eq!(status, 1);
+}
+
+#[test]
 fn a_package_named_by_its_project_runs_its_tests() {
     // A clone whose folder is not the package's name (`Project.toml` names it), submodules
     // that `using` their own package as Julia's loader allows, and one function holding a

@@ -52,6 +52,9 @@ pub(crate) struct Cx<'a> {
     /// The top-level `const`s bound to a path known without running anything (`const SRC =
     /// joinpath(@__DIR__, "..", "src")`), by name, in file order: `include` paths built on them.
     pub path_consts: BTreeMap<String, String>,
+    /// The top-level bindings to a literal vector or tuple of strings (`tests = ["a", "b"]`),
+    /// by name, as bound last in file order: `for t in tests; include("$t.jl"); end`.
+    pub string_lists: BTreeMap<String, Vec<String>>,
     /// How many `@sync` blocks enclose the expression being converted (a task spawned there
     /// joins the innermost one's group, `tasks::spawn`).
     pub in_sync: u32,
@@ -61,13 +64,29 @@ pub(crate) struct Cx<'a> {
     /// The types the statements converted so far define (structs, abstract types, aliases),
     /// by name: `const P = Point` after them is an alias of one (`aliases::is_alias`).
     pub type_names: BTreeSet<String>,
+    /// The macros of the program visible here (the file's top level or the module being
+    /// converted), in definition order.
+    pub macros: Vec<std::rc::Rc<crate::macros::MacroDef>>,
+    /// While a macro's expansion is converted: the names its nodes read in place of their
+    /// text (hygienic renames of the macro's own locals, and the names and literals the macro
+    /// built), by range.
+    pub expansion_text: BTreeMap<(u32, u32), &'a str>,
+    /// Where the texts of `expansion_text` live.
+    pub arena: &'a bumpalo::Bump,
+    /// The next range handed to a node that a macro built (above any offset of a text).
+    pub next_built: u32,
+    /// How many hygienic names the expansions so far have made.
+    pub gensyms: u32,
+    /// How many macro expansions enclose the code being converted.
+    pub expansion_depth: u32,
     depth: u32,
     too_deep_reported: bool,
 }
 
 impl<'a> Cx<'a> {
-    /// A fresh context over `src`, whose names not in normal form are `names`.
-    pub fn new(src: &'a str, names: &'a Names) -> Cx<'a> {
+    /// A fresh context over `src`, whose names not in normal form are `names`; the texts
+    /// that macro expansions make live in `arena`.
+    pub fn new(src: &'a str, names: &'a Names, arena: &'a bumpalo::Bump) -> Cx<'a> {
         Cx {
             src,
             names,
@@ -84,9 +103,16 @@ impl<'a> Cx<'a> {
             type_vars: Vec::new(),
             source_path: None,
             path_consts: BTreeMap::new(),
+            string_lists: BTreeMap::new(),
             in_sync: 0,
             spawn_values: None,
             type_names: BTreeSet::new(),
+            macros: Vec::new(),
+            expansion_text: BTreeMap::new(),
+            arena,
+            next_built: crate::macros::BUILT_RANGES,
+            gensyms: 0,
+            expansion_depth: 0,
             depth: 0,
             too_deep_reported: false,
         }
@@ -104,6 +130,9 @@ impl<'a> Cx<'a> {
 
     /// The source text of `range` (a name's as Julia reads it).
     pub fn slice(&self, range: TextRange) -> &'a str {
+        if let Some(text) = self.expansion_text.get(&(range.start, range.end)) {
+            return text;
+        }
         if let Some(name) = self.names.get(range) {
             return name;
         }

@@ -30,7 +30,7 @@ pub fn docstrings(text: &str) -> Vec<Docstring> {
     let mut out = Vec::new();
     if !parse.gave_up {
         statements(
-            &mut Cx::new(text, &crate::names::AS_WRITTEN),
+            &mut Cx::new(text, &crate::names::AS_WRITTEN, &bumpalo::Bump::new()),
             &parse.root,
             &mut out,
         );

@@ -270,6 +270,9 @@ fn regex_literal(cx: &mut Cx, node: &SyntaxNode, name: &SyntaxNode) -> Option<Ex
 
 /// `@m ...` and string macros `r"..."`: outside the subset, named by the macro.
 fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
+    if let Some(expansion) = crate::macros::expand_expr(cx, node) {
+        return expansion;
+    }
     match node.children.first() {
         Some(name) if name.leaf && name.kind == Kind::MacroName => {
             if let [_, string] = node.children.as_slice() {

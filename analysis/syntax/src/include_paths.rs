@@ -32,6 +32,69 @@ pub(crate) fn record_const(cx: &mut Cx, name: &str, value: &Expr) {
     }
 }
 
+/// Of a top-level binding `name = value`: records `value`'s strings where it is a literal
+/// vector or tuple of them (`tests = ["a", "b"]`), so that a later `for t in name` loop
+/// names the files it includes; forgets them where `name` is bound to anything else.
+pub(crate) fn record_strings(cx: &mut Cx, name: &str, value: &Expr) {
+    match strings(value) {
+        Some(strings) => cx.string_lists.insert(name.to_string(), strings),
+        None => cx.string_lists.remove(name),
+    };
+}
+
+/// The strings of a literal vector or tuple of them.
+fn strings(e: &Expr) -> Option<Vec<String>> {
+    match &e.kind {
+        ExprKind::Vect(items) | ExprKind::Tuple(items) => items
+            .iter()
+            .map(|e| match &e.kind {
+                ExprKind::Str(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// Of a top-level `for t in collection ... end` whose body includes files (directly, in
+/// `begin` blocks and `@testset`s): the loop's name, the strings it takes (Julia runs each
+/// `include` at top level once per string), and the `include` calls. `Err` with the
+/// collection where it is not a literal vector or tuple of strings, nor a top-level binding
+/// to one.
+pub(crate) fn loop_includes<'n>(
+    cx: &mut Cx,
+    node: &'n SyntaxNode,
+) -> Option<Result<(String, Vec<String>, Vec<&'n SyntaxNode>), &'n SyntaxNode>> {
+    let (Kind::For, [iteration, body]) = (node.kind, node.children.as_slice()) else {
+        return None;
+    };
+    let mut calls = Vec::new();
+    testset_includes(cx, body, &mut calls);
+    if calls.is_empty() || node.leaf {
+        return None;
+    }
+    let [spec] = iteration.children.as_slice() else {
+        return Some(Err(iteration));
+    };
+    let (Kind::In, [var, collection]) = (spec.kind, spec.children.as_slice()) else {
+        return Some(Err(spec));
+    };
+    if !(var.leaf && var.kind == Kind::Identifier) {
+        return Some(Err(var));
+    }
+    let taken = match crate::expr::expr(cx, collection) {
+        Expr {
+            kind: ExprKind::Ident(name),
+            ..
+        } => cx.string_lists.get(&name).cloned(),
+        literal => strings(&literal),
+    };
+    match taken {
+        Some(strings) => Some(Ok((cx.text(var).to_string(), strings, calls))),
+        None => Some(Err(collection)),
+    }
+}
+
 /// The string `e` evaluates to, where that is known without running anything.
 fn fold(cx: &Cx, e: &Expr) -> Option<String> {
     match &e.kind {

@@ -33,6 +33,26 @@ pub(crate) fn items(cx: &mut Cx, toplevel: &SyntaxNode, out: &mut Vec<Item>) {
 /// One top-level statement, which may define several items (`@kwdef struct` is a struct
 /// and its keyword constructor).
 fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
+    if node.kind == Kind::MacroCall && !node.leaf {
+        if let Some(expansion) = crate::macros::expand(cx, node) {
+            // A call of a macro of the program: the statements it expands to.
+            if let Some(expansion) = expansion {
+                let tree = &expansion.tree;
+                let statements = match tree.kind {
+                    Kind::Block if !tree.leaf => tree.children.iter().collect(),
+                    _ => vec![tree],
+                };
+                let first = out.len();
+                crate::macros::converted(cx, node.range, expansion.renames, |cx| {
+                    statements.into_iter().for_each(|s| push_item(cx, s, out))
+                });
+                for item in out.iter_mut().skip(first) {
+                    crate::macros::relocate_item(item, node.range);
+                }
+            }
+            return;
+        }
+    }
     let (errors, items) = (cx.errors.len(), out.len());
     if let Some(enum_items) = enums::items(cx, node) {
         out.extend(enum_items);
@@ -59,6 +79,7 @@ fn push_item(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
     for call in included {
         out.extend(include(cx, call).map(Item::Include));
     }
+    loop_includes(cx, node, out);
     // A struct's inner constructors follow it.
     out.extend(cx.constructors.drain(..).map(Item::Function));
 }
@@ -207,7 +228,8 @@ fn item(cx: &mut Cx, node: &SyntaxNode) -> Option<Item> {
         Kind::Module => module_def(cx, node).map(Item::Module),
         Kind::Abstract => abstract_definition(cx, node).map(Item::Struct),
         Kind::Primitive => unsupported(cx, node, "primitive type"),
-        Kind::Macro => unsupported(cx, node, "macro definition; write a function instead"),
+        // Collected before the items (`macros::collect`): calls expand where they are read.
+        Kind::Macro => None,
         Kind::Import | Kind::Using => import(cx, node).map(Item::Import),
         Kind::Export => Some(Item::Export(ExportDef {
             names: node.args().map(|n| cx.text(n).to_string()).collect(),
@@ -240,9 +262,12 @@ fn module_def(cx: &mut Cx, node: &SyntaxNode) -> Option<ModuleDef> {
         return unsupported(cx, name, "module name that is not a plain name");
     }
     let mut items = Vec::new();
+    let own_macros = crate::macros::collect(cx, body);
+    let outer_macros = std::mem::replace(&mut cx.macros, own_macros);
     for child in &body.children {
         push_item(cx, child, &mut items);
     }
+    cx.macros = outer_macros;
     Some(ModuleDef {
         name: cx.text(name).to_string(),
         name_range: name.range,
@@ -543,6 +568,33 @@ fn push_new(names: &mut Vec<String>, name: &str) {
     }
 }
 
+/// The files a top-level `for t in ["a", "b"] ... include("$t.jl") ... end` includes: each
+/// `include` once per string, its path evaluated with `t` bound to the string.
+fn loop_includes(cx: &mut Cx, node: &SyntaxNode, out: &mut Vec<Item>) {
+    match include_paths::loop_includes(cx, node) {
+        None => {}
+        Some(Ok((var, strings, calls))) => {
+            let outer = cx.path_consts.remove(&var);
+            for string in strings {
+                cx.path_consts.insert(var.clone(), string);
+                for call in &calls {
+                    out.extend(include(cx, call).map(Item::Include));
+                }
+            }
+            cx.path_consts.remove(&var);
+            if let Some(outer) = outer {
+                cx.path_consts.insert(var, outer);
+            }
+        }
+        Some(Err(collection)) => {
+            cx.unsupported(
+                collection,
+                "`include` in a loop over other than a literal vector or tuple of strings (or a top-level binding to one); write the `include`s one by one instead",
+            );
+        }
+    }
+}
+
 /// Is `node` a call of `include`?
 pub(crate) fn is_include(cx: &Cx, node: &SyntaxNode) -> bool {
     !node.is_infix()
@@ -685,6 +737,7 @@ fn global(
     if is_const {
         include_paths::record_const(cx, &name, &value);
     }
+    include_paths::record_strings(cx, &name, &value);
     Some(GlobalDef {
         name,
         name_range: lhs.range,

@@ -31,6 +31,8 @@ mod include_paths;
 mod items;
 mod kwdef;
 mod literals;
+mod macro_eval;
+mod macros;
 mod names;
 mod narrow;
 mod operators;
@@ -92,8 +94,10 @@ fn parse_source(text: &str, budget: ParseBudget, path: Option<&str>) -> SourceFi
         };
     }
     let names = names::Names::of(text, &parse.root);
-    let mut cx = Cx::new(text, &names);
+    let arena = bumpalo::Bump::new();
+    let mut cx = Cx::new(text, &names, &arena);
     cx.source_path = path;
+    cx.macros = macros::collect(&mut cx, &parse.root);
     let mut items = Vec::new();
     items::items(&mut cx, &parse.root, &mut items);
     annotations::report_unattached(&mut cx, &parse.root, &parse.comments);
@@ -119,7 +123,8 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     let mut statements = Vec::new();
     statements_of(&parse.root, &mut statements);
     let names = names::Names::of(text, &parse.root);
-    let mut cx = Cx::new(text, &names);
+    let arena = bumpalo::Bump::new();
+    let mut cx = Cx::new(text, &names, &arena);
     let expr = match statements.as_slice() {
         [single] if !single.is_error() => Some(expr::expr(&mut cx, single)),
         _ => None,

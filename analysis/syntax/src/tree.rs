@@ -17,7 +17,9 @@ use crate::parser::{Ctx, Parser};
 
 /// A node of the syntax tree: a token (a leaf) or a construct and its children. Trees can be
 /// deep (a chain of 100,000 `-` is a left-nested tree as deep), so dropping and printing
-/// (`Debug`, [`Sexp`]) use an explicit stack.
+/// (`Debug`, [`Sexp`]) use an explicit stack; cloning recurses (macro expansion clones the
+/// small trees of a macro's templates and of its call's arguments).
+#[derive(Clone)]
 pub struct SyntaxNode {
     pub kind: Kind,
     /// Flags of the node (infix, prefix, trailing comma, ...), see the printer.

@@ -673,3 +673,39 @@ fn a_type_called_with_its_parameters_is_a_typed_call() {
     "#]],
     );
 }
+
+#[test]
+fn user_macros_expand_where_they_are_called_with_hygiene() {
+    // The macro's own `t` is renamed; the escaped argument and the caller's `t` are not. A
+    // call expanding to a definition at top level defines it; `Expr` and `Symbol` build code.
+    check(
+        r#"macro cube(x)
+    quote
+        t = $(esc(x))
+        t * t * t
+    end
+end
+macro def(name)
+    esc(:($name(x) = 2x))
+end
+macro sum3(x)
+    terms = []
+    for k in (1, 2, 3)
+        push!(terms, Expr(:call, :^, esc(x), k))
+    end
+    Expr(:call, :+, terms...)
+end
+f(t) = @cube(t + 1) + t
+@def g
+h(x) = @sum3 x
+"#,
+        expect![[r#"
+            (function f (t)
+              (+ (block (= ##t#1 (+ t 1)) (call * ##t#1 ##t#1 ##t#1)) t))
+            (function g (x)
+              (* 2 x))
+            (function h (x)
+              (call + (call ^ x 1) (call ^ x 2) (call ^ x 3)))
+        "#]],
+    );
+}

@@ -170,7 +170,6 @@ macro m(x) x end
             (module M)
             (import LinearAlgebra)
             (using Statistics)
-            error 300..316: unsupported: macro definition; write a function instead [unsupported]
         "#]],
     );
 }
