@@ -1033,7 +1033,10 @@ fn a_file_included_into_two_modules_defines_its_functions_in_each() {
             "using P, Test\n@testset \"P\" begin\n    @test P.A.sq(3.0) == 18.0\n    @test P.B.sq(3.0) == 27.0\n    @test P.B.uses(1.0) == 4.0\nend\n",
         ),
     ]);
-    let (status, out, err) = run(dir.path(), &["check", "test/runtests.jl", "--format", "short"]);
+    let (status, out, err) = run(
+        dir.path(),
+        &["check", "test/runtests.jl", "--format", "short"],
+    );
     assert_eq!(
         (status, out.as_str(), err.as_str()),
         (
@@ -1044,7 +1047,10 @@ fn a_file_included_into_two_modules_defines_its_functions_in_each() {
     );
     let (_, out, _) = run(dir.path(), &["check", ".", "--format", "json"]);
     let summary = &json(&out)["summary"];
-    assert_eq!((&summary["tests"]["passed"], &summary["errors"]), (&3.into(), &1.into()));
+    assert_eq!(
+        (&summary["tests"]["passed"], &summary["errors"]),
+        (&3.into(), &1.into())
+    );
 }
 
 #[test]
@@ -1159,7 +1165,10 @@ fn test_files_included_in_a_loop_over_their_names_are_the_programs() {
         ("test/b.jl", "@test 2 + 2 == 5\n"),
         ("test/c.jl", "@test 3 + 3 == 7\n"),
     ]);
-    let (status, out, err) = run(dir.path(), &["check", "test/runtests.jl", "--format", "short"]);
+    let (status, out, err) = run(
+        dir.path(),
+        &["check", "test/runtests.jl", "--format", "short"],
+    );
     expect![[r#"
         test/runtests.jl:8:1: note[skipped-statement]: zy does not run a `for` loop at top level: only definitions are loaded (it changes no top-level binding)
         test/runtests.jl:11:1: note[skipped-statement]: zy does not run a `for` loop at top level: only definitions are loaded (it changes no top-level binding)

@@ -392,7 +392,10 @@ fn first_gradient_parses_no_prelude_file() {
     let lowered: Vec<&String> = log.iter().filter(|q| q.starts_with("ssa(")).collect();
     assert_eq!(lowered, vec!["ssa(f)"]);
     for f in ["sum", "maximum"] {
-        assert!(!log.contains(&format!("item_encoded({f})")), "{f} is parsed");
+        assert!(
+            !log.contains(&format!("item_encoded({f})")),
+            "{f} is parsed"
+        );
     }
 }
 

@@ -17,7 +17,9 @@ fn refusals_name_the_construct_and_what_to_write_instead() {
     let diagnostics = host.analysis().diagnostics(file).expect("not cancelled");
     // A message naming a path (an include of a missing file) names it below `tests/`, so
     // the snapshot is the same wherever the repository is checked out.
-    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).to_string_lossy().into_owned();
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .to_string_lossy()
+        .into_owned();
     let mut out = String::new();
     for d in diagnostics {
         out.push_str(&format!(

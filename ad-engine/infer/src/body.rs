@@ -149,9 +149,7 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
         ("Base.getindex", [t, ..]) => any(t),
         ("Base._typed_dict", _) => open_dict_key(name, ins).is_some(),
         // `Array{Any}(missing, n)`: a vector of `Any` holding `missing`s to begin with.
-        ("#typed", [r, params, x, _])
-            if matches!(&r.ty, Type::Function(t) if matches!(&**t, "Array" | "Vector")) =>
-        {
+        ("#typed", [r, params, x, _]) if matches!(&r.ty, Type::Function(t) if matches!(&**t, "Array" | "Vector")) => {
             matches!(&params.ty, Type::Tuple(ps) if matches!(&ps[..], [Type::Function(t)] if &**t == "Any"))
                 && (x.ty.is_missing() || x.ty == Type::Nothing)
         }

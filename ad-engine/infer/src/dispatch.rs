@@ -486,8 +486,13 @@ pub(crate) fn construct_given(
         // `Diagonal` in `A::AbstractMatrix{Float64}`), each struct holding its own.
         let exact = matches(pat, &arg.ty, &mut bind)
             || bounded_as_julia(program, pat, &arg.ty, &mut bind)
-            || matches!(pat, Pat::Array { abstract_: true, .. })
-                && matches_as_julia(pat, &arg.ty, &mut bind, program);
+            || matches!(
+                pat,
+                Pat::Array {
+                    abstract_: true,
+                    ..
+                }
+            ) && matches_as_julia(pat, &arg.ty, &mut bind, program);
         // A field of an abstract type (`s::Shape`, `s::Shape{Float64}`) holds any of its
         // values, as Julia's: the union of those zy can list, when it lists the value given,
         // so that structs built with different shapes are of one type (`[Frame(c),

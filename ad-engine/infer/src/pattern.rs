@@ -1082,8 +1082,8 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Pr
     // with parameters (`BH{Tuple{Int, Int}, MinT}()`), binding `T` to it.
     if let (Pat::TypeValue(inner), Type::Function(m)) = (p, t) {
         if let Pat::Var(_) = &**inner {
-            let named = struct_type_of(m, program)
-                .or_else(|| crate::type_values::concrete_of(m, program));
+            let named =
+                struct_type_of(m, program).or_else(|| crate::type_values::concrete_of(m, program));
             if let Some(s) = named {
                 return matches_exact(inner, &s, b);
             }

@@ -49,7 +49,6 @@ pub use program::{
     TypedProgram, NEW, SET_GLOBAL, TYPED, VARARG,
 };
 pub use types::{
-    packed_size, tangent_type, Name, ParamValue, StructKind, StructType, Type, UnionType,
-    MAX_DIMS,
+    packed_size, tangent_type, Name, ParamValue, StructKind, StructType, Type, UnionType, MAX_DIMS,
 };
 pub use verify::{debug_verify, verify, violations, Location, Violation};

@@ -31,7 +31,10 @@ pub struct Signature<'a> {
 
 /// The signature names of a lowered item (its own method, not its closures').
 pub fn signature(item: &LoweredItem) -> Signature<'_> {
-    let concrete = item.structs.iter().any(|s| !s.is_abstract && s.alias.is_none());
+    let concrete = item
+        .structs
+        .iter()
+        .any(|s| !s.is_abstract && s.alias.is_none());
     let Some((_, method)) = item.methods.first() else {
         return Signature {
             concrete,

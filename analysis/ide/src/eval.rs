@@ -165,16 +165,18 @@ pub(crate) fn eval_at(
         Failure::typing("syntax-error", in_site(db, site, e.range.start, e.message))
     })?;
     let typed =
-        zy_hir::type_call_to_run(db, file, zy_hir::MAIN, &expr).map_err(|errs| match errs.0.into_iter().next() {
-            Some(e) => Failure::typing(e.code, error_at(db, e.span, site, e.message)),
-            None => Failure::typing(
-                "internal-error",
-                in_call(
-                    call,
-                    0,
-                    "internal error: typing failed without a message".into(),
+        zy_hir::type_call_to_run(db, file, zy_hir::MAIN, &expr).map_err(|errs| {
+            match errs.0.into_iter().next() {
+                Some(e) => Failure::typing(e.code, error_at(db, e.span, site, e.message)),
+                None => Failure::typing(
+                    "internal-error",
+                    in_call(
+                        call,
+                        0,
+                        "internal error: typing failed without a message".into(),
+                    ),
                 ),
-            ),
+            }
         })?;
     let interp_limits = limits.start();
     // Julia's display of a value whose type has a `show` method of the program calls it: the

@@ -98,7 +98,10 @@ fn alias_hover(db: &RootDatabase, file: SourceFile, start: usize, end: usize) ->
             };
             let params = match s.params.as_slice() {
                 [] => String::new(),
-                ps => format!("{{{}}}", ps.iter().map(bounded).collect::<Vec<_>>().join(", ")),
+                ps => format!(
+                    "{{{}}}",
+                    ps.iter().map(bounded).collect::<Vec<_>>().join(", ")
+                ),
             };
             Some(format!(
                 "```julia\nconst {}{params} = {}\n```\ntype alias",

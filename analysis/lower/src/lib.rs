@@ -129,7 +129,10 @@ impl LoweredItem {
             let body = Arc::make_mut(&mut method.body);
             for v in 0..body.values.len() {
                 let span = body.values[v].span;
-                let ValueKind::Stmt(Stmt { op: Op::Call(f), args }) = &mut body.values[v].kind
+                let ValueKind::Stmt(Stmt {
+                    op: Op::Call(f),
+                    args,
+                }) = &mut body.values[v].kind
                 else {
                     continue;
                 };

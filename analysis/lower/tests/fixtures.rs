@@ -43,7 +43,10 @@ fn fixtures_lower_cleanly() {
         if !expect_errors {
             // `lower_file` flattens modules, so one name bound in two of them (each module's
             // own `SCALE`, kept apart by the salsa layer) reads here as bound twice.
-            let modules = file.items.iter().any(|i| matches!(i, zy_syntax::ast::Item::Module(_)));
+            let modules = file
+                .items
+                .iter()
+                .any(|i| matches!(i, zy_syntax::ast::Item::Module(_)));
             let errors: String = common::errors(&lowered)
                 .lines()
                 .filter(|e| !(modules && e.contains("assigned more than once")))

@@ -110,7 +110,10 @@ fn fold(cx: &Cx, e: &Expr) -> Option<String> {
             let ExprKind::Ident(f) = &callee.kind else {
                 return None;
             };
-            let parts = args.iter().map(|a| fold(cx, a)).collect::<Option<Vec<_>>>()?;
+            let parts = args
+                .iter()
+                .map(|a| fold(cx, a))
+                .collect::<Option<Vec<_>>>()?;
             match (f.as_str(), parts.as_slice()) {
                 (INTERPOLATION | "string", _) => Some(parts.concat()),
                 ("joinpath", [_, ..]) => {

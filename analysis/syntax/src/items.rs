@@ -1787,9 +1787,7 @@ fn inner_constructor(cx: &mut Cx, node: &SyntaxNode, name: &str, params: &[Strin
         return;
     };
     match &def.name {
-        FunctionName::Named(n) if *n == name || *n == curly_name(name) => {
-            cx.constructors.push(def)
-        }
+        FunctionName::Named(n) if *n == name || *n == curly_name(name) => cx.constructors.push(def),
         _ => {
             let range = def.name_range;
             cx.unsupported_at(

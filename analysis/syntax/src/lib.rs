@@ -52,8 +52,8 @@ use crate::tree::{Parse, SyntaxNode};
 
 pub use crate::budget::ParseBudget;
 pub use crate::docs::{docstrings, Docstring};
-pub use crate::print::debug_tree;
 pub use crate::items::curly_name;
+pub use crate::print::debug_tree;
 
 /// The deepest expression nesting accepted (a parenthesised call takes two levels): deeper
 /// input is a located "expression nested too deeply" error. Julia accepts thousands of levels;

@@ -58,7 +58,12 @@ pub(crate) struct Expander<'c, 'a> {
 
 impl<'c, 'a> Expander<'c, 'a> {
     /// An expander of a call of `name` at `call`, its parameters bound to `env`.
-    pub fn new(cx: &'c mut Cx<'a>, name: &str, call: TextRange, env: BTreeMap<String, Value>) -> Self {
+    pub fn new(
+        cx: &'c mut Cx<'a>,
+        name: &str,
+        call: TextRange,
+        env: BTreeMap<String, Value>,
+    ) -> Self {
         Expander {
             cx,
             name: name.to_string(),
@@ -126,7 +131,9 @@ impl<'c, 'a> Expander<'c, 'a> {
                 Kind::Identifier if text == "nothing" => Ok(Value::Nothing),
                 Kind::Identifier => match self.env.get(text) {
                     Some(value) => Ok(value.clone()),
-                    None => self.refuse(node, &format!("`{text}`, a name the macro does not bind,")),
+                    None => {
+                        self.refuse(node, &format!("`{text}`, a name the macro does not bind,"))
+                    }
                 },
                 Kind::Integer => match text.replace('_', "").parse() {
                     Ok(n) => Ok(Value::Int(n)),
@@ -162,12 +169,17 @@ impl<'c, 'a> Expander<'c, 'a> {
             (Kind::Dot, [base, field]) if self.cx.text(field) == "args" => {
                 match self.eval(base)? {
                     Value::Code { mut node, .. } if !node.leaf => Ok(Value::List(
-                        std::mem::take(&mut node.children).into_iter().map(built).collect(),
+                        std::mem::take(&mut node.children)
+                            .into_iter()
+                            .map(built)
+                            .collect(),
                     )),
                     _ => self.refuse(node, "`.args` of a value that is not an expression"),
                 }
             }
-            (Kind::Call, [callee, args @ ..]) if !node.is_infix() && callee.kind == Kind::Identifier => {
+            (Kind::Call, [callee, args @ ..])
+                if !node.is_infix() && callee.kind == Kind::Identifier =>
+            {
                 let f = self.cx.text(callee);
                 self.call(node, f, args)
             }
@@ -182,7 +194,9 @@ impl<'c, 'a> Expander<'c, 'a> {
             match (item.kind, item.children.as_slice()) {
                 (Kind::Splat, [inner]) if !item.leaf => match self.eval(inner)? {
                     Value::List(values) => out.extend(values),
-                    _ => return self.refuse(item, "splatting a value that is not a tuple or vector"),
+                    _ => {
+                        return self.refuse(item, "splatting a value that is not a tuple or vector")
+                    }
                 },
                 _ => out.push(self.eval(item)?),
             }
@@ -209,7 +223,12 @@ impl<'c, 'a> Expander<'c, 'a> {
     }
 
     /// `for v in collection ... end` over a tuple or vector computed by the body.
-    fn for_loop(&mut self, node: &SyntaxNode, iteration: &SyntaxNode, body: &SyntaxNode) -> Eval<Value> {
+    fn for_loop(
+        &mut self,
+        node: &SyntaxNode,
+        iteration: &SyntaxNode,
+        body: &SyntaxNode,
+    ) -> Eval<Value> {
         let [spec] = iteration.children.as_slice() else {
             return self.refuse(node, "a loop over several iterators");
         };
@@ -217,7 +236,10 @@ impl<'c, 'a> Expander<'c, 'a> {
             return self.refuse(node, "this loop");
         };
         let Value::List(values) = self.eval(collection)? else {
-            return self.refuse(collection, "a loop over a value that is not a tuple or vector");
+            return self.refuse(
+                collection,
+                "a loop over a value that is not a tuple or vector",
+            );
         };
         for value in values {
             self.assign(var, value)?;
@@ -248,10 +270,17 @@ impl<'c, 'a> Expander<'c, 'a> {
                     match value {
                         Value::Str(s) => text.push_str(&s),
                         Value::Int(n) => text.push_str(&n.to_string()),
-                        Value::Code { node: name, .. } if name.leaf && name.kind == Kind::Identifier => {
+                        Value::Code { node: name, .. }
+                            if name.leaf && name.kind == Kind::Identifier =>
+                        {
                             text.push_str(self.cx.text(&name));
                         }
-                        _ => return self.refuse(node, &format!("`{f}` of a value other than a name, string or integer")),
+                        _ => {
+                            return self.refuse(
+                                node,
+                                &format!("`{f}` of a value other than a name, string or integer"),
+                            )
+                        }
                     }
                 }
                 Ok(match f {
@@ -288,7 +317,9 @@ impl<'c, 'a> Expander<'c, 'a> {
                     argument: false,
                 }
             }
-            Value::List(values) => Value::List(values.into_iter().map(|v| self.escape(v)).collect()),
+            Value::List(values) => {
+                Value::List(values.into_iter().map(|v| self.escape(v)).collect())
+            }
             other => other,
         }
     }
@@ -317,9 +348,14 @@ impl<'c, 'a> Expander<'c, 'a> {
             }
             (Some(Value::Code { node, .. }), true) if !node.leaf => {
                 node.children.extend(nodes);
-                Ok(Value::List(node.children.iter().cloned().map(built).collect()))
+                Ok(Value::List(
+                    node.children.iter().cloned().map(built).collect(),
+                ))
             }
-            _ => self.refuse(target, "`push!` onto a value that is not a vector or an expression"),
+            _ => self.refuse(
+                target,
+                "`push!` onto a value that is not a vector or an expression",
+            ),
         }
     }
 
@@ -364,7 +400,12 @@ impl<'c, 'a> Expander<'c, 'a> {
         let mut nodes = self.template(template)?;
         let node = match nodes.len() {
             1 => nodes.remove(0),
-            _ => return self.refuse(quoted, "a template that splices several expressions at its top"),
+            _ => {
+                return self.refuse(
+                    quoted,
+                    "a template that splices several expressions at its top",
+                )
+            }
         };
         Ok(built(node))
     }
@@ -506,7 +547,9 @@ impl<'c, 'a> Expander<'c, 'a> {
         self.cx.next_built = start.saturating_add(1);
         let range = TextRange::new(start, start.saturating_add(1));
         let text: &'a str = self.cx.arena.alloc_str(text);
-        self.cx.expansion_text.insert((range.start, range.end), text);
+        self.cx
+            .expansion_text
+            .insert((range.start, range.end), text);
         range
     }
 }

@@ -64,7 +64,10 @@ fn definition(cx: &mut Cx, node: &SyntaxNode) -> Option<MacroDef> {
         return None;
     };
     let (Kind::Call, [name, params @ ..]) = (signature.kind, signature.children.as_slice()) else {
-        cx.unsupported(signature, "this form of macro signature; write `macro name(x, y...)`");
+        cx.unsupported(
+            signature,
+            "this form of macro signature; write `macro name(x, y...)`",
+        );
         return None;
     };
     if !(name.leaf && name.kind == Kind::Identifier) {
@@ -121,8 +124,14 @@ pub(crate) fn expand<'a>(cx: &mut Cx<'a>, node: &SyntaxNode) -> Option<Option<Ex
         .find(|m| m.name == bare && (in_template || m.range.end <= node.range.start))
         .cloned()
     else {
-        let message = format!("macro {text} used before its definition (Julia expands a call where it reads it)");
-        cx.push(name.range, "syntax-error", format!("syntax error: {message}"));
+        let message = format!(
+            "macro {text} used before its definition (Julia expands a call where it reads it)"
+        );
+        cx.push(
+            name.range,
+            "syntax-error",
+            format!("syntax error: {message}"),
+        );
         return Some(None);
     };
     if cx.expansion_depth >= MAX_EXPANSION_DEPTH {
@@ -159,13 +168,19 @@ pub(crate) fn expand<'a>(cx: &mut Cx<'a>, node: &SyntaxNode) -> Option<Option<Ex
         .zip(args.iter().map(argument))
         .collect();
     if let Some(rest) = &def.rest {
-        env.insert(rest.clone(), Value::List(args[n..].iter().map(argument).collect()));
+        env.insert(
+            rest.clone(),
+            Value::List(args[n..].iter().map(argument).collect()),
+        );
     }
     let mut expander = Expander::new(cx, text, node.range, env);
     let Ok(value) = expander.run(&def.body.children) else {
         return Some(None);
     };
-    let escaped = matches!(value, Value::Code { escaped: true, .. } | Value::Int(_) | Value::Str(_));
+    let escaped = matches!(
+        value,
+        Value::Code { escaped: true, .. } | Value::Int(_) | Value::Str(_)
+    );
     let Ok(mut trees) = expander.nodes(node, value, false) else {
         return Some(None);
     };
@@ -225,17 +240,24 @@ fn hygiene<'a>(
 }
 
 /// The names that `node`'s own code assigns (`own` tells its leaves from the caller's).
-fn assigned(cx: &Cx, node: &SyntaxNode, own: &dyn Fn(&SyntaxNode) -> bool, out: &mut BTreeSet<String>) {
+fn assigned(
+    cx: &Cx,
+    node: &SyntaxNode,
+    own: &dyn Fn(&SyntaxNode) -> bool,
+    out: &mut BTreeSet<String>,
+) {
     if node.leaf {
         return;
     }
     match (node.kind, node.children.as_slice()) {
         (Kind::Assign | Kind::OpAssign, [lhs, ..]) => targets(cx, lhs, own, out),
         (Kind::In, [var, _]) => targets(cx, var, own, out),
-        (Kind::Local, names) => names.iter().for_each(|n| match (n.kind, n.children.first()) {
-            (Kind::Assign, Some(lhs)) if !n.leaf => targets(cx, lhs, own, out),
-            _ => targets(cx, n, own, out),
-        }),
+        (Kind::Local, names) => names
+            .iter()
+            .for_each(|n| match (n.kind, n.children.first()) {
+                (Kind::Assign, Some(lhs)) if !n.leaf => targets(cx, lhs, own, out),
+                _ => targets(cx, n, own, out),
+            }),
         _ => {}
     }
     // A call's `name = value` arguments are keywords, not assignments.
@@ -252,7 +274,12 @@ fn assigned(cx: &Cx, node: &SyntaxNode, own: &dyn Fn(&SyntaxNode) -> bool, out: 
 }
 
 /// The names an assignment's left side binds: `x`, `x::T`, `(a, b)`.
-fn targets(cx: &Cx, lhs: &SyntaxNode, own: &dyn Fn(&SyntaxNode) -> bool, out: &mut BTreeSet<String>) {
+fn targets(
+    cx: &Cx,
+    lhs: &SyntaxNode,
+    own: &dyn Fn(&SyntaxNode) -> bool,
+    out: &mut BTreeSet<String>,
+) {
     if lhs.leaf {
         if own(lhs) {
             out.insert(cx.text(lhs).to_string());
@@ -273,7 +300,9 @@ pub(crate) fn expand_expr(cx: &mut Cx, node: &SyntaxNode) -> Option<Expr> {
         return Some(Expr::new(ExprKind::Error, node.range));
     };
     let tree = &expansion.tree;
-    let mut e = converted(cx, node.range, expansion.renames, |cx| crate::expr::expr(cx, tree));
+    let mut e = converted(cx, node.range, expansion.renames, |cx| {
+        crate::expr::expr(cx, tree)
+    });
     relocate(&mut e, node.range);
     Some(e)
 }

@@ -165,7 +165,10 @@ pub(crate) fn loop_body(
     if body.len() != nodes.len() {
         return body;
     }
-    let k = nodes.iter().position(|n| assigns(cx, n, name)).unwrap_or(nodes.len());
+    let k = nodes
+        .iter()
+        .position(|n| assigns(cx, n, name))
+        .unwrap_or(nodes.len());
     let rest = body.split_off(k);
     let before: Vec<&SyntaxNode> = nodes[..k].iter().collect();
     let mut out = narrowed(cx, &test.var, value, body, &before);

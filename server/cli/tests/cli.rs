@@ -148,9 +148,7 @@ fn ir_stages() {
     let (status, out, err) = run(dir.path(), &["ir", "pow.jl", "pow", "--stage", "typed"]);
     assert_eq!((status, err.as_str()), (0, ""));
     assert!(
-        out.starts_with(
-            "pow(%1::Float64, %2::Int64) :: Union{Float64, Int64}   # x, n\n"
-        ),
+        out.starts_with("pow(%1::Float64, %2::Int64) :: Union{Float64, Int64}   # x, n\n"),
         "{out}"
     );
     let (status, out, _) = run(

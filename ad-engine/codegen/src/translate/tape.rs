@@ -211,7 +211,10 @@ impl Translator<'_, '_, '_> {
         }
         let len = self.stack_field(regs, s, stack_offset::LEN);
         let end = self.b.ins().iadd_imm_s(len, i64::from(size));
-        if !args[0].as_value().is_some_and(|v| self.reserved.contains(&v)) {
+        if !args[0]
+            .as_value()
+            .is_some_and(|v| self.reserved.contains(&v))
+        {
             self.room_or_grow(s, regs, end, size, span);
         }
         let data = self.stack_field(regs, s, stack_offset::DATA);

@@ -203,10 +203,7 @@ impl<'f> Cx<'f> {
                 .any(|s| !l.body.contains(s) && !(b == h && *s == exit));
             if leaves
                 || handlers.in_try(b)
-                || matches!(
-                    data.term,
-                    Terminator::Return(_) | Terminator::Handle { .. }
-                )
+                || matches!(data.term, Terminator::Return(_) | Terminator::Handle { .. })
             {
                 return None;
             }
@@ -221,9 +218,7 @@ impl<'f> Cx<'f> {
                         }
                         pushes.push((v, b == h));
                     }
-                    Op::Prim(Prim::StackNew | Prim::StackMark | Prim::StackRelease) => {
-                        return None
-                    }
+                    Op::Prim(Prim::StackNew | Prim::StackMark | Prim::StackRelease) => return None,
                     Op::Prim(p) if p.info().effects.calls => return None,
                     Op::Prim(_) | Op::New(_) | Op::Global(_) => {}
                     Op::Invoke(_) | Op::Call(_) | Op::CallValue | Op::Closure(_) => return None,

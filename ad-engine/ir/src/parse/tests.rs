@@ -676,7 +676,10 @@ fn closure_names_print_back_escaped() {
         Ok("f(%1)\n#1:\n  %2 = closure var\"\\\"#g\\\\1\\n\"(%1)\n  return %2\n")
     );
     let again = printed.and_then(|p| parse_function(&p).map_err(|e| e.message));
-    assert_eq!(again.map(|g| print_function(&g)), f.map(|f| print_function(&f)));
+    assert_eq!(
+        again.map(|g| print_function(&g)),
+        f.map(|f| print_function(&f))
+    );
 }
 
 /// A symbol that is no plain name (a union member's tag `typeof(Int64)`) prints quoted, and
@@ -700,6 +703,9 @@ fn symbols_that_are_no_names_print_back_quoted() {
         .collect();
     assert_eq!(
         consts,
-        [&Const::Symbol("typeof(Int64)".into()), &Const::Symbol("a".into())]
+        [
+            &Const::Symbol("typeof(Int64)".into()),
+            &Const::Symbol("a".into())
+        ]
     );
 }
