@@ -637,6 +637,12 @@ impl<'a> Cx<'a> {
         }
         // `V{Int}(undef, n)` of `const V = Vector`: the array type with the parameters given.
         let bare = name.strip_prefix("Base.").unwrap_or(name);
+        // `Array{Any}(missing, n)`: a vector of `Any` holding `n` missings to begin with.
+        if let ("Array" | "Vector", [Type::Function(t)]) = (bare, &given[..]) {
+            if let Some(v) = crate::builtins::filled_open_vector(self, b, t, fields) {
+                return v;
+            }
+        }
         if matches!(bare, "Vector" | "Matrix" | "Array" | "Dict" | "Set") {
             let params: Option<Vec<TypeExpr>> = given
                 .iter()
@@ -669,11 +675,6 @@ impl<'a> Cx<'a> {
     ) -> Result<Val, Fail> {
         if &**name == "Ref" {
             return self.typed_ref(b, given, fields);
-        }
-        if let ("Array" | "Vector", [Type::Function(t)]) = (&**name, given) {
-            if let Some(v) = crate::builtins::filled_open_vector(self, b, t, fields) {
-                return v;
-            }
         }
         let def = self
             .program

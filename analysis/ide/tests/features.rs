@@ -1263,7 +1263,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 91097..91101: abs2
-            <zy>/prelude/Base.jl (prelude) 440732..440736: abs2
+            <zy>/prelude/Base.jl (prelude) 441459..441463: abs2
         "#]],
     );
 }

@@ -984,17 +984,21 @@ pub(crate) fn filled_open_vector(
     if !crate::open::is_open(t) || !(x.ty.is_missing() || x.ty == Type::Nothing) {
         return None;
     }
-    let Some(Const::Int(n)) = n.konst.as_ref().filter(|_| n.ty == Type::Int64) else {
+    let known = n.konst.as_ref().filter(|_| n.ty == Type::Int64);
+    let Some(n) = known.and_then(|k| match k {
+        Const::Int(n) => usize::try_from(*n).ok().filter(|&n| n <= MAX_FILLED),
+        _ => None,
+    }) else {
         return Some(Err(Fail::unsupported(format!(
-            "`Array{{{t}}}({}, n)` of a length known only at run time; start from `{t}[]` and \
-             `push!` instead",
+            "`Array{{{t}}}({}, n)` of a length known only at run time or over {MAX_FILLED}; \
+             start from `{t}[]` and `push!` instead",
             x.ty
         ))));
     };
     let mut held = vec![x.ty.clone()];
     held.extend(cx.any_held.iter().cloned());
     let elem = crate::open::open_union(t, &held)?;
-    let copies = vec![x.clone(); usize::try_from(*n).unwrap_or(0).min(MAX_FILLED)];
+    let copies = vec![x.clone(); n];
     Some(converted_vect(b, &copies, elem))
 }
 
