@@ -71,12 +71,7 @@ fn tuples_of_numbers(a: &Type, b: &Type) -> Option<Type> {
     if !members.iter().all(numbers) {
         return None;
     }
-    members.sort();
-    members.dedup();
-    let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
-    names.sort();
-    let name = format!("Union{{{}}}", names.join(", "));
-    Some(Type::union(name.as_str().into(), members))
+    Some(sorted_union(members))
 }
 
 /// Types as values on two paths (`typeof(e)` of a caught exception in a `catch`, `Nothing` in
@@ -128,8 +123,7 @@ pub(crate) fn missing_or(types: &[Type]) -> Option<Type> {
         names.insert(0, "Nothing".into());
     }
     names.insert(0, "Missing".into());
-    let name = format!("Union{{{}}}", names.join(", "));
-    Some(Type::union(name.as_str().into(), members))
+    Some(named_union(&names, members))
 }
 
 /// Julia's union of a number and an array of numbers (`rho = n > 2 ? sum(x) : x`, a
@@ -181,8 +175,7 @@ fn numbers_or_arrays(a: &Type, b: &Type) -> Option<Type> {
     shown.sort_by_key(rank);
     let mut names: Vec<String> = shown.iter().map(shown_name).collect();
     names.dedup();
-    let name = format!("Union{{{}}}", names.join(", "));
-    Some(Type::union(name.as_str().into(), members))
+    Some(named_union(&names, members))
 }
 
 /// Julia's union of the factorizations a function of a matrix's values may return: `eigen` of
@@ -215,12 +208,7 @@ fn factorizations(a: &Type, b: &Type) -> Option<Type> {
     if !members.iter().any(factor) || !members.iter().all(|t| factor(t) || *t == Type::Float64) {
         return None;
     }
-    members.sort();
-    members.dedup();
-    let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
-    names.sort();
-    let name = format!("Union{{{}}}", names.join(", "));
-    Some(Type::union(name.as_str().into(), members))
+    Some(sorted_union(members))
 }
 
 /// Julia's union of numbers and strings or symbols (`x > 0 ? "pos" : 0`, a `try` giving an
@@ -261,8 +249,7 @@ fn numbers_or_strings(a: &Type, b: &Type) -> Option<Type> {
     if members.contains(&Type::Nothing) {
         names.insert(0, "Nothing".into());
     }
-    let name = format!("Union{{{}}}", names.join(", "));
-    Some(Type::union(name.as_str().into(), members))
+    Some(named_union(&names, members))
 }
 
 /// Is `t` a union [`numbers_or_strings`] makes?
@@ -335,8 +322,7 @@ fn unions(types: &[Type], siblings_join: bool) -> Option<Type> {
     if joined.iter().any(Type::is_missing) {
         names.insert(0, "Missing".into());
     }
-    let name = format!("Union{{{}}}", names.join(", "));
-    Some(Type::union(name.as_str().into(), joined))
+    Some(named_union(&names, joined))
 }
 
 /// Values of one immutable struct type whose fields hold values of different types: a field
@@ -475,8 +461,7 @@ fn plain_numbers(a: &Type, b: &Type) -> Option<Type> {
     }
     let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
     names.sort();
-    let name = format!("Union{{{}}}", names.join(", "));
-    Some(Type::union(name.as_str().into(), members))
+    Some(named_union(&names, members))
 }
 
 /// Julia's union of two different number types, shown with its members in Julia's order
@@ -637,4 +622,19 @@ mod tests {
         let t = Type::tuple([Type::tuple([Type::Float64])]);
         assert_eq!(depth(&t), 3);
     }
+}
+
+/// The union of `members`, sorted and without repeats, named by its members' names in order.
+fn sorted_union(mut members: Vec<Type>) -> Type {
+    members.sort();
+    members.dedup();
+    let mut names: Vec<String> = members.iter().map(ToString::to_string).collect();
+    names.sort();
+    named_union(&names, members)
+}
+
+/// The union of `members` shown as `Union{names...}`, in the order given.
+fn named_union(names: &[String], members: Vec<Type>) -> Type {
+    let name = format!("Union{{{}}}", names.join(", "));
+    Type::union(name.as_str().into(), members)
 }
