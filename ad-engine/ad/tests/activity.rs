@@ -1,6 +1,6 @@
 //! The reaching-gradient analysis as a result: per-argument verdicts, uses, loop-carried values.
 
-mod common;
+use crate::common;
 
 use zy_ad::{analyse, ArgGradient, UseSite};
 use zy_ir::{Op, Prim, Type, ValueKind};

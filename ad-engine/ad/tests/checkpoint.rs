@@ -2,7 +2,7 @@
 //! for bit, on both engines; the forward pass keeps the arguments only; a call that mutates
 //! its arguments is recomputed from their entry values.
 
-mod common;
+use crate::common;
 
 use common::run::{check_fd_prog, deep_copy, gradient, typed};
 use zy_interp::{run, show, Limits, Value};

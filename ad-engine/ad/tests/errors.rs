@@ -1,6 +1,6 @@
 //! Calls whose gradient is undefined get a clear error naming the source location.
 
-mod common;
+use crate::common;
 
 use zy_interp::Value;
 

@@ -4,7 +4,7 @@
 //! A call's arguments are evaluated by appending a zero-argument function returning them to
 //! the file. The test reports every mismatch at once.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Forward mode: every frule through the rule tester, and pushforwards of whole programs
 //! against finite differences and the reverse gradient, on both engines.
 
-mod common;
+use crate::common;
 
 use common::forward::{check_jvp, jvp};
 use common::run::typed;

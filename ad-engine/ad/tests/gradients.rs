@@ -1,7 +1,7 @@
 //! Gradients of whole functions from source text, against hand-derived numbers and finite
 //! differences.
 
-mod common;
+use crate::common;
 
 use common::run::{assert_grad, check_fd};
 use zy_interp::Value;

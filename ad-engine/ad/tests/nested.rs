@@ -1,6 +1,6 @@
 //! Differentiating code that differentiates: the transform consumes its own output.
 
-mod common;
+use crate::common;
 
 use zy_interp::{run, Limits, Value};
 

@@ -3,7 +3,7 @@
 //! the loop counter, so the functions are smooth in the Float64 arguments; products and cubes
 //! squash one factor with `tanh` so values stay moderate and finite differences meaningful.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use zy_interp::Value;

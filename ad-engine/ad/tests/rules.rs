@@ -1,7 +1,7 @@
 //! Every rule through `test_rule`, at the test points beside it, and ChainRules' special
 //! points.
 
-mod common;
+use crate::common;
 
 use common::rule::Arg;
 use zy_ad::rules;

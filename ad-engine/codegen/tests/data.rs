@@ -2,7 +2,7 @@
 //! the caller, and the interpreter agrees. (Values, struct and tuple access and bounds errors
 //! are IR filetests in `fixtures/ir/`.)
 
-mod support;
+use crate::support;
 
 use support::*;
 use zy_interp::{Limits, Value};

@@ -5,7 +5,7 @@
 //! And the property test: every differentiated fixture call, at random points near its own
 //! arguments, on both engines (bit for bit) and against central finite differences.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

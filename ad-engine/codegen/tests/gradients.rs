@@ -1,7 +1,7 @@
 //! Forward and pullback functions made by the AD compile like any typed IR: the JIT's gradients
 //! equal the interpreter's, bit for bit.
 
-mod support;
+use crate::support;
 
 use support::*;
 use zy_interp::Value;

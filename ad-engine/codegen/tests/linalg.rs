@@ -1,7 +1,7 @@
 //! Reductions, products and broadcasts of Float64 arrays run by the JIT's kernels and loops
 //! agree with the interpreter bit for bit, including their errors.
 
-mod support;
+use crate::support;
 
 use support::*;
 use zy_interp::Value;

@@ -3,7 +3,7 @@
 //! arguments as the interpreter does (elements are references: writes into them and into the
 //! vector reach the caller; a result holding an argument's element holds that very object).
 
-mod support;
+use crate::support;
 
 use support::{deep_copy, render};
 use zy_codegen::JitSession;

@@ -3,7 +3,7 @@
 //! interpreter, primal and gradient: same value or same error at the same span. Their typed,
 //! forward, pullback and driver IR prints and reads back to the same text.
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use support::{deep_copy, render};

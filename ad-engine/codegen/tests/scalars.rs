@@ -3,7 +3,7 @@
 //! the interpreter's. (Arithmetic, branches, loops, calls and their errors are IR filetests in
 //! `fixtures/ir/`.)
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! Builtins: arrays, broadcasting, indexing, data structures, differentiation calls, globals,
 //! callable structs and dispatch.
 
-mod common;
+use crate::common;
 
 use common::*;
 use expect_test::expect;

@@ -1,6 +1,6 @@
 //! Every kind of error, with its code, message and span; and robustness on hostile programs.
 
-mod common;
+use crate::common;
 
 use common::*;
 use expect_test::expect;

@@ -1,6 +1,6 @@
 //! The paper's examples and the basic constructs, as snapshots of the typed IR.
 
-mod common;
+use crate::common;
 
 use common::*;
 use expect_test::expect;

@@ -1,7 +1,7 @@
 //! Inference never panics: random untyped programs (well formed or not) give typed programs
 //! that verify, or errors.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! Inference from source text: the fixtures' annotated calls, through parsing and lowering.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

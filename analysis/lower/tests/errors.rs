@@ -1,6 +1,6 @@
 //! Every error lowering reports itself, with its span, and that the method still lowers.
 
-mod common;
+use crate::common;
 
 use common::{errors, functions};
 use expect_test::expect;

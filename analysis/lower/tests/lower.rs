@@ -1,6 +1,6 @@
 //! Snapshots of lowered IR for the constructs of the untyped-IR convention.
 
-mod common;
+use crate::common;
 
 use common::{body, lower, render};
 use expect_test::expect;

@@ -1,7 +1,7 @@
 //! End-to-end tests of `zy-lsp` over stdio with exact expected responses.
 
 mod client;
-mod faults;
+use crate::faults;
 
 use client::Client;
 use serde_json::{json, Value};

@@ -1,0 +1,5 @@
+//! The crate's integration tests, one module per file, in one test executable (one link
+//! instead of one per file).
+
+mod fixtures;
+mod run;

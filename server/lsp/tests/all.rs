@@ -1,0 +1,7 @@
+//! The crate's integration tests, one module per file, in one test executable (one link
+//! instead of one per file).
+
+mod faults;
+
+mod client;
+mod stdio;
