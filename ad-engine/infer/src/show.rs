@@ -148,7 +148,7 @@ impl crate::calls::Cx<'_> {
         let mut texts = Vec::with_capacity(args.len());
         for a in args {
             let (f, mut all) = match &a.ty {
-                t if base == "string" && own_string(self.program, t) => ("string", vec![]),
+                t if base == "string" && own_string(self.program, t) => ("Base.string", vec![]),
                 t if shown_by(self.program, t, SHOW) => {
                     (SHOW, vec![Val::lit(Const::Str("".into()))])
                 }

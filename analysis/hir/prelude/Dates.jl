@@ -10,7 +10,7 @@ export Period, DatePeriod, TimePeriod, Year, Month, Week, Day, Hour, Minute, Sec
     yearmonthday, yearmonth, monthday, dayofweek, dayofyear, daysinmonth, daysinyear,
     isleapyear, week, quarterofyear, dayname, dayabbr, monthname, monthabbr,
     firstdayofmonth, lastdayofmonth, firstdayofweek, lastdayofweek, firstdayofyear,
-    lastdayofyear, tonext, toprev, now, today,
+    lastdayofyear, tonext, toprev, now, today, UTC, unix2datetime, datetime2unix,
     Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday,
     January, February, March, April, May, June, July, August, September, October, November,
     December
@@ -275,6 +275,36 @@ function Time(h::Integer, mi::Integer = 0, s::Integer = 0, ms::Integer = 0, us::
 end
 Time(dt::DateTime) = Time(_RAW, mod(dt.instant, _MS_PER_DAY) * 1_000_000)
 Time(t::Time) = t
+
+# ---- The clock ----
+
+"""
+    UTC
+
+The time zone of `now(UTC)`.
+"""
+struct UTC end
+
+# `DateTime(1970).instant`: the Unix epoch.
+const _UNIX_EPOCH = 62_135_683_200_000
+
+"""
+    unix2datetime(x), datetime2unix(dt)
+
+The `DateTime` `x` seconds after 1970-01-01T00:00:00, and back.
+"""
+unix2datetime(x::Real) = DateTime(_RAW, _UNIX_EPOCH + round(Int64, 1000 * x))
+datetime2unix(dt::DateTime) = (dt.instant - _UNIX_EPOCH) / 1000
+
+"""
+    now(UTC), now(), today()
+
+The clock's time in UTC. `now()` and `today()`, Julia's local time and date, are refused:
+zy reads no time zone.
+"""
+now(::Type{UTC}) = unix2datetime(time())
+now() = error("unsupported: `now()` (Julia's local time: zy reads no time zone); write `now(UTC)` for the time in UTC")
+today() = error("unsupported: `today()` (Julia's local date: zy reads no time zone); write `Date(now(UTC))` for the date in UTC")
 
 # ---- Parts ----
 
