@@ -1012,7 +1012,7 @@ fn a_package_test_file_sees_the_package_it_uses() {
         (status, out.as_str(), err.as_str()),
         (
             1,
-            "test/runtests.jl:3:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
+            "test/runtests.jl:3:1: warning[unknown-package]: package `Other` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Dates, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Other`); a function that uses a name only `Other` defines is refused\n\
              test/runtests.jl:6:17: error[gradcheck]: gradcheck `u(2.0)` failed: UndefVarError: `Other` not defined: `Other` is a package zy does not have\n",
             ""
         )
@@ -1107,7 +1107,7 @@ fn a_name_from_an_unknown_package_says_which_package_may_define_it() {
         (status, out.as_str(), err.as_str()),
         (
             1,
-            "fit.jl:1:1: warning[unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused\n\
+            "fit.jl:1:1: warning[unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Dates, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused\n\
              fit.jl:5:30: error[undefined-name]: UndefVarError: `LBFGS` not defined; it may come from the package `Optim`, which zy does not have\n\
              fit.jl:7:21: error[undefined-name]: UndefVarError: `Optim` not defined: `Optim` is a package zy does not have\n",
             ""

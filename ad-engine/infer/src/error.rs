@@ -254,7 +254,7 @@ pub(crate) fn names_type(n: &str) -> bool {
         .is_some_and(char::is_uppercase)
 }
 
-/// The prelude's types that Base, LinearAlgebra and Random export: Julia names them without
+/// The prelude's types that Base, LinearAlgebra, Random and Dates export: Julia names them without
 /// their module where a program sees them.
 const EXPORTED_TYPES: &[&str] = &[
     "AbstractChar",
@@ -300,6 +300,20 @@ const EXPORTED_TYPES: &[&str] = &[
     "AbstractRNG",
     "MersenneTwister",
     "Xoshiro",
+    "Date",
+    "DateFormat",
+    "DateTime",
+    "Day",
+    "Hour",
+    "Microsecond",
+    "Millisecond",
+    "Minute",
+    "Month",
+    "Nanosecond",
+    "Second",
+    "Time",
+    "Week",
+    "Year",
 ];
 
 /// A type's text with the exported types' module prefixes left out (`Base.Char` is `Char`;
@@ -309,7 +323,7 @@ pub(crate) fn visible(text: &str) -> String {
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
-        let module = ["Base.", "LinearAlgebra.", "Random."]
+        let module = ["Base.", "LinearAlgebra.", "Random.", "Dates."]
             .into_iter()
             .find(|m| at_word && rest.starts_with(m))
             .filter(|m| {

@@ -138,15 +138,23 @@ impl crate::calls::Cx<'_> {
         if !matches!(base, "string" | "repr") || !args.iter().any(|a| shows(self.program, &a.ty)) {
             return None;
         }
+        // A type with a `string(x::T)` method of its own (Julia's `print` of a `Date`) is
+        // written by it, never by its `show`.
+        if let ("string", [x]) = (base, args) {
+            if own_string(self.program, &x.ty) {
+                return None;
+            }
+        }
         let mut texts = Vec::with_capacity(args.len());
         for a in args {
             let (f, mut all) = match &a.ty {
+                t if base == "string" && own_string(self.program, t) => ("Base.string", vec![]),
                 t if shown_by(self.program, t, SHOW) => {
                     (SHOW, vec![Val::lit(Const::Str("".into()))])
                 }
                 Type::Array(elem, 1) if shows(self.program, elem) => {
-                    let prefix = Val::lit(Const::Str(elem.to_string().into()));
-                    ("Base._show_vector", vec![prefix])
+                    let prefix = crate::error::visible(&elem.to_string());
+                    ("Base._show_vector", vec![Val::lit(Const::Str(prefix.into()))])
                 }
                 Type::Tuple(_) if shows(self.program, &a.ty) => ("Base._show_tuple", vec![]),
                 Type::Struct(s) if is_dict(s) && shows(self.program, &a.ty) => {
@@ -387,6 +395,17 @@ fn shown_by(program: &zy_ir::Program, t: &Type, f: &str) -> bool {
                 &**io == "String" && *x == s.name
             }
             _ => false,
+        })
+    })
+}
+
+/// Does `program` have a `string(x::T)` method of the struct type `t`, by which `string` and
+/// `print` write a value of it (Julia's `print`, where the type defines its own)?
+fn own_string(program: &zy_ir::Program, t: &Type) -> bool {
+    let Type::Struct(s) = t else { return false };
+    program.functions.get("Base.string").is_some_and(|gf| {
+        gf.methods.iter().any(|m| {
+            matches!(m.sig.as_slice(), [Some(TypeExpr::Named { name, .. })] if *name == s.name)
         })
     })
 }

@@ -540,7 +540,7 @@ pub(crate) fn visible_name(n: &str) -> String {
         let at_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
         // `Base.OneTo`, `Base.CodeUnits`, `Base.ReinterpretArray` and LinearAlgebra's `Q`
         // operators are not exported: Julia names them with their module.
-        let module = ["Base.", "LinearAlgebra.", "Distributions."]
+        let module = ["Base.", "LinearAlgebra.", "Distributions.", "Dates."]
             .into_iter()
             .find(|m| {
                 at_word

@@ -248,6 +248,27 @@ pub const HOOKS: &[Hooks] = &[
             "Base._show_text_plain",
         ],
     },
+    // Dates' instants and periods, which `string`, `repr`, an interpolation and the result
+    // display write by their own `Base.string` and `Base.show` methods (inference's `show`).
+    Hooks {
+        triggers: &[
+            "Dates.Date",
+            "Dates.DateTime",
+            "Dates.Time",
+            "Dates.Year",
+            "Dates.Month",
+            "Dates.Week",
+            "Dates.Day",
+            "Dates.Hour",
+            "Dates.Minute",
+            "Dates.Second",
+            "Dates.Millisecond",
+            "Dates.Microsecond",
+            "Dates.Nanosecond",
+            "Dates.DateFormat",
+        ],
+        hooks: &["Base.show", "Base.string", "Base._show_text_plain"],
+    },
     // `repr("text/plain", x)` of a number, string or symbol, which inference answers with
     // `repr(x)` (`show.rs`): reached with `repr` itself.
     Hooks {

@@ -1499,8 +1499,8 @@ import Optim: optimize
 f(x) = x^2
 "#,
         expect![[r#"
-            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
-            3:1 warning [unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused
+            2:1 warning [unknown-package]: package `Plots` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Dates, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Plots`); a function that uses a name only `Plots` defines is refused
+            3:1 warning [unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Dates, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused
         "#]],
     );
 }
@@ -1516,7 +1516,7 @@ fit(x0) = optimize(sum, x0, LBFGS())
 fit_qualified(x0) = Optim.optimize(sum, x0, Optim.LBFGS())
 "#,
         expect![[r#"
-            2:1 warning [unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused
+            2:1 warning [unknown-package]: package `Optim` is not available: zy knows Base, LinearAlgebra, Statistics, Random, SparseArrays, Printf, Dates, Test, ForwardDiff, ReverseDiff and Zygote (their APIs answered by zy's own differentiation), SpecialFunctions, LogExpFunctions, StatsFuns and Distributions, and the modules your files define (`using .Optim`); a function that uses a name only `Optim` defines is refused
             4:29 error [undefined-name]: UndefVarError: `LBFGS` not defined; it may come from the package `Optim`, which zy does not have
             6:21 error [undefined-name]: UndefVarError: `Optim` not defined: `Optim` is a package zy does not have
         "#]],

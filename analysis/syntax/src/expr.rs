@@ -243,8 +243,9 @@ fn field(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     Expr::new(ExprKind::Field { base, name }, node.range)
 }
 
-/// `r"pattern"flags` as `Base.Regex("pattern", "flags")` and `s"text"` as
-/// `Base.SubstitutionString("text")`, their text raw as Julia's string macros read it.
+/// `r"pattern"flags` as `Base.Regex("pattern", "flags")`, `s"text"` as
+/// `Base.SubstitutionString("text")` and `dateformat"y-m-d"` as `Dates.DateFormat("y-m-d")`,
+/// their text raw as Julia's string macros read it.
 fn regex_literal(cx: &mut Cx, node: &SyntaxNode, name: &SyntaxNode) -> Option<Expr> {
     let (string, flags) = match node.children.as_slice() {
         [_, string] => (string, None),
@@ -257,6 +258,7 @@ fn regex_literal(cx: &mut Cx, node: &SyntaxNode, name: &SyntaxNode) -> Option<Ex
     let callee = match (cx.text(name), flags) {
         ("r", _) => "Base.Regex",
         ("s", None) => "Base.SubstitutionString",
+        ("dateformat", None) => "Dates.DateFormat",
         _ => return None,
     };
     let text = literals::string(cx, string);
