@@ -944,14 +944,23 @@ impl<'a> Cx<'a> {
         self.index_style(b, x).is_ok_and(|v| linear(&v))
     }
 
+    /// Is one of `x` and `y` of the program's number types and the other a number?
+    pub(crate) fn mixes_user_number(&self, x: &Val, y: &Val) -> bool {
+        let user = |t: &Type| crate::pattern::is_user_number(t, self.program);
+        let number = |t: &Type| t.is_number() || user(t);
+        (user(&x.ty) || user(&y.ty)) && number(&x.ty) && number(&y.ty)
+    }
+
     /// Julia's generic methods for Numbers where the builtin `builtin` has methods for zy's
     /// own numbers only and an argument is one of the program's number types
     /// ([`crate::pattern::is_user_number`]): the prelude's `sum` and `prod` of an array of
-    /// them, `zero(x)` and `one(x)`, `x ^ p`, and `x op y` with another number after Julia's
+    /// them, `zero(x)` and `one(x)`, `abs(x)` of a `Real` (`x < 0 ? -x : x`), `x ^ p` (a
+    /// negative literal `p` by `inv(x)`, Julia's `literal_pow`), `x > y` and `x >= y` (Julia's
+    /// `y < x` and `y <= x`), and `x op y` with another number after Julia's
     /// promotion, when the program defines a `promote_rule` for the two types; without one,
     /// Julia's errors (`promotion of types D and Float64 failed to change any arguments`, and
     /// `+ not defined for D` where the program's type has no `+` of its own).
-    fn number_fallback(
+    pub(crate) fn number_fallback(
         &mut self,
         b: &mut PlanBuilder,
         name: &Name,
@@ -970,6 +979,12 @@ impl<'a> Cx<'a> {
             ("sum", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_sum",
             ("prod", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_prod",
             ("^", [x, p]) if user(&x.ty) && p.ty == Type::Int64 => "Base._number_power",
+            ("literal_pow", [x, p]) if user(&x.ty) && p.ty == Type::Int64 => {
+                "Base._number_literal_pow"
+            }
+            ("abs", [x]) if crate::pattern::is_user_real(&x.ty, program) => "Base._number_abs",
+            (">", [x, y]) if self.mixes_user_number(x, y) => "Base._number_greater",
+            (">=", [x, y]) if self.mixes_user_number(x, y) => "Base._number_greater_eq",
             ("zero", [x]) if user(&x.ty) => "Base._number_zero",
             ("one", [x]) if user(&x.ty) => "Base._number_one",
             ("zero", [t]) if names_user(&t.ty) => "Base._number_zero_of",
