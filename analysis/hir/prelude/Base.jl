@@ -11338,6 +11338,18 @@ _number_no_op(op, x, y) = error("$op not defined for $(typeof(x))")
 # method for such a struct read this copy (zy_infer's `reads_user_array`), as Julia's generic
 # `AbstractArray` methods read the elements one by one.
 _array_collect(v) = _array_collect(v, size(v))
+# Julia's `length`, `isempty`, `firstindex` and `lastindex` of an `AbstractArray`, from the
+# program's `size(A)` alone (its `getindex` may ask for them: `checkbounds` in it).
+_array_length(v) = prod(size(v))
+_array_isempty(v) = _array_length(v) == 0
+_array_firstindex(v) = 1
+_array_lastindex(v) = _array_length(v)
+# Julia's `checkbounds(A, i)` of an `Integer` index, by the program's `size`.
+function _array_checkbounds(v, i::Integer)
+    1 <= i <= _array_length(v) ||
+        error(:BoundsError, string(_bounds_message(v), " at index [", i, "]"))
+    return nothing
+end
 # Julia's `size(A, d)` of an `AbstractArray`, from the program's `size(A)`.
 _array_size(v, d::Int) = d <= length(size(v)) ? size(v)[d] : 1
 _array_collect(v, dims::Tuple{Int}) = [v[i] for i in 1:dims[1]]

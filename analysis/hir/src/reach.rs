@@ -293,7 +293,15 @@ pub const HOOKS: &[Hooks] = &[
     // as a copy of its elements where it has no method for it (`calls.rs`, `reads_user_array`).
     Hooks {
         triggers: &[ARRAY_TYPE],
-        hooks: &["Base._array_collect", "Base._array_size"],
+        hooks: &[
+            "Base._array_collect",
+            "Base._array_size",
+            "Base._array_length",
+            "Base._array_isempty",
+            "Base._array_firstindex",
+            "Base._array_lastindex",
+            "Base._array_checkbounds",
+        ],
     },
     // `A[i, j]` of an `IndexLinear()` array struct of the program, read by its linear
     // `getindex` (`calls.rs`, `indexes_linearly`): only a program naming `IndexStyle` says so.
