@@ -11347,9 +11347,12 @@ _array_lastindex(v) = _array_length(v)
 # Julia's `checkbounds(A, i)` of an `Integer` index, by the program's `size`.
 function _array_checkbounds(v, i::Integer)
     1 <= i <= _array_length(v) ||
-        error(:BoundsError, string(_bounds_message(v), " at index [", i, "]"))
+        error(:BoundsError, string("attempt to access ", _array_summary(v), " at index [", i, "]"))
     return nothing
 end
+# Julia's `summary` of an array: `3-element Ring{Int64}`, `2×3 Grid{Float64}`.
+_array_summary(v) = length(size(v)) == 1 ? string(size(v)[1], "-element ", typeof(v)) :
+    string(join(size(v), "×"), " ", typeof(v))
 # Julia's `size(A, d)` of an `AbstractArray`, from the program's `size(A)`.
 _array_size(v, d::Int) = d <= length(size(v)) ? size(v)[d] : 1
 _array_collect(v, dims::Tuple{Int}) = [v[i] for i in 1:dims[1]]

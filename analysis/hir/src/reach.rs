@@ -301,6 +301,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._array_firstindex",
             "Base._array_lastindex",
             "Base._array_checkbounds",
+            "Base._array_summary",
         ],
     },
     // `A[i, j]` of an `IndexLinear()` array struct of the program, read by its linear
