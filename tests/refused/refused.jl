@@ -52,10 +52,7 @@ l4(x) = {x}
 const c1 = 1
 primitive type P8 8 end
 # (t5: `abstract type A{T} end` is accepted now: abstract28.jl)
-struct S{T}
-    x::T
-    S(x::T) where {T} = new(x)
-end
+# (s1: a bare `new(x)` of `S{T}` is accepted now: Julia's `new{T}(x)`, usertypes34.jl)
 
 # Functions and library.
 f1(x) = ((a, k = 1) -> a)(x)

@@ -825,6 +825,10 @@ impl<'a> Cx<'a> {
             || (builtin.ends_with("getindex")
                 && self.slices_user_array(builtin, &crate::value::types(args)));
         Some(match r {
+            Err(no_match) if no_match.code == "method-error" && self.sized_by_user(builtin, args) => {
+                let bare = builtin.rsplit('.').next().unwrap_or(builtin);
+                self.call_named(b, &format!("Base._array_{bare}").into(), args)
+            }
             Err(no_match) if views && no_match.code == "method-error" => {
                 self.call_with_views_copied(b, name, args, no_match)
             }
@@ -836,14 +840,25 @@ impl<'a> Cx<'a> {
         })
     }
 
+    /// Is this `length(v)`, `isempty(v)`, `firstindex(v)` or `lastindex(v)` of an array struct
+    /// of the program, which Julia's generic `AbstractArray` methods answer from its `size`
+    /// (`length(A) = prod(size(A))`) without reading an element? A copy would call the
+    /// struct's `getindex`, which may itself ask for the length.
+    fn sized_by_user(&self, name: &str, args: &[Val]) -> bool {
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        matches!(bare, "length" | "isempty" | "firstindex" | "lastindex")
+            && matches!(args, [v] if crate::pattern::user_array(&v.ty, self.program).is_some())
+    }
+
     /// Does the library function `name`, with no method for `t`, read a copy of it: an array
     /// struct of the program ([`crate::pattern::user_array`]), which Julia's generic methods
     /// for `AbstractArray`s read element by element through its `getindex`? Not the functions
     /// of the array interface the struct itself defines (`size`, `getindex`, `setindex!`),
-    /// whose copy would read them again.
+    /// whose copy would read them again, nor `===` and `!==`, which compare the struct itself
+    /// (a copy is never egal to it).
     fn reads_user_array(&self, name: &str, t: &Type) -> bool {
         let bare = name.rsplit('.').next().unwrap_or(name);
-        !matches!(bare, "size" | "getindex" | "setindex!" | "_array_collect")
+        !matches!(bare, "size" | "getindex" | "setindex!" | "_array_collect" | "===" | "!==")
             && crate::pattern::user_array(t, self.program).is_some()
     }
 
@@ -890,6 +905,14 @@ impl<'a> Cx<'a> {
                 Some(self.call_named(b, &"Base._getindex_linear".into(), args))
             }
             ("IndexStyle", [x]) => Some(self.index_style(b, x)),
+            (bare, [_]) if self.sized_by_user(bare, args) => {
+                Some(self.call_named(b, &format!("Base._array_{bare}").into(), args))
+            }
+            // Julia's generic `checkbounds(A, i)`: by the struct's `size`, never a copy of
+            // its elements (the struct's `getindex` may check its bounds so).
+            ("checkbounds", [_, i]) if matches!(i.ty, Type::Int64 | Type::Int(_)) => {
+                Some(self.call_named(b, &"Base._array_checkbounds".into(), args))
+            }
             (f @ ("collect" | "copy" | "similar" | "Vector" | "Array" | "vec"), [x]) if untyped => {
                 Some(Err(Fail::unsupported(format!(
                     "`{f}` of a {}, declared `<: AbstractVector` without an element type: Julia's \
@@ -944,14 +967,23 @@ impl<'a> Cx<'a> {
         self.index_style(b, x).is_ok_and(|v| linear(&v))
     }
 
+    /// Is one of `x` and `y` of the program's number types and the other a number?
+    pub(crate) fn mixes_user_number(&self, x: &Val, y: &Val) -> bool {
+        let user = |t: &Type| crate::pattern::is_user_number(t, self.program);
+        let number = |t: &Type| t.is_number() || user(t);
+        (user(&x.ty) || user(&y.ty)) && number(&x.ty) && number(&y.ty)
+    }
+
     /// Julia's generic methods for Numbers where the builtin `builtin` has methods for zy's
     /// own numbers only and an argument is one of the program's number types
     /// ([`crate::pattern::is_user_number`]): the prelude's `sum` and `prod` of an array of
-    /// them, `zero(x)` and `one(x)`, `x ^ p`, and `x op y` with another number after Julia's
+    /// them, `zero(x)` and `one(x)`, `abs(x)` of a `Real` (`x < 0 ? -x : x`), `x ^ p` (a
+    /// negative literal `p` by `inv(x)`, Julia's `literal_pow`), `x > y` and `x >= y` (Julia's
+    /// `y < x` and `y <= x`), and `x op y` with another number after Julia's
     /// promotion, when the program defines a `promote_rule` for the two types; without one,
     /// Julia's errors (`promotion of types D and Float64 failed to change any arguments`, and
     /// `+ not defined for D` where the program's type has no `+` of its own).
-    fn number_fallback(
+    pub(crate) fn number_fallback(
         &mut self,
         b: &mut PlanBuilder,
         name: &Name,
@@ -970,6 +1002,12 @@ impl<'a> Cx<'a> {
             ("sum", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_sum",
             ("prod", [xs]) if matches!(&xs.ty, Type::Array(e, _) if user(e)) => "Base._number_prod",
             ("^", [x, p]) if user(&x.ty) && p.ty == Type::Int64 => "Base._number_power",
+            ("literal_pow", [x, p]) if user(&x.ty) && p.ty == Type::Int64 => {
+                "Base._number_literal_pow"
+            }
+            ("abs", [x]) if crate::pattern::is_user_real(&x.ty, program) => "Base._number_abs",
+            (">", [x, y]) if self.mixes_user_number(x, y) => "Base._number_greater",
+            (">=", [x, y]) if self.mixes_user_number(x, y) => "Base._number_greater_eq",
             ("zero", [x]) if user(&x.ty) => "Base._number_zero",
             ("one", [x]) if user(&x.ty) => "Base._number_one",
             ("zero", [t]) if names_user(&t.ty) => "Base._number_zero_of",

@@ -3874,6 +3874,15 @@ end
 
 The least common (positive) multiple; `0` if either is zero.
 """
+# Of integers of other types (`Int8`, `UInt16`), in their promoted type.
+gcd(a::Integer, b::Integer) = _gcd_same(promote(a, b)...)
+function _gcd_same(a::T, b::T) where {T<:Integer}
+    while b != 0
+        a, b = b, rem(a, b)
+    end
+    return abs(a)
+end
+
 lcm(a::Int, b::Int) = a == 0 ? a : _checked_abs(_checked_mul(a, b ÷ gcd(b, a)))
 
 """
@@ -3999,15 +4008,20 @@ function _checked_sub(a::Int, b::Int)
     return y
 end
 
-# `(x ÷ g, y ÷ g)` for `g = gcd(x, y)`.
-function _divgcd(x::Int, y::Int)
+"""
+    Base.divgcd(x, y)
+
+`(x ÷ g, y ÷ g)` for `g = gcd(x, y)`: the two in lowest terms (Julia's unexported helper of
+`Rational`, which programs' own rational types call as `Base.divgcd`).
+"""
+function divgcd(x::Integer, y::Integer)
     g = gcd(x, y)
     return (div(x, g), div(y, g))
 end
 
 function Rational(num::Int, den::Int)
     iszero(den) && iszero(num) && throw(ArgumentError("invalid rational: zero(Int64)//zero(Int64)"))
-    n, d = _divgcd(num, den)
+    n, d = divgcd(num, den)
     return _checked_den(n, d)
 end
 Rational(num::Integer, den::Integer) = Rational(Int(num), Int(den))
@@ -4108,16 +4122,16 @@ is Julia's `MethodError`.
 """
 //(n::Integer, d::Integer) = Rational(n, d)
 function //(x::Rational, y::Integer)
-    xn, yn = _divgcd(x.num, Int(y))
+    xn, yn = divgcd(x.num, Int(y))
     return _checked_den(xn, _checked_mul(x.den, yn))
 end
 function //(x::Integer, y::Rational)
-    xn, yn = _divgcd(Int(x), y.num)
+    xn, yn = divgcd(Int(x), y.num)
     return _checked_den(_checked_mul(xn, y.den), yn)
 end
 function //(x::Rational, y::Rational)
-    xn, yn = _divgcd(x.num, y.num)
-    xd, yd = _divgcd(x.den, y.den)
+    xn, yn = divgcd(x.num, y.num)
+    xd, yd = divgcd(x.den, y.den)
     return _checked_den(_checked_mul(xn, yd), _checked_mul(xd, yn))
 end
 # Of complex numbers as Julia's: rational parts (`1 // 2im` is `0//1 - 1//2*im`).
@@ -4170,12 +4184,12 @@ end
 
 function +(x::Rational, y::Rational)
     isinf(x) && x == y && return x
-    xd, yd = _divgcd(x.den, y.den)
+    xd, yd = divgcd(x.den, y.den)
     return Rational(_checked_add(_checked_mul(x.num, yd), _checked_mul(y.num, xd)), _checked_mul(x.den, yd))
 end
 function -(x::Rational, y::Rational)
     isinf(x) && x == -y && return x
-    xd, yd = _divgcd(x.den, y.den)
+    xd, yd = divgcd(x.den, y.den)
     return Rational(_checked_sub(_checked_mul(x.num, yd), _checked_mul(y.num, xd)), _checked_mul(x.den, yd))
 end
 +(x::Rational, y::Integer) = _unsafe_rational(_checked_add(x.num, _checked_mul(x.den, Int(y))), x.den)
@@ -4184,16 +4198,16 @@ end
 -(y::Integer, x::Rational) = _unsafe_rational(_checked_sub(_checked_mul(x.den, Int(y)), x.num), x.den)
 
 function *(x::Rational, y::Rational)
-    xn, yd = _divgcd(x.num, y.den)
-    xd, yn = _divgcd(x.den, y.num)
+    xn, yd = divgcd(x.num, y.den)
+    xd, yn = divgcd(x.den, y.num)
     return _unsafe_rational(_checked_mul(xn, yn), _checked_mul(xd, yd))
 end
 function *(x::Rational, y::Integer)
-    xd, yn = _divgcd(x.den, Int(y))
+    xd, yn = divgcd(x.den, Int(y))
     return _unsafe_rational(_checked_mul(x.num, yn), xd)
 end
 function *(y::Integer, x::Rational)
-    yn, xd = _divgcd(Int(y), x.den)
+    yn, xd = divgcd(Int(y), x.den)
     return _unsafe_rational(_checked_mul(yn, x.num), xd)
 end
 /(x::Rational, y::Rational) = x // y
@@ -11298,6 +11312,13 @@ function _number_power(x, p::Int)
     p < 0 && throw(DomainError(p, "Cannot raise an integer x to a negative power $p."))
     return _squarings(x, p)
 end
+# `abs` of a `Real` (Julia's `ifelse(signbit(x), -x, x)` with `signbit(x) = x < 0`).
+_number_abs(x) = x < 0 ? -x : x
+# `x^-n` of a literal `n` is `inv(x)^n` (Julia's `literal_pow` for types other than its own).
+_number_literal_pow(x, p::Int) = p < 0 ? inv(x)^(-p) : x^p
+# Julia's `>(x, y) = y < x` and `>=(x, y) = y <= x`.
+_number_greater(x, y) = y < x
+_number_greater_eq(x, y) = y <= x
 function _number_promote(op, x, y)
     T = promote_rule(typeof(x), typeof(y))
     return op(convert(T, x), convert(T, y))
@@ -11317,6 +11338,21 @@ _number_no_op(op, x, y) = error("$op not defined for $(typeof(x))")
 # method for such a struct read this copy (zy_infer's `reads_user_array`), as Julia's generic
 # `AbstractArray` methods read the elements one by one.
 _array_collect(v) = _array_collect(v, size(v))
+# Julia's `length`, `isempty`, `firstindex` and `lastindex` of an `AbstractArray`, from the
+# program's `size(A)` alone (its `getindex` may ask for them: `checkbounds` in it).
+_array_length(v) = prod(size(v))
+_array_isempty(v) = _array_length(v) == 0
+_array_firstindex(v) = 1
+_array_lastindex(v) = _array_length(v)
+# Julia's `checkbounds(A, i)` of an `Integer` index, by the program's `size`.
+function _array_checkbounds(v, i::Integer)
+    1 <= i <= _array_length(v) ||
+        error(:BoundsError, string("attempt to access ", _array_summary(v), " at index [", i, "]"))
+    return nothing
+end
+# Julia's `summary` of an array: `3-element Ring{Int64}`, `2×3 Grid{Float64}`.
+_array_summary(v) = length(size(v)) == 1 ? string(size(v)[1], "-element ", typeof(v)) :
+    string(join(size(v), "×"), " ", typeof(v))
 # Julia's `size(A, d)` of an `AbstractArray`, from the program's `size(A)`.
 _array_size(v, d::Int) = d <= length(size(v)) ? size(v)[d] : 1
 _array_collect(v, dims::Tuple{Int}) = [v[i] for i in 1:dims[1]]

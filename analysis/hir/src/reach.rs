@@ -288,6 +288,10 @@ pub const HOOKS: &[Hooks] = &[
             "Base._number_zero_of",
             "Base._number_one_of",
             "Base._number_power",
+            "Base._number_literal_pow",
+            "Base._number_abs",
+            "Base._number_greater",
+            "Base._number_greater_eq",
             "Base._number_promote",
             "Base._number_promote_back",
             "Base._number_promotion_failed",
@@ -310,7 +314,16 @@ pub const HOOKS: &[Hooks] = &[
     // as a copy of its elements where it has no method for it (`calls.rs`, `reads_user_array`).
     Hooks {
         triggers: &[ARRAY_TYPE],
-        hooks: &["Base._array_collect", "Base._array_size"],
+        hooks: &[
+            "Base._array_collect",
+            "Base._array_size",
+            "Base._array_length",
+            "Base._array_isempty",
+            "Base._array_firstindex",
+            "Base._array_lastindex",
+            "Base._array_checkbounds",
+            "Base._array_summary",
+        ],
     },
     // `A[i, j]` of an `IndexLinear()` array struct of the program, read by its linear
     // `getindex` (`calls.rs`, `indexes_linearly`): only a program naming `IndexStyle` says so.

@@ -32,9 +32,9 @@ pub(crate) struct Cx<'a> {
     /// Destructuring parameters `f((a, b))` converted but not yet bound: the tuple each
     /// stands for, by the start of the parameter (`items::destructure` binds them).
     pub destructured: BTreeMap<u32, Expr>,
-    /// Inside an inner constructor: the struct that `new(...)` builds, and how many type
-    /// parameters it has (`new{T}(...)` gives them).
-    pub new_of: Option<(String, usize)>,
+    /// Inside an inner constructor: the struct that `new(...)` builds, and the names of its
+    /// type parameters (`new{T}(...)` gives them; a bare `new(...)` means `new{T}(...)`).
+    pub new_of: Option<(String, Vec<String>)>,
     /// Inner constructors converted with their struct, not yet emitted as items.
     pub constructors: Vec<crate::ast::FunctionDef>,
     /// Inside a `showerror(io::IO, e)` method: the name of its `io`, whose writes build the

@@ -312,7 +312,10 @@ fn macro_call(cx: &mut Cx, node: &SyntaxNode) -> Expr {
                     | "@noinline"
                     | "Base.@noinline"
                     | "@propagate_inbounds"
-                    | "Base.@propagate_inbounds",
+                    | "Base.@propagate_inbounds"
+                    // zy checks bounds always: the checks run, as Julia's outside `@inbounds`.
+                    | "@boundscheck"
+                    | "Base.@boundscheck",
                     [arg],
                 ) => expr(cx, arg),
                 // `@nospecialize x y` in a body: a hint about the named arguments, whose
@@ -674,17 +677,25 @@ fn is_new(cx: &Cx, node: Option<&SyntaxNode>) -> bool {
 }
 
 /// `new(args...)` or `new{P...}(args...)` in an inner constructor of `S`: the arguments that
-/// come first in `#new(S, P..., args...)`; the parameters must be all of `S`'s, as in Julia.
+/// come first in `#new(S, P..., args...)`; the parameters must be all of `S`'s, as in Julia. A
+/// bare `new(args...)` of a parametric `S{T}` is Julia's `new{T}(args...)`: the struct's own
+/// parameter names, bound by the constructor's `where T` (unbound, Julia's `UndefVarError`).
 fn new_callee(cx: &mut Cx, callee: &SyntaxNode, params: &[SyntaxNode]) -> Result<Vec<Expr>, Expr> {
-    let (name, count) = cx.new_of.clone().unwrap_or_default();
-    if params.len() != count {
+    let (name, own) = cx.new_of.clone().unwrap_or_default();
+    let mut lead = vec![Expr::new(ExprKind::Ident(name.clone()), callee.range)];
+    if params.is_empty() {
+        let own = own.into_iter().map(|p| Expr::new(ExprKind::Ident(p), callee.range));
+        lead.extend(own);
+        return Ok(lead);
+    }
+    if params.len() != own.len() {
         let message = format!(
-            "`new` with {} type parameters in an inner constructor of `{name}`, which has {count}",
-            params.len()
+            "`new` with {} type parameters in an inner constructor of `{name}`, which has {}",
+            params.len(),
+            own.len()
         );
         return Err(cx.unsupported(callee, &message));
     }
-    let mut lead = vec![Expr::new(ExprKind::Ident(name), callee.range)];
     lead.extend(params.iter().map(|p| expr(cx, p)));
     Ok(lead)
 }

@@ -1780,7 +1780,7 @@ fn inner_constructor(cx: &mut Cx, node: &SyntaxNode, name: &str, params: &[Strin
         );
         return;
     }
-    let outer = cx.new_of.replace((name.to_string(), params.len()));
+    let outer = cx.new_of.replace((name.to_string(), params.to_vec()));
     let def = function_definition(cx, node);
     cx.new_of = outer;
     let Some(def) = def else {

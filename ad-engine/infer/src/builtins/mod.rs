@@ -758,6 +758,11 @@ pub(crate) fn call(
                 ..
             }],
         ) if is_union_text(f) || is_union_text(g) => union_equality(cx, name, f, g),
+        // Julia's `==(x::Number, y::Number) = ==(promote(x, y)...)`: one of the program's
+        // number types beside another number (`r == 1`) compares after promotion.
+        ("==", [x, y]) if x.ty != y.ty && cx.mixes_user_number(x, y) => cx
+            .number_fallback(b, &name.into(), name, args)
+            .unwrap_or_else(|| scalar::equality(name, x, y)),
         // `a != b` of a struct (or a `Ref`) is `!(a == b)`, with the program's `==` where it
         // has one.
         ("!=", [x, y]) if is_struct(x) || is_struct(y) || has_identity(x) => cx
