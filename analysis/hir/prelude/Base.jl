@@ -6909,6 +6909,10 @@ float(r::Union{StepRangeLen, LinRange}) = r
 _loop_range(a, s, b) = a:s:b
 _loop_length(r::Union{StepRangeLen, StepRange{Char, Int}}) = length(r)
 _loop_elem(r::Union{StepRangeLen, StepRange{Char, Int}}, k::Int) = r[k + 1]
+# An Int range inference builds from a bound it knows only at run time (`for i in 1:j`, `j`
+# what `findfirst` returned): its elements in order, as Julia's.
+_loop_length(r::Union{UnitRange{Int}, StepRange{Int, Int}}) = length(r)
+_loop_elem(r::Union{UnitRange{Int}, StepRange{Int, Int}}, k::Int) = r[k + 1]
 # `for J in I:K` of two `CartesianIndex`es: the loop runs through their `CartesianIndices`.
 _loop_range(a::CartesianIndex, s::Int, b::CartesianIndex) = a:b
 _loop_length(C::CartesianIndices) = length(C)
@@ -12113,6 +12117,18 @@ eachcol(a::AdjointMatrix) = eachrow(_unconjugated(a.parent))
 eachcol(a::TransposeMatrix) = eachrow(a.parent)
 eachrow(a::AdjointMatrix) = eachcol(_unconjugated(a.parent))
 eachrow(a::TransposeMatrix) = eachcol(a.parent)
+# A row vector's (`v'`, `transpose(v)`, 1×n) one row is a view of all of `v`, its columns views
+# of one element each (of a real `v`: an adjoint's views would conjugate).
+eachrow(r::Union{Adjoint, Transpose}) = RowSlices(r)
+eachcol(r::Union{Adjoint, Transpose}) = ColumnSlices(r)
+function view(r::Union{Adjoint, Transpose}, i::Int, ::Colon)
+    checkbounds(r, i, 1)
+    return view(_unconjugated(parent(r)), :)
+end
+function view(r::Union{Adjoint, Transpose}, ::Colon, j::Int)
+    checkbounds(r, 1, j)
+    return view(_unconjugated(parent(r)), j:j)
+end
 view(a::AdjointMatrix, i::Int, J) = view(_unconjugated(a.parent), J, i)
 view(a::TransposeMatrix, i::Int, J) = view(a.parent, J, i)
 view(a::AdjointMatrix, I, j::Int) = view(_unconjugated(a.parent), j, I)
