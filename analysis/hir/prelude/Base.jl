@@ -9660,6 +9660,8 @@ Base.minimum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Produc
 Base.any(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = any(Base.Generator(f, it))
 Base.all(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = all(Base.Generator(f, it))
 Base.count(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}) = count(identity, collect(Base.Generator(f, it)))
+# `Set(itr)` of another lazy iterator: the set of its elements.
+Base.Set(it::Union{Base.ProductIterator, Take, Drop, Reverse, TakeWhile, DropWhile}) = Base.Set(collect(it))
 Base.mapreduce(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}; init = Base._InitialValue()) =
     mapreduce(identity, op, collect(Base.Generator(f, it)); init = init)
 # `sum(itr; init)`, `prod(f, itr; init)` and the other reductions with `init` of a generator or

@@ -1483,17 +1483,18 @@ fn negated(b: &mut PlanBuilder, eq: Val) -> Result<Val, Fail> {
 /// `x === y` of two values of one immutable struct type: Julia's egal, every field `===`
 /// (floats bit for bit, so `NaN === NaN` and `0.0 !== -0.0`, strings by content, arrays and
 /// mutable structs by identity), which is also `==` when the program defines no `==` for the
-/// type. A recursive struct's `Union{T, Nothing}` field compares through the split of its
-/// union, a call to the same comparison one level down.
+/// type. The fields of a recursive struct (`left::Union{Tree, Nothing}`) compare by the
+/// prelude's `Base._egal`, which calls this again one level down.
 fn struct_egal(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val, Fail> {
     let Type::Struct(s) = &x.ty else {
         return scalar::egal(x, y);
     };
     // Fields that may hold the struct again compare through a method of the prelude, whose
     // call inference types once however deep the comparison goes at run time.
-    let egal: Name = match x.ty.holds_recursion() || y.ty.holds_recursion() {
-        true => "Base._egal".into(),
-        false => "Base.===".into(),
+    let egal: Name = if x.ty.holds_recursion() || y.ty.holds_recursion() {
+        "Base._egal".into()
+    } else {
+        "Base.===".into()
     };
     let mut all = Val::lit(Const::Bool(true));
     for (field, _) in &s.fields {
