@@ -87,6 +87,9 @@ impl Fail {
                     "`{name}`: zy runs each task to completion where it is made, so no task waits for another's values; return them from the tasks and `fetch` them, or `put!` them into a `Channel{{T}}`"
                 ))
             }
+            "Meta" | "eval" | "include_string" => Fail::unsupported(format!(
+                "`{name}`: zy compiles the whole program before it runs, so it neither parses nor evaluates code made while it runs; compute the value itself (`parse(Int, s)` reads a number's text)"
+            )),
             "ComplexF32" | "ComplexF16" => Fail::unsupported(format!(
                 "{name}: zy's complex numbers have Float64, Int64 or Bool parts; write `ComplexF64` instead"
             )),

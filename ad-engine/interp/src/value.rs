@@ -597,7 +597,10 @@ impl Value {
             (Value::Nothing, Value::Nothing) => true,
             (Value::Tuple(a), Value::Tuple(b)) => all_egal(a, b),
             (Value::NamedTuple(na, a), Value::NamedTuple(nb, b)) => na == nb && all_egal(a, b),
-            (Value::Struct(ta, a), Value::Struct(tb, b)) => ta == tb && all_egal(a, b),
+            // One Julia type, whatever field types zy inferred for each value.
+            (Value::Struct(ta, a), Value::Struct(tb, b)) => {
+                ta.is(&tb.name, &tb.params) && all_egal(a, b)
+            }
             (Value::Mutable(_, a), Value::Mutable(_, b)) => Rc::ptr_eq(a, b),
             (Value::Ref(a), Value::Ref(b)) => Rc::ptr_eq(a, b),
             (Value::Array(a), Value::Array(b)) => Rc::ptr_eq(a, b),

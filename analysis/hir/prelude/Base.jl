@@ -1170,6 +1170,8 @@ decides, as Julia's do.
 """
 any(g::Generator) = _gen_any(g.f, g.iter)
 all(g::Generator) = _gen_all(g.f, g.iter)
+# How many of its values are `true` (Julia's `count(itr)`, a value not a Bool an error).
+count(g::Generator) = count(identity, collect(g))
 
 # Is `f(x)` true for some (every) element `x` of `it`? Stops at the first that decides; a
 # value that is not a Bool is an error, as in Julia.
@@ -1580,14 +1582,15 @@ The elements of `x` combined with `op` from the left: `mapreduce(identity, op, x
 reduce(op, x::AbstractArray; init = _InitialValue()) = _mapfoldl(identity, op, init, x)
 
 # `reduce(hcat, xs)` of a vector of vectors: the matrix whose columns they are (Julia's own
-# method; a left fold would change the type on its first step).
-function reduce(::typeof(hcat), xs::Vector{Vector{Float64}})
+# method; a left fold would change the type on its first step, and of one vector give it
+# back rather than the one-column matrix).
+function reduce(::typeof(hcat), xs::Vector{Vector{T}}) where {T}
     n = length(xs)
     if n == 0
         throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
     end
     m = length(xs[1])
-    A = zeros(m, n)
+    A = Matrix{T}(undef, m, n)
     for j in 1:n
         if length(xs[j]) != m
             throw(DimensionMismatch("mismatch in dimension 1 (expected $m got $(length(xs[j])))"))
@@ -2042,6 +2045,16 @@ function _findall_linear(f, x::AbstractArray)
     return I
 end
 findall(m::AbstractArray{Bool}) = findall(identity, m)
+# Of a tuple, each element by its own method; of a `Dict`, the keys whose values `f` keeps, in
+# the dictionary's order (Julia's keys of `pairs(d)`).
+findall(f, t::Tuple) = _findall_each(f, fill(0, 0), 1, t...)
+findall(t::Tuple) = findall(identity, t)
+_findall_each(f, found::Vector{Int}, i::Int) = found
+_findall_each(f, found::Vector{Int}, i::Int, x, rest...) = _findall_each(f, f(x) ? push!(found, i) : found, i + 1, rest...)
+function findall(f, d::Dict)
+    e = _dict_dense(d)
+    return e.keys[[k for k in 1:length(e.keys) if f(e.vals[k])]]
+end
 
 """
     NothingOrInt
@@ -2425,6 +2438,27 @@ function findprev(f, A::AbstractMatrix, start::CartesianIndex{Tuple{Int, Int}})
 end
 findnext(m::AbstractVector{Bool}, k::Int) = findnext(identity, m, k)
 findprev(m::AbstractVector{Bool}, k::Int) = findprev(identity, m, k)
+# Of a tuple, each element by its own method (the elements may differ in type), in Julia's
+# order of calls; a start inside the tuple's range of indices is read, so one before its first
+# (`findnext`) or past its last (`findprev`) is Julia's `BoundsError`.
+findfirst(f, t::Tuple) = findnext(f, t, 1)
+findlast(f, t::Tuple) = findprev(f, t, length(t))
+findfirst(t::Tuple) = findfirst(identity, t)
+findlast(t::Tuple) = findlast(identity, t)
+function findnext(f, t::Tuple, k::Int)
+    k > length(t) && return NothingOrInt(false, 0)
+    k < 1 && throw(BoundsError(t, k))
+    return _find_up_each(f, k, 1, t...)
+end
+function findprev(f, t::Tuple, k::Int)
+    k < 1 && return NothingOrInt(false, 0)
+    k > length(t) && throw(BoundsError(t, k))
+    return _find_down_each(f, k, length(t), reverse(t)...)
+end
+_find_up_each(f, k::Int, i::Int) = NothingOrInt(false, 0)
+_find_up_each(f, k::Int, i::Int, x, rest...) = i >= k && f(x) ? NothingOrInt(true, i) : _find_up_each(f, k, i + 1, rest...)
+_find_down_each(f, k::Int, i::Int) = NothingOrInt(false, 0)
+_find_down_each(f, k::Int, i::Int, x, rest...) = i <= k && f(x) ? NothingOrInt(true, i) : _find_down_each(f, k, i - 1, rest...)
 function findnext(f, x::AbstractVector, k::Int)
     k < 1 && throw(BoundsError(x, k))
     for j in k:length(x)
@@ -5310,6 +5344,9 @@ known where the call is compiled, so a branch on it that cannot run is not typed
 (===)(x::Tuple, y::Tuple) = x[1] === y[1] && tail(x) === tail(y)
 # Named tuples of one type (the same names in the same order) by their values.
 (===)(x::T, y::T) where {T<:NamedTuple} = values(x) === values(y)
+# `===` of two fields of a recursive struct (`left::Union{Tree, Nothing}`): the builtin `===`
+# of such structs compares their fields by this method, which a nested value calls again.
+_egal(x, y) = x === y
 
 """
     findall(x)
@@ -6722,6 +6759,9 @@ Generator(f, s::String) = Generator(f, collect(s))
 Filter(p, s::String) = Filter(p, collect(s))
 enumerate(s::String) = Enumerate(collect(s))
 count(f, s::String) = count(f, collect(s))
+# Julia's `filter(f, s::AbstractString)`: the `String` of the characters `f` keeps.
+filter(f, s::String) = String(filter(f, collect(s)))
+filter(f, s::SubString) = filter(f, String(s))
 sum(f, s::String) = sum(f, collect(s))
 any(f, s::String) = any(f, collect(s))
 all(f, s::String) = all(f, collect(s))
@@ -6883,6 +6923,10 @@ float(r::Union{StepRangeLen, LinRange}) = r
 _loop_range(a, s, b) = a:s:b
 _loop_length(r::Union{StepRangeLen, StepRange{Char, Int}}) = length(r)
 _loop_elem(r::Union{StepRangeLen, StepRange{Char, Int}}, k::Int) = r[k + 1]
+# An Int range inference builds from a bound it knows only at run time (`for i in 1:j`, `j`
+# what `findfirst` returned): its elements in order, as Julia's.
+_loop_length(r::Union{UnitRange{Int}, StepRange{Int, Int}}) = length(r)
+_loop_elem(r::Union{UnitRange{Int}, StepRange{Int, Int}}, k::Int) = r[k + 1]
 # `for J in I:K` of two `CartesianIndex`es: the loop runs through their `CartesianIndices`.
 _loop_range(a::CartesianIndex, s::Int, b::CartesianIndex) = a:b
 _loop_length(C::CartesianIndices) = length(C)
@@ -9630,6 +9674,8 @@ Base.minimum(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Produc
 Base.any(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = any(Base.Generator(f, it))
 Base.all(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator}) = all(Base.Generator(f, it))
 Base.count(f, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}) = count(identity, collect(Base.Generator(f, it)))
+# `Set(itr)` of another lazy iterator: the set of its elements.
+Base.Set(it::Union{Base.ProductIterator, Take, Drop, Reverse, TakeWhile, DropWhile}) = Base.Set(collect(it))
 Base.mapreduce(f, op, it::Union{Base.Zip, Base.Enumerate, Base.ProductIterator, Product3, Base.Filter, Take, Drop, Reverse, PartitionIterator, Base.Generator}; init = Base._InitialValue()) =
     mapreduce(identity, op, collect(Base.Generator(f, it)); init = init)
 # `sum(itr; init)`, `prod(f, itr; init)` and the other reductions with `init` of a generator or
@@ -10120,6 +10166,16 @@ function foreach(f, x)
     end
     return nothing
 end
+
+# Of a lazy iterator (`zip`, `enumerate`, ...), its elements in order; of several collections,
+# Julia's `f(x, y, ...)` for each `(x, y, ...)` of their `zip`.
+function foreach(f, it::Union{Zip, Enumerate, Generator})
+    for x in it
+        f(x)
+    end
+    return nothing
+end
+foreach(f, x, y, rest...) = foreach(xs -> f(xs...), zip(x, y, rest...))
 
 _foreach_tuple(f) = nothing
 function _foreach_tuple(f, x, rest...)
@@ -11138,6 +11194,16 @@ function cis(x::Real)
 end
 
 """
+    cispi(x)
+
+`cis(π * x)` of a real `x`, exact where `sinpi` and `cospi` are (`cispi(0.5) == im`).
+"""
+function cispi(x::Real)
+    s, c = sincospi(x)
+    return Complex(c, s)
+end
+
+"""
     exp(z)
 
 The complex exponential `exp(re) * cis(im)`, with Julia's values at infinities and NaN.
@@ -12089,6 +12155,18 @@ eachcol(a::AdjointMatrix) = eachrow(_unconjugated(a.parent))
 eachcol(a::TransposeMatrix) = eachrow(a.parent)
 eachrow(a::AdjointMatrix) = eachcol(_unconjugated(a.parent))
 eachrow(a::TransposeMatrix) = eachcol(a.parent)
+# A row vector's (`v'`, `transpose(v)`, 1×n) one row is a view of all of `v`, its columns views
+# of one element each (of a real `v`: an adjoint's views would conjugate).
+eachrow(r::Union{Adjoint, Transpose}) = RowSlices(r)
+eachcol(r::Union{Adjoint, Transpose}) = ColumnSlices(r)
+function view(r::Union{Adjoint, Transpose}, i::Int, ::Colon)
+    checkbounds(r, i, 1)
+    return view(_unconjugated(parent(r)), :)
+end
+function view(r::Union{Adjoint, Transpose}, ::Colon, j::Int)
+    checkbounds(r, 1, j)
+    return view(_unconjugated(parent(r)), j:j)
+end
 view(a::AdjointMatrix, i::Int, J) = view(_unconjugated(a.parent), J, i)
 view(a::TransposeMatrix, i::Int, J) = view(a.parent, J, i)
 view(a::AdjointMatrix, I, j::Int) = view(_unconjugated(a.parent), j, I)
@@ -12686,6 +12764,24 @@ _promoted_copy(x::AbstractVector, y::AbstractVector) = error("unsupported: mergi
 The entries whose pair `k => v` `f` keeps: in a new dictionary (Julia's `empty(d)` filled in
 `d`'s order), or in `d`, the others deleted in its order.
 """
+"""
+    findfirst(f, d::Dict)
+
+The first key, in the dictionary's order, whose value `f` keeps, or `nothing` (Julia's first
+key of `pairs(d)`): a `NothingOrInt` for Int keys.
+"""
+function findfirst(f, d::Dict)
+    e = _dict_dense(d)
+    for k in 1:length(e.keys)
+        f(e.vals[k]) && return _some_key(e.keys[k])
+    end
+    return _no_key(e.keys)
+end
+_some_key(k::Int) = NothingOrInt(true, k)
+_some_key(k) = k
+_no_key(::Vector{Int}) = NothingOrInt(false, 0)
+_no_key(::Vector) = nothing
+
 function filter(f, d::Dict)
     e = _dict_dense(d)
     r = Dict(e.keys[1:0], e.vals[1:0])
@@ -13106,6 +13202,12 @@ end
 Set(v::AbstractVector) = _typed_set(eltype(v), v)
 Set(t::Tuple) = Set([t...])
 Set(g::Generator) = Set(collect(g))
+# Julia's `Set()` is a `Set{Any}`; a number or a character iterates as itself, a string by its
+# characters, a lazy iterator by its elements.
+Set() = _typed_set(Any)
+Set(x::Union{Number, Char}) = Set([x])
+Set(s::Union{String, SubString}) = Set(collect(s))
+Set(it::Union{Zip, Enumerate, Filter}) = Set(collect(it))
 # Julia's `Set(s)` of a set is its copy (the same table).
 Set(s::Set) = copy(s)
 # Of a Dict, Julia's set of its pairs.

@@ -528,6 +528,12 @@ pub const HOOKS: &[Hooks] = &[
         triggers: &["==", "!=", "Base.==", "Base.!="],
         hooks: &["Base._array_equal"],
     },
+    // `===` of two recursive structs (and the `==` falling back to it), whose fields compare
+    // by a method.
+    Hooks {
+        triggers: &["==", "!=", "===", "!==", "Base.==", "Base.!=", "Base.===", "Base.!=="],
+        hooks: &["Base._egal"],
+    },
     // Concatenation of arrays.
     Hooks {
         triggers: &[

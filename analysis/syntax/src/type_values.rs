@@ -62,6 +62,9 @@ fn value_text(cx: &mut Cx, node: &SyntaxNode) -> Option<String> {
         {
             named_tuple_text(cx, node, names, types)
         }
+        (false, Kind::Curly, [base, n, t]) if base.leaf && cx.text(base) == "NTuple" => {
+            ntuple_text(cx, node, n, t)
+        }
         (false, Kind::Curly, [base, params @ ..]) if !params.is_empty() => {
             let base = type_expr(cx, base)?;
             let mut parts = Vec::new();
@@ -72,6 +75,25 @@ fn value_text(cx: &mut Cx, node: &SyntaxNode) -> Option<String> {
         }
         _ => type_expr(cx, node).map(|t| t.value_text()),
     }
+}
+
+/// `NTuple{n, T}` with a literal length: the text `Tuple{T, ..., T}`, Julia's same type;
+/// `None` once a part is reported.
+fn ntuple_text(cx: &mut Cx, node: &SyntaxNode, n: &SyntaxNode, t: &SyntaxNode) -> Option<String> {
+    let count = (n.leaf && n.kind == Kind::Integer)
+        .then(|| cx.text(n).replace('_', "").parse::<usize>().ok())
+        .flatten()
+        .filter(|&count| count <= 64);
+    let Some(count) = count else {
+        cx.unsupported(
+            node,
+            "`NTuple{N, T}` with a length that is not a literal up to 64 (a tuple's length is \
+             part of its type); write the length `NTuple{3, Float64}`",
+        );
+        return None;
+    };
+    let t = value_text(cx, t)?;
+    Some(format!("Tuple{{{}}}", vec![t; count].join(", ")))
 }
 
 /// `NamedTuple{(:a, :b), Tuple{A, B}}`: the text `@NamedTuple{a::A, b::B}`, as Julia prints

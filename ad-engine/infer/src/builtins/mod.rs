@@ -769,7 +769,7 @@ pub(crate) fn call(
             .call_named(b, &"Base.==".into(), args)
             .and_then(|eq| negated(b, eq)),
         // Julia's fallback `a == b` is `a === b`: of two immutable structs, every field egal.
-        ("==", [x, y]) if is_immutable_struct(x) && x.ty == y.ty => struct_egal(cx, b, x, y),
+        ("==", [x, y]) if same_immutable_struct(x, y) => struct_egal(cx, b, x, y),
         // Of two mutable structs (or `Ref`s), `===` is their identity.
         ("==", [x, y]) if has_identity(x) && x.ty == y.ty => Ok(identical(b, x, y)),
         ("==" | "!=", [x, y]) if !(x.ty.is_number() && y.ty.is_number()) => {
@@ -867,7 +867,7 @@ pub(crate) fn call(
             scalar::int_bits(b, name, args)
         }
         ("hash_int" | "hash_float", _) => scalar::hash(b, name, args),
-        ("===", [x, y]) if is_immutable_struct(x) && x.ty == y.ty => struct_egal(cx, b, x, y),
+        ("===", [x, y]) if same_immutable_struct(x, y) => struct_egal(cx, b, x, y),
         ("===", [x, y]) if has_identity(x) && x.ty == y.ty => Ok(identical(b, x, y)),
         ("===", [x, y]) if matches!(x.ty, Type::Array(..)) && x.ty == y.ty => {
             Ok(same_object(b, x, y))
@@ -1435,9 +1435,14 @@ fn is_struct(v: &Val) -> bool {
     matches!(v.ty, Type::Struct(_))
 }
 
-/// Is `v` a value of an immutable struct (whose `===` compares its fields)?
-fn is_immutable_struct(v: &Val) -> bool {
-    matches!(&v.ty, Type::Struct(s) if !s.mutable)
+/// Are `x` and `y` values of one immutable struct type of Julia's (whose `===` compares their
+/// fields)? One Julia type may be several of zy's, whose fields hold narrower types: a
+/// `Tree("a", nothing, nothing)` written out and a `Tree` built by a recursive function.
+fn same_immutable_struct(x: &Val, y: &Val) -> bool {
+    match (&x.ty, &y.ty) {
+        (Type::Struct(s), Type::Struct(t)) => !s.mutable && !t.mutable && s.is(&t.name, &t.params),
+        _ => false,
+    }
 }
 
 /// Is `v` a mutable struct or a `Ref`, an object whose `===` is its identity?
@@ -1481,27 +1486,31 @@ fn negated(b: &mut PlanBuilder, eq: Val) -> Result<Val, Fail> {
 }
 
 /// `x === y` of two values of one immutable struct type: Julia's egal, every field `===`
-/// (floats bit for bit, so `NaN === NaN` and `0.0 !== -0.0`), which is also `==` when the
-/// program defines no `==` for the type. A mutable field compares its identity, which is
-/// refused by name.
+/// (floats bit for bit, so `NaN === NaN` and `0.0 !== -0.0`, strings by content, arrays and
+/// mutable structs by identity), which is also `==` when the program defines no `==` for the
+/// type. The fields of a recursive struct (`left::Union{Tree, Nothing}`) compare by the
+/// prelude's `Base._egal`, which calls this again one level down.
 fn struct_egal(cx: &mut Cx, b: &mut PlanBuilder, x: &Val, y: &Val) -> Result<Val, Fail> {
     let Type::Struct(s) = &x.ty else {
         return scalar::egal(x, y);
     };
-    if s.is_recursive() {
-        return Err(Fail::unsupported(format!(
-            "`===` (or `==`) of two {0}s whose shape depends on the data (a recursive struct, \
-             compared field by field to any depth); define `Base.:(==)(a::{0}, b::{0})` walking \
-             the fields",
-            x.ty
-        )));
-    }
+    // Fields that may hold the struct again compare through a method of the prelude, whose
+    // call inference types once however deep the comparison goes at run time.
+    let egal: Name = if x.ty.holds_recursion() || y.ty.holds_recursion() {
+        "Base._egal".into()
+    } else {
+        "Base.===".into()
+    };
     let mut all = Val::lit(Const::Bool(true));
     for (field, _) in &s.fields {
         let name = Val::lit(Const::Symbol(field.clone()));
         let xf = cx.call_named(b, &"getfield".into(), &[x.clone(), name.clone()])?;
         let yf = cx.call_named(b, &"getfield".into(), &[y.clone(), name])?;
-        let eq = cx.call_named(b, &"Base.===".into(), &[xf, yf])?;
+        let eq = cx.call_named(b, &egal, &[xf, yf])?;
+        // A comparison inference has not typed yet (the method being typed, called again).
+        if eq.ty == Type::Bottom {
+            return Ok(eq);
+        }
         if eq.ty != Type::Bool {
             return Err(Fail::unsupported(format!(
                 "`===` of {} whose fields compare to {}",

@@ -195,6 +195,10 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
             Val::of(b.prim(Prim::StringOf, all, Type::String), Type::String)
         }
         ("==", [_, _]) if all_str => string_fn(b, "==", args, Type::Bool),
+        // Julia's egal of two `String`s compares their content.
+        ("===", [x, y]) if x.ty == Type::String && y.ty == Type::String => {
+            string_fn(b, "==", args, Type::Bool)
+        }
         ("!=", [_, _]) if all_str => {
             let eq = string_fn(b, "==", args, Type::Bool);
             not(b, eq)
