@@ -632,7 +632,22 @@ mod tests {
                 ],
             ))
         );
-        assert_eq!(join(&Type::tuple([Type::Float64]), &Type::Float64), None);
+        // Plain values of other kinds: Julia's union too (`[]` on one path, an `Int` vector on
+        // another); a function beside them is a conflict.
+        assert_eq!(
+            join(&Type::tuple([Type::Float64]), &Type::Float64).map(|t| t.to_string()),
+            Some("Union{Float64, Tuple{Float64}}".to_string())
+        );
+        let any = crate::open::open_union("Any", &[]).map(|e| Type::Array(e.into(), 1));
+        assert_eq!(
+            any.and_then(|a| join(&a, &Type::Array(Type::Int64.into(), 1)))
+                .map(|t| t.to_string()),
+            Some("Union{Vector{Any}, Vector{Int64}}".to_string())
+        );
+        assert_eq!(
+            join(&Type::Function("sin".into()), &Type::Float64),
+            None
+        );
         // Real or complex eigenvalues: a union of the two vectors, and of their elements.
         let c = Type::Struct(std::sync::Arc::new(zy_ir::StructType {
             name: "Base.Complex".into(),
