@@ -431,6 +431,19 @@ fn what_zy_cannot_run_is_a_note_and_what_julia_raises_a_failure() {
 }
 
 #[test]
+fn a_push_into_a_new_literal_changes_no_binding_its_parts_came_from() {
+    // `verse` is a new vector holding a string read from `NAMES`: pushing into it (a test at
+    // top level, which zy does not run as a statement) changes neither `NAMES` nor `LINES`.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nconst NAMES = [\"fly\", \"spider\"]\nconst LINES = [[\"a\"], [\"b\"]]\nfunction verse(n)\n    v = [\"I know $(NAMES[n]).\", LINES[n]]\n    push!(v, \"end\")\n    v\nend\n@test length(verse(1)) == 3\n@test verse(2)[1] == \"I know spider.\"\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    expect![[r#""#]].assert_eq(&messages(&json(&out)));
+}
+
+#[test]
 fn the_other_fixtures_trigger_no_lint() {
     let (_, out, err) = run(&root(), &["check", "fixtures", "--format", "json"]);
     assert_eq!(err, "");
