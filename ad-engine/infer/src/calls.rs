@@ -483,10 +483,9 @@ impl<'a> Cx<'a> {
             bare,
             "setindex!" | "push!" | "getindex" | "_box_set!" | "_box_init!"
         );
-        let split = args
-            .iter()
-            .enumerate()
-            .any(|(i, a)| matches!(a.ty, Type::Union(_)) && (i == 0 || !stores || converts_each(&a.ty)));
+        let split = args.iter().enumerate().any(|(i, a)| {
+            matches!(a.ty, Type::Union(_)) && (i == 0 || !stores || converts_each(&a.ty))
+        });
         if !split || matches!(bare, "tuple" | "vect") {
             return None;
         }

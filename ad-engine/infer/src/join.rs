@@ -65,8 +65,13 @@ fn values(a: &Type, b: &Type) -> Option<Type> {
         match t {
             Type::Float64 | Type::Float32 | Type::Int64 | Type::Int(_) | Type::Bool => true,
             Type::Nothing | Type::String | Type::SubString | Type::Symbol(_) => true,
-            Type::Array(e, _) => plain(e) || matches!(&**e, Type::Union(u) if crate::open::is_open(&u.name) || u.is_julias()),
-            Type::Tuple(ts) => ts.iter().all(|t| plain(t) || matches!(t, Type::Union(u) if u.is_julias())),
+            Type::Array(e, _) => {
+                plain(e)
+                    || matches!(&**e, Type::Union(u) if crate::open::is_open(&u.name) || u.is_julias())
+            }
+            Type::Tuple(ts) => ts
+                .iter()
+                .all(|t| plain(t) || matches!(t, Type::Union(u) if u.is_julias())),
             _ => false,
         }
     }
@@ -644,10 +649,7 @@ mod tests {
                 .map(|t| t.to_string()),
             Some("Union{Vector{Any}, Vector{Int64}}".to_string())
         );
-        assert_eq!(
-            join(&Type::Function("sin".into()), &Type::Float64),
-            None
-        );
+        assert_eq!(join(&Type::Function("sin".into()), &Type::Float64), None);
         // Real or complex eigenvalues: a union of the two vectors, and of their elements.
         let c = Type::Struct(std::sync::Arc::new(zy_ir::StructType {
             name: "Base.Complex".into(),

@@ -138,7 +138,11 @@ fn texts_alike(cx: &mut Cx, all: &[Val], at: usize, members: &[Type]) -> Result<
         "a call of `{}` on a value that is a String on one path and a SubString{{String}} on \
          another, whose result differs between the two: zy holds both as their text and \
          cannot tell which it is (convert it with `String(...)` where it is made)",
-        all[0].ty.to_string().trim_start_matches("typeof(").trim_end_matches(')')
+        all[0]
+            .ty
+            .to_string()
+            .trim_start_matches("typeof(")
+            .trim_end_matches(')')
     )))
 }
 
