@@ -299,12 +299,12 @@ fn a_function_typed_at_its_annotations_is_checked_with_its_errors() {
     // reported; `fine` is checked, `generic` has nothing to type at.
     let dir = dir_with(&[(
         "c.jl",
-        "function conflicted(x::Float64)\n    y = x > 0 ? [x] : (x, 1)\n    return y[1]\nend\nfine(x::Float64) = 2x\ngeneric(x) = x\n",
+        "function conflicted(x::Float64)\n    y = x > 0 ? [x] : Ref(x)\n    return y[1]\nend\nfine(x::Float64) = 2x\ngeneric(x) = x\n",
     )]);
     let (status, out, _) = run(dir.path(), &["check", "c.jl", "--format", "short"]);
     assert_eq!(status, 1);
     expect![[r#"
-        c.jl:2:9: error[type-conflict]: type conflict: `y` is Vector{Float64} on one path and Tuple{Float64, Int64} on another
+        c.jl:2:9: error[type-conflict]: type conflict: `y` is Vector{Float64} on one path and Ref{Float64} on another
     "#]]
     .assert_eq(&out);
     let (_, out, _) = run(dir.path(), &["check", "c.jl", "--format", "json"]);
@@ -426,6 +426,22 @@ fn what_zy_cannot_run_is_a_note_and_what_julia_raises_a_failure() {
         t.jl:6:1 note test-not-run zy cannot run this test: unsupported: `@sprintf` conversion `%a`; zy formats `%d %i %x %o %f %e %g %s %c`
         t.jl:7:1 note test-not-run zy cannot run this test: unsupported: `@sprintf` conversion `%a`; zy formats `%d %i %x %o %f %e %g %s %c`
         t.jl:17:1 error test-failed Error During Test: Expression: sqrt(-1.0) == 2.0, threw: DomainError with -1.0: sqrt was called with a negative real argument but will only return a complex result if called with a complex argument. Try sqrt(Complex(x)).
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
+fn a_push_into_a_new_literal_changes_no_binding_its_parts_came_from() {
+    // `verse` is a new vector holding a string read from `NAMES`: pushing into it (a test at
+    // top level, which zy does not run as a statement) changes neither `NAMES` nor `LINES`.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nconst NAMES = [\"fly\", \"spider\"]\nconst LINES = [[\"a\"], [\"b\"]]\nfunction verse(n)\n    v = [\"I know $(NAMES[n]).\", LINES[n]]\n    push!(v, \"end\")\n    v\nend\n@test length(verse(1)) == 3\n@test verse(2)[1] == \"I know spider.\"\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    expect![[r#"
+
     "#]]
     .assert_eq(&messages(&json(&out)));
 }

@@ -483,10 +483,9 @@ impl<'a> Cx<'a> {
             bare,
             "setindex!" | "push!" | "getindex" | "_box_set!" | "_box_init!"
         );
-        let split = args
-            .iter()
-            .enumerate()
-            .any(|(i, a)| matches!(a.ty, Type::Union(_)) && (i == 0 || !stores || a.ty.is_real()));
+        let split = args.iter().enumerate().any(|(i, a)| {
+            matches!(a.ty, Type::Union(_)) && (i == 0 || !stores || converts_each(&a.ty))
+        });
         if !split || matches!(bare, "tuple" | "vect") {
             return None;
         }
@@ -1630,4 +1629,15 @@ fn const_text(v: &Val) -> Option<String> {
         Some(Const::Symbol(s)) => Some(format!(":{s}")),
         _ => None,
     }
+}
+
+/// Is `t` a union whose members a store converts one by one to the container's element type:
+/// numbers (`Union{Float64, Int64}`, `Union{Int64, UInt8}` pushed into a `Vector{UInt8}`),
+/// strings (`Union{String, SubString{String}}` into a `Vector{String}`) or `nothing` beside
+/// them (`push!(v, findfirst(m))`: Julia's `convert` error where it is `nothing`)?
+fn converts_each(t: &Type) -> bool {
+    let plain = |m: &Type| {
+        m.is_number() || m.is_string() || matches!(m, Type::Int(_) | Type::Float32 | Type::Nothing)
+    };
+    t.is_real() || matches!(t, Type::Union(u) if u.is_julias() && u.members.iter().all(plain))
 }

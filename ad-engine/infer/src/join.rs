@@ -49,8 +49,55 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
             .or_else(|| factorizations(a, b))
             .or_else(|| numbers_or_strings(a, b))
             .or_else(|| missing_or(&[a.clone(), b.clone()]))
-            .or_else(|| tuples_of_numbers(a, b)),
+            .or_else(|| tuples_of_numbers(a, b))
+            .or_else(|| values(a, b)),
     }
+}
+
+/// Julia's union of plain values of different types that no rule above joins: arrays of
+/// different element types (`[]` on one path, an `Int[]` filled on another: `Union{Vector{Any},
+/// Vector{Int64}}`), a `String` and a `SubString{String}`, a `UInt8` and an `Int64`, tuples of
+/// such values (`(nothing, [])` beside `(n, [[1, 2]])`), with numbers, strings, symbols and
+/// `nothing` beside them: each use splits on the member held, as for `Union{Float64, Int64}`.
+/// `None` where a member is another kind of value (a struct, a function, a pullback).
+fn values(a: &Type, b: &Type) -> Option<Type> {
+    fn plain(t: &Type) -> bool {
+        match t {
+            Type::Float64 | Type::Float32 | Type::Int64 | Type::Int(_) | Type::Bool => true,
+            Type::Nothing | Type::String | Type::SubString | Type::Symbol(_) => true,
+            Type::Array(e, _) => {
+                plain(e)
+                    || matches!(&**e, Type::Union(u) if crate::open::is_open(&u.name) || u.is_julias())
+            }
+            Type::Tuple(ts) => ts
+                .iter()
+                .all(|t| plain(t) || matches!(t, Type::Union(u) if u.is_julias())),
+            _ => false,
+        }
+    }
+    let mut members = Vec::new();
+    for t in [a, b] {
+        match t {
+            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
+            Type::Symbol(_) => members.push(Type::any_symbol()),
+            t => members.push(t.clone()),
+        }
+    }
+    if !members.iter().all(plain) {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    let mut names: Vec<String> = members
+        .iter()
+        .filter(|t| **t != Type::Nothing)
+        .map(ToString::to_string)
+        .collect();
+    names.sort();
+    if members.contains(&Type::Nothing) {
+        names.insert(0, "Nothing".into());
+    }
+    Some(named_union(&names, members))
 }
 
 /// Julia's union of tuples of numbers that differ in their types (`minmax(3, 2.5)`, which is
@@ -590,7 +637,19 @@ mod tests {
                 ],
             ))
         );
-        assert_eq!(join(&Type::tuple([Type::Float64]), &Type::Float64), None);
+        // Plain values of other kinds: Julia's union too (`[]` on one path, an `Int` vector on
+        // another); a function beside them is a conflict.
+        assert_eq!(
+            join(&Type::tuple([Type::Float64]), &Type::Float64).map(|t| t.to_string()),
+            Some("Union{Float64, Tuple{Float64}}".to_string())
+        );
+        let any = crate::open::open_union("Any", &[]).map(|e| Type::Array(e.into(), 1));
+        assert_eq!(
+            any.and_then(|a| join(&a, &Type::Array(Type::Int64.into(), 1)))
+                .map(|t| t.to_string()),
+            Some("Union{Vector{Any}, Vector{Int64}}".to_string())
+        );
+        assert_eq!(join(&Type::Function("sin".into()), &Type::Float64), None);
         // Real or complex eigenvalues: a union of the two vectors, and of their elements.
         let c = Type::Struct(std::sync::Arc::new(zy_ir::StructType {
             name: "Base.Complex".into(),

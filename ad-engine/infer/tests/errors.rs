@@ -8,7 +8,7 @@ use zy_ir::{Op, Program, Type};
 
 #[test]
 fn type_conflict_names_the_variable_and_both_types() {
-    // x = c ? :a : [1.0]; return x (a number and an array of numbers join: Julia's union)
+    // x = c ? :a : Ref(1.0); return x (a symbol beside a `Ref` is no union zy holds)
     let mut b = Fb::new("f", &["c"]);
     let c = b.arg(0);
     let (t, e, j) = (b.block(), b.block(), b.block());
@@ -16,7 +16,7 @@ fn type_conflict_names_the_variable_and_both_types() {
     b.at(t);
     b.jump(j, vec![sym("a")]);
     b.at(e);
-    let v = b.call("vect", vec![float(1.0)]);
+    let v = b.call("Ref", vec![float(1.0)]);
     b.jump(j, vec![v]);
     b.at(j);
     let x = b.phi(j, "x");
@@ -24,7 +24,7 @@ fn type_conflict_names_the_variable_and_both_types() {
     let mut p = Program::default();
     define(&mut p, b.done());
     expect![[r#"
-        error[type-conflict] at 150..155: type conflict: `x` is Symbol on one path and Vector{Float64} on another
+        error[type-conflict] at 150..155: type conflict: `x` is Symbol on one path and Ref{Float64} on another
     "#]]
     .assert_eq(&errs(&p, "f", &[Type::Bool]));
 }
@@ -38,12 +38,11 @@ fn return_types_that_do_not_join_conflict() {
     b.at(t);
     b.ret(int(1));
     b.at(e);
-    let tup = b.call("tuple", vec![int(1)]);
-    b.ret(tup);
+    b.ret(func("sin"));
     let mut p = Program::default();
     define(&mut p, b.done());
     expect![[r#"
-        error[type-conflict] at 140..145: type conflict: the return value of `f` is Int64 on one path and Tuple{Int64} on another
+        error[type-conflict] at 130..135: type conflict: the return value of `f` is Int64 on one path and typeof(sin) on another
     "#]]
     .assert_eq(&errs(&p, "f", &[Type::Bool]));
 }

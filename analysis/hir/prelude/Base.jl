@@ -2108,6 +2108,13 @@ end
 # the value, or Julia's `convert` error (`message`, inference's) on a run where it is `nothing`.
 _convert_present(x, message::String) = x
 _convert_present(::Nothing, message::String) = error(:MethodError, message)
+# `push!(v, i)`, `v[k] = i` of `findfirst`'s result (`while (i = findfirst(m)) !== nothing`,
+# which Julia's inference narrows and zy does not): the index, or Julia's `convert` error on a
+# run where it is `nothing`.
+function _elem_of(v::Array, i::NothingOrInt)
+    i.found || error(:MethodError, "Cannot `convert` an object of type Nothing to an object of type $(eltype(v))")
+    return _elem_of(v, i.index)
+end
 # `A[i]` of `findfirst`'s result in a branch Julia's inference does not narrow (`if any(m)`
 # before `A[findfirst(m)]`): the element, or Julia's `MethodError` on a run where it is `nothing`.
 function getindex(A::AbstractArray, i::NothingOrInt)

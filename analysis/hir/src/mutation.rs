@@ -570,7 +570,8 @@ impl<'a> Body<'a> {
             }
             E::Ident(n) => self.ident(n),
             E::Block(body) => self.block(body),
-            E::Tuple(parts) | E::Vect(parts) => self.union_of(parts).whole(),
+            // A new object holding its parts: `push!(v, x)` of `v = [a, b]` changes neither.
+            E::Tuple(parts) | E::Vect(parts) => self.union_of(parts).whole().elements(),
             E::NamedTuple(fields) => {
                 let mut out = Set::default();
                 for (_, v) in fields {
@@ -920,10 +921,18 @@ impl<'a> Body<'a> {
                     Callee::Unknown(_) => true,
                 }
         };
+        // `push!(v, x)` and the others that change only their first argument change its own
+        // object, not the objects it holds (`push!(verse, s)` of `verse = [s0, G[n]]`).
+        let written = match target {
+            Callee::Program(q, written) if self.names.is_library(q) => written.as_str(),
+            Callee::Library(name) => name.as_str(),
+            _ => "",
+        };
+        let shallow = CHANGE_FIRST.contains(&written.rsplit('.').next().unwrap_or_default());
         let changed: Vec<Set> = args
             .iter()
             .filter(|(p, _)| changes(p))
-            .map(|(_, s)| s.whole())
+            .map(|(_, s)| if shallow { s.clone() } else { s.whole() })
             .collect();
         for s in &changed {
             self.change(s);
