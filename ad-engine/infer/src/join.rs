@@ -56,10 +56,12 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
 
 /// Julia's union of plain values of different types that no rule above joins: arrays of
 /// different element types (`[]` on one path, an `Int[]` filled on another: `Union{Vector{Any},
-/// Vector{Int64}}`), a `String` and a `SubString{String}`, a `UInt8` and an `Int64`, tuples of
-/// such values (`(nothing, [])` beside `(n, [[1, 2]])`), with numbers, strings, symbols and
-/// `nothing` beside them: each use splits on the member held, as for `Union{Float64, Int64}`.
-/// `None` where a member is another kind of value (a struct, a function, a pullback).
+/// Vector{Int64}}`), a `UInt8` and an `Int64`, tuples of such values (`(nothing, [])` beside
+/// `(n, [[1, 2]])`), with numbers, strings, symbols and `nothing` beside them: each use splits
+/// on the member held, as for `Union{Float64, Int64}`. `None` where a member is another kind
+/// of value (a struct, a function, a pullback), and where a `String` and a `SubString{String}`
+/// would meet: the engines hold both as the same text, so a use could not tell which it has
+/// (`isa SubString` would answer wrongly).
 fn values(a: &Type, b: &Type) -> Option<Type> {
     fn plain(t: &Type) -> bool {
         match t {
@@ -83,7 +85,22 @@ fn values(a: &Type, b: &Type) -> Option<Type> {
             t => members.push(t.clone()),
         }
     }
+    fn strings(t: &Type, found: &mut [bool; 2]) {
+        match t {
+            Type::String => found[0] = true,
+            Type::SubString => found[1] = true,
+            Type::Array(e, _) => strings(e, found),
+            Type::Tuple(ts) => ts.iter().for_each(|t| strings(t, found)),
+            Type::Union(u) => u.members.iter().for_each(|t| strings(t, found)),
+            _ => {}
+        }
+    }
     if !members.iter().all(plain) {
+        return None;
+    }
+    let mut found = [false; 2];
+    members.iter().for_each(|t| strings(t, &mut found));
+    if found == [true, true] {
         return None;
     }
     members.sort();
