@@ -105,6 +105,11 @@ fn values(a: &Type, b: &Type) -> Option<Type> {
     }
     members.sort();
     members.dedup();
+    // Two symbols known at compile time (`:pos` beside `:neg`) are one member, `Symbol`, which
+    // no union holds: a conflict, as before.
+    if members.len() < 2 {
+        return None;
+    }
     let mut names: Vec<String> = members
         .iter()
         .filter(|t| **t != Type::Nothing)

@@ -1262,8 +1262,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 91097..91101: abs2
-            <zy>/prelude/Base.jl (prelude) 441459..441463: abs2
+            <zy>/prelude/Base.jl (prelude) 92282..92286: abs2
+            <zy>/prelude/Base.jl (prelude) 445441..445445: abs2
         "#]],
     );
 }

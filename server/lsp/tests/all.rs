@@ -1,7 +1,6 @@
 //! The crate's integration tests, one module per file, in one test executable (one link
 //! instead of one per file).
 
-mod faults;
-
 mod client;
+mod faults;
 mod stdio;

@@ -1,9 +1,6 @@
 //! End-to-end tests of `zy-lsp` over stdio with exact expected responses.
 
-mod client;
-use crate::faults;
-
-use client::Client;
+use crate::client::Client;
 use serde_json::{json, Value};
 
 const POW: &str = "# zy: at pow(2.0, 3)
