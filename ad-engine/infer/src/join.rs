@@ -110,16 +110,7 @@ fn values(a: &Type, b: &Type) -> Option<Type> {
     if members.len() < 2 {
         return None;
     }
-    let mut names: Vec<String> = members
-        .iter()
-        .filter(|t| **t != Type::Nothing)
-        .map(ToString::to_string)
-        .collect();
-    names.sort();
-    if members.contains(&Type::Nothing) {
-        names.insert(0, "Nothing".into());
-    }
-    Some(named_union(&names, members))
+    Some(nothing_first_union(members))
 }
 
 /// Julia's union of tuples of numbers that differ in their types (`minmax(3, 2.5)`, which is
@@ -308,7 +299,12 @@ fn numbers_or_strings(a: &Type, b: &Type) -> Option<Type> {
     }
     members.sort();
     members.dedup();
-    // Julia shows `nothing` first, then the others by name.
+    Some(nothing_first_union(members))
+}
+
+/// Julia's union of `members` (sorted, without repeats), named as Julia shows it: `Nothing`
+/// first, then the others by name.
+fn nothing_first_union(members: Vec<Type>) -> Type {
     let mut names: Vec<String> = members
         .iter()
         .filter(|t| **t != Type::Nothing)
@@ -318,7 +314,7 @@ fn numbers_or_strings(a: &Type, b: &Type) -> Option<Type> {
     if members.contains(&Type::Nothing) {
         names.insert(0, "Nothing".into());
     }
-    Some(named_union(&names, members))
+    named_union(&names, members)
 }
 
 /// Is `t` a union [`numbers_or_strings`] makes?
