@@ -671,7 +671,13 @@ fn sarif_validates_with_the_multitool() {
     // locations, notes); the whole of `fixtures` is checked once, by the test above.
     let (_, out, _) = run(
         &root(),
-        &["check", "fixtures/lints", "fixtures/errors", "--format", "sarif"],
+        &[
+            "check",
+            "fixtures/lints",
+            "fixtures/errors",
+            "--format",
+            "sarif",
+        ],
     );
     let log = json(&out);
     assert_eq!(log["version"], "2.1.0");

@@ -824,7 +824,9 @@ impl<'a> Cx<'a> {
             || (builtin.ends_with("getindex")
                 && self.slices_user_array(builtin, &crate::value::types(args)));
         Some(match r {
-            Err(no_match) if no_match.code == "method-error" && self.sized_by_user(builtin, args) => {
+            Err(no_match)
+                if no_match.code == "method-error" && self.sized_by_user(builtin, args) =>
+            {
                 let bare = builtin.rsplit('.').next().unwrap_or(builtin);
                 self.call_named(b, &format!("Base._array_{bare}").into(), args)
             }
@@ -857,8 +859,10 @@ impl<'a> Cx<'a> {
     /// (a copy is never egal to it).
     fn reads_user_array(&self, name: &str, t: &Type) -> bool {
         let bare = name.rsplit('.').next().unwrap_or(name);
-        !matches!(bare, "size" | "getindex" | "setindex!" | "_array_collect" | "===" | "!==")
-            && crate::pattern::user_array(t, self.program).is_some()
+        !matches!(
+            bare,
+            "size" | "getindex" | "setindex!" | "_array_collect" | "===" | "!=="
+        ) && crate::pattern::user_array(t, self.program).is_some()
     }
 
     /// Is this `getindex` of an array struct of the program by a range, a vector or `:`

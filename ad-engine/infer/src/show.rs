@@ -154,7 +154,10 @@ impl crate::calls::Cx<'_> {
                 }
                 Type::Array(elem, 1) if shows(self.program, elem) => {
                     let prefix = crate::error::visible(&elem.to_string());
-                    ("Base._show_vector", vec![Val::lit(Const::Str(prefix.into()))])
+                    (
+                        "Base._show_vector",
+                        vec![Val::lit(Const::Str(prefix.into()))],
+                    )
                 }
                 Type::Tuple(_) if shows(self.program, &a.ty) => ("Base._show_tuple", vec![]),
                 Type::Struct(s) if is_dict(s) && shows(self.program, &a.ty) => {
@@ -404,9 +407,9 @@ fn shown_by(program: &zy_ir::Program, t: &Type, f: &str) -> bool {
 fn own_string(program: &zy_ir::Program, t: &Type) -> bool {
     let Type::Struct(s) = t else { return false };
     program.functions.get("Base.string").is_some_and(|gf| {
-        gf.methods.iter().any(|m| {
-            matches!(m.sig.as_slice(), [Some(TypeExpr::Named { name, .. })] if *name == s.name)
-        })
+        gf.methods.iter().any(
+            |m| matches!(m.sig.as_slice(), [Some(TypeExpr::Named { name, .. })] if *name == s.name),
+        )
     })
 }
 

@@ -531,7 +531,9 @@ pub const HOOKS: &[Hooks] = &[
     // `===` of two recursive structs (and the `==` falling back to it), whose fields compare
     // by a method.
     Hooks {
-        triggers: &["==", "!=", "===", "!==", "Base.==", "Base.!=", "Base.===", "Base.!=="],
+        triggers: &[
+            "==", "!=", "===", "!==", "Base.==", "Base.!=", "Base.===", "Base.!==",
+        ],
         hooks: &["Base._egal"],
     },
     // Concatenation of arrays.

@@ -684,7 +684,9 @@ fn new_callee(cx: &mut Cx, callee: &SyntaxNode, params: &[SyntaxNode]) -> Result
     let (name, own) = cx.new_of.clone().unwrap_or_default();
     let mut lead = vec![Expr::new(ExprKind::Ident(name.clone()), callee.range)];
     if params.is_empty() {
-        let own = own.into_iter().map(|p| Expr::new(ExprKind::Ident(p), callee.range));
+        let own = own
+            .into_iter()
+            .map(|p| Expr::new(ExprKind::Ident(p), callee.range));
         lead.extend(own);
         return Ok(lead);
     }
