@@ -77,14 +77,7 @@ fn values(a: &Type, b: &Type) -> Option<Type> {
             _ => false,
         }
     }
-    let mut members = Vec::new();
-    for t in [a, b] {
-        match t {
-            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
-            Type::Symbol(_) => members.push(Type::any_symbol()),
-            t => members.push(t.clone()),
-        }
-    }
+    let mut members = union_members(a, b);
     fn strings(t: &Type, found: &mut [bool; 2]) {
         match t {
             Type::String => found[0] = true,
@@ -277,16 +270,7 @@ fn factorizations(a: &Type, b: &Type) -> Option<Type> {
 /// unless a string or symbol and a number are among them and every other member is a number,
 /// a string, a symbol or `nothing`.
 fn numbers_or_strings(a: &Type, b: &Type) -> Option<Type> {
-    let mut members = Vec::new();
-    for t in [a, b] {
-        match t {
-            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
-            // A symbol among other values is one known at run time (the member held is told
-            // by its type, and every symbol's is `Symbol`).
-            Type::Symbol(_) => members.push(Type::any_symbol()),
-            t => members.push(t.clone()),
-        }
-    }
+    let mut members = union_members(a, b);
     let number = |t: &Type| matches!(t, Type::Float64 | Type::Int64 | Type::Bool);
     let string = |t: &Type| matches!(t, Type::String | Type::SubString | Type::Symbol(_));
     if !members.iter().any(number)
@@ -300,6 +284,21 @@ fn numbers_or_strings(a: &Type, b: &Type) -> Option<Type> {
     members.sort();
     members.dedup();
     Some(nothing_first_union(members))
+}
+
+/// The members of a union of `a` and `b`: the members of a Julia union among them, and a
+/// symbol as any `Symbol` (one among other values is known at run time, the member held told
+/// by its type, and every symbol's is `Symbol`).
+fn union_members(a: &Type, b: &Type) -> Vec<Type> {
+    let mut members = Vec::new();
+    for t in [a, b] {
+        match t {
+            Type::Union(u) if u.is_julias() => members.extend(u.members.iter().cloned()),
+            Type::Symbol(_) => members.push(Type::any_symbol()),
+            t => members.push(t.clone()),
+        }
+    }
+    members
 }
 
 /// Julia's union of `members` (sorted, without repeats), named as Julia shows it: `Nothing`
