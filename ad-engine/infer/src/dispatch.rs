@@ -63,6 +63,7 @@ pub(crate) fn select_invoked(
 }
 
 /// What a call of a struct's name with outer constructors runs.
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Choice {
     /// This method of the generic function.
     Method(u32),
@@ -84,8 +85,22 @@ pub(crate) fn select_constructor(
     select_among(sigs, program, gf, Some(struct_def), args)
 }
 
-/// [`select`], with `struct_def`'s default constructor as one more candidate.
+/// [`select`], with `struct_def`'s default constructor as one more candidate: the choice `sigs`
+/// remembers for these types, or the one [`choose`] makes.
 fn select_among(
+    sigs: &Signatures,
+    program: &Program,
+    gf: &GenericFunction,
+    struct_def: Option<&StructDef>,
+    args: &[Type],
+) -> Result<Choice, Fail> {
+    sigs.choice(&gf.name, struct_def.is_some(), args, || {
+        choose(sigs, program, gf, struct_def, args)
+    })
+}
+
+/// The most specific applicable method of `gf` (or `struct_def`'s default constructor).
+fn choose(
     sigs: &Signatures,
     program: &Program,
     gf: &GenericFunction,
