@@ -574,9 +574,12 @@ pub(crate) fn construct_given(
     }
     // The other untyped fields of such a node hold any value of its own type, as Julia's
     // `Any` (a list's head holding `"root"`, its nodes numbers): every node is of one type.
-    if !links.is_empty() {
+    // So does a mutable struct's untyped field built empty and filled later (`tree.data = x`
+    // of a tree built holding `nothing`).
+    if def.mutable {
         for (k, pat) in pats.iter().enumerate() {
-            if matches!(pat, Pat::Any) && !links.iter().any(|(i, _)| *i == k) {
+            let open = !links.is_empty() || crate::links::filled_later(program, def, k);
+            if matches!(pat, Pat::Any) && open && !links.iter().any(|(i, _)| *i == k) {
                 fields[k].1 = any_field(program, &fields[k].1)?;
             }
         }
@@ -595,10 +598,12 @@ pub(crate) fn construct_given(
             st = r;
         }
     }
-    if st.is_recursive() {
-        let whole = Type::Struct(st.clone());
-        for (i, v) in values.iter_mut().enumerate() {
-            let to = whole.field(i).unwrap_or(Type::Nothing);
+    // Each value converted to its field's type where that is wider (a recursive type, a
+    // union the field was given above).
+    let whole = Type::Struct(st.clone());
+    for (i, v) in values.iter_mut().enumerate() {
+        let to = whole.field(i).unwrap_or(Type::Nothing);
+        if st.is_recursive() || v.ty != to {
             *v = convert(b, v.clone(), &to)?;
         }
     }
@@ -647,7 +652,7 @@ pub(crate) fn undefined_fields(
 }
 
 /// Does the type expression `t` name the type `name` anywhere?
-fn mentions(t: &zy_ir::TypeExpr, name: &Name) -> bool {
+pub(crate) fn mentions(t: &zy_ir::TypeExpr, name: &Name) -> bool {
     match t {
         zy_ir::TypeExpr::Named { name: n, params } => {
             n == name || params.iter().any(|p| mentions(p, name))
@@ -1149,9 +1154,10 @@ pub(crate) fn field_keeps_type(program: &Program, def: &StructDef, k: usize) -> 
     })
 }
 
-/// The type of an untyped field of a linked node holding a `given` value: Julia's `Any` as
-/// the open union of the numbers, `nothing`, `missing` and strings, and of `given` (symbols,
-/// which compiled code does not hold in a union, only where one is given).
+/// The type of an untyped field of a linked node (or one filled after it is built) holding a
+/// `given` value: Julia's `Any` as the open union of the numbers, `nothing`, `missing` and
+/// strings, and of `given` (symbols, which compiled code does not hold in a union, only where
+/// one is given).
 fn any_field(program: &Program, given: &Type) -> Result<Type, Fail> {
     let mut held: Vec<Type> = crate::open::defaults("Any")
         .into_iter()
@@ -1161,8 +1167,9 @@ fn any_field(program: &Program, given: &Type) -> Result<Type, Fail> {
     held.push(given.clone());
     crate::open::open_union("Any", &held).ok_or_else(|| {
         Fail::unsupported(format!(
-            "a value of type {given} in an untyped field of a linked mutable struct (zy holds \
-             numbers, strings, symbols, `nothing` and `missing` there); declare the field's type"
+            "a value of type {given} in an untyped field of a mutable struct that holds values \
+             of several types (zy holds numbers, strings, symbols, `nothing` and `missing` \
+             there); declare the field's type"
         ))
     })
 }

@@ -3,67 +3,164 @@
 //! (an inner constructor's default, `Node(val, next = missing) = new(val, next)`) and assigned
 //! another node later (`p.next = q`). Julia stores each value with its own type; zy gives such
 //! a field the union of the end marker and the struct itself (`Union{Missing, Node}`), which
-//! every value of the struct shares wherever it was built.
+//! every value of the struct shares wherever it was built. A field built empty and filled
+//! later with a value of another kind (`tree.data = x`) holds Julia's `Any`.
 
-use zy_ir::{Const, Function, Op, Operand, Program, StructDef, Type, Value, NEW};
+use zy_ir::{
+    Block, Const, Function, Method, Op, Operand, Program, StructDef, Type, TypeExpr, Value,
+    ValueKind, NEW,
+};
 
 /// The value (`missing` or `nothing`) that ends a list through the untyped field `k` of the
 /// mutable struct `def`: the program builds a `def` holding it there (or, where it builds
 /// none so, assigns it to a field of that name: `p.next = missing`), and also assigns the
-/// field a value it computes (`p.next = q`; a literal number or string is no node). `None` for
-/// a field used otherwise, or ended by both values.
+/// field a value it computes (`p.next = q`; a literal number or string, arithmetic, or an
+/// argument declared of another type, `x::T where T<:Real`, is no node). `None` for a field used
+/// otherwise, or ended by both values.
 pub(crate) fn end_marker(program: &Program, def: &StructDef, k: usize) -> Option<Type> {
-    let (field, _) = def.fields.get(k)?;
-    // The ends the program builds a `def` with, and those it assigns to a field of the name
-    // (of this struct or another).
-    let (mut built, mut assigned) = (Vec::new(), Vec::new());
-    let mut relinked = false;
-    let bodies = program
-        .functions
-        .values()
-        .filter(|gf| !crate::calls::is_library(&gf.name))
-        .flat_map(|gf| gf.methods.iter().map(|m| &m.body));
-    for body in bodies {
-        for i in 0..body.values.len() {
-            let Some(stmt) = body.stmt(Value(i as u32)) else {
-                continue;
-            };
-            let Op::Call(n) = &stmt.op else {
-                continue;
-            };
-            let (ends, stored) = match (&**n, stmt.args.as_slice()) {
-                ("setfield!" | "Base.setproperty!", [_, Operand::Const(Const::Symbol(s)), v])
-                    if s == field =>
-                {
-                    let end = end_of(body, v);
-                    relinked |= end.is_none() && !matches!(v, Operand::Const(_));
-                    (&mut assigned, end)
-                }
-                (n, args) if n == &*def.name => {
-                    (&mut built, args.get(k).and_then(|v| end_of(body, v)))
-                }
-                (NEW, [s, args @ ..]) if names(body, s, def) => {
-                    (&mut built, args.get(k).and_then(|v| end_of(body, v)))
-                }
-                _ => continue,
-            };
-            if let Some(end) = stored {
-                if !ends.contains(&end) {
-                    ends.push(end);
-                }
-            }
-        }
-    }
-    let ends = if built.is_empty() { assigned } else { built };
+    let uses = Uses::of(program, def, k)?;
+    let ends = if uses.built.is_empty() {
+        uses.assigned
+    } else {
+        uses.built
+    };
     let [end] = ends.as_slice() else {
         return None;
     };
     let missing = || crate::dispatch::struct_instance(program, &"Base.Missing".into(), Vec::new());
     match end {
-        End::Nothing if relinked => Some(Type::Nothing),
-        End::Missing if relinked => missing(),
+        End::Nothing if uses.relinked => Some(Type::Nothing),
+        End::Missing if uses.relinked => missing(),
         _ => None,
     }
+}
+
+/// Is the untyped field `k` of the mutable struct `def` one that the program builds empty
+/// (holding `nothing` or `missing`) and fills later with a value of its own (`tree.data =
+/// x`)? Julia's field holds each value with its own type, so zy gives it Julia's `Any`.
+pub(crate) fn filled_later(program: &Program, def: &StructDef, k: usize) -> bool {
+    Uses::of(program, def, k).is_some_and(|u| !u.built.is_empty() && u.filled)
+}
+
+/// How the program uses one untyped field of a mutable struct.
+struct Uses {
+    /// The ends the program builds a value of the struct with there.
+    built: Vec<End>,
+    /// The ends it assigns to a field of the name (of this struct or another).
+    assigned: Vec<End>,
+    /// Does it assign the field a computed value that may be a node?
+    relinked: bool,
+    /// Does it assign the field any value but an end?
+    filled: bool,
+}
+
+impl Uses {
+    /// The uses of field `k` of `def` in the program's own functions.
+    fn of(program: &Program, def: &StructDef, k: usize) -> Option<Uses> {
+        let (field, _) = def.fields.get(k)?;
+        let mut uses = Uses {
+            built: Vec::new(),
+            assigned: Vec::new(),
+            relinked: false,
+            filled: false,
+        };
+        // The program's functions, and its methods of the library's (`Base.push!(t::Tree,
+        // x)`): those that take a `def`.
+        let methods = program.functions.values().flat_map(|gf| {
+            let library = crate::calls::is_library(&gf.name);
+            gf.methods
+                .iter()
+                .filter(move |m| !library || takes(m, def))
+        });
+        for m in methods {
+            let body = &*m.body;
+            for i in 0..body.values.len() {
+                let Some(stmt) = body.stmt(Value(i as u32)) else {
+                    continue;
+                };
+                let Op::Call(n) = &stmt.op else {
+                    continue;
+                };
+                let (ends, stored) = match (&**n, stmt.args.as_slice()) {
+                    (
+                        "setfield!" | "Base.setproperty!",
+                        [_, Operand::Const(Const::Symbol(s)), v],
+                    ) if s == field => {
+                        let end = end_of(body, v);
+                        uses.filled |= end.is_none();
+                        uses.relinked |= end.is_none()
+                            && !matches!(v, Operand::Const(_))
+                            && !other_argument(m, v, def)
+                            && !arithmetic(body, v);
+                        (&mut uses.assigned, end)
+                    }
+                    (n, args) if n == &*def.name => {
+                        (&mut uses.built, args.get(k).and_then(|v| end_of(body, v)))
+                    }
+                    (NEW, [s, args @ ..]) if names(body, s, def) => {
+                        (&mut uses.built, args.get(k).and_then(|v| end_of(body, v)))
+                    }
+                    _ => continue,
+                };
+                if let Some(end) = stored {
+                    if !ends.contains(&end) {
+                        ends.push(end);
+                    }
+                }
+            }
+        }
+        Some(uses)
+    }
+}
+
+/// Is the operand `v` of `body` the result of arithmetic (`3x`, `a + b`), which is no node?
+fn arithmetic(body: &Function, v: &Operand) -> bool {
+    let Some(Op::Call(n)) = v.as_value().and_then(|v| body.stmt(v)).map(|s| &s.op) else {
+        return false;
+    };
+    matches!(
+        n.strip_prefix("Base.").unwrap_or(n),
+        "+" | "-" | "*" | "/" | "^"
+    )
+}
+
+/// Does the method `m` take a `def` (an argument declared of a type that names it)?
+fn takes(m: &Method, def: &StructDef) -> bool {
+    m.sig
+        .iter()
+        .flatten()
+        .any(|t| crate::dispatch::mentions(t, &def.name))
+}
+
+/// Is the operand `v` of the method `m` one of its arguments declared of a type that holds no
+/// `def` (`node::T where T<:Real`, `x::Int`)?
+fn other_argument(m: &Method, v: &Operand, def: &StructDef) -> bool {
+    let Some(v) = v.as_value() else {
+        return false;
+    };
+    let ValueKind::Param {
+        block: Block::ENTRY,
+        index,
+    } = m.body.value(v).kind
+    else {
+        return false;
+    };
+    let Some(Some(declared)) = m.sig.get(index as usize) else {
+        return false;
+    };
+    // A type variable stands for its bound; one without a bound for any type.
+    let declared = match declared {
+        TypeExpr::Named { name, params } if params.is_empty() => {
+            match m.where_bounds.iter().find(|(p, _)| p == name) {
+                Some((_, bound)) => bound,
+                None if m.where_params.contains(name) => return false,
+                None => declared,
+            }
+        }
+        _ => declared,
+    };
+    let any = matches!(declared, TypeExpr::Named { name, .. } if &**name == "Any");
+    !any && !crate::dispatch::mentions(declared, &def.name)
 }
 
 /// The two values that end a list.
