@@ -259,6 +259,41 @@ fn skipped_tests_count_per_iteration_and_errors_are_raised_where_reached() {
 }
 
 #[test]
+fn tests_under_conditions_and_in_while_loops_run_where_control_reaches_them() {
+    // `fixtures/testsets35.jl`: 16 tests reached, all passing; the ones in branches not taken
+    // are never seen (Julia's summary has no column for them, and zy adds no note).
+    let (status, out, err) = run(&root(), &["check", "fixtures/testsets35.jl"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    let table = out.find("Test Summary:").map_or("", |at| &out[at..]);
+    expect![[r#"
+        Test Summary:          | Pass  Total
+        fixtures/testsets35.jl |   16     16
+        checked 1 file: 0 errors, 0 warnings; 2 functions checked, 1 not typed (no `# zy: at`, no caller, no concrete annotations); 16 tests: 16 passed
+    "#]]
+    .assert_eq(table);
+    // A failing test in the branch taken, a `while` loop's failing iteration, and a condition
+    // zy cannot evaluate: its test is a located note.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nsq(x) = x^2\non = true\n@testset \"b\" begin\n    if on\n        @test sq(2) == 5\n    else\n        @test sq(2) == 4\n    end\n    k = 0\n    while k < 2\n        k += 1\n        @test sq(k) < 2\n    end\n    if @isdefined(on) && (@__MODULE__) == Main\n        @test true\n    end\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:6:9 error test-failed Test Failed: Expression: sq(2) == 5, Evaluated: 4 == 5
+        t.jl:13:9 error test-failed Test Failed: Expression: sq(k) < 2, Evaluated: 4 < 2
+        t.jl:16:9 note test-not-run zy cannot run this test: unsupported: macro @__MODULE__; write the code it stands for (or a function call) instead
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+    assert_eq!(
+        json(&out)["summary"]["tests"],
+        serde_json::json!({
+            "passed": 1, "failed": 2, "errored": 0, "broken": 0, "total": 3, "not_run": 1
+        })
+    );
+}
+
+#[test]
 fn a_test_throws_leaves_the_state_of_later_tests_as_it_was() {
     // TheAlgorithms' heap tests: `@test_throws ArgumentError pop!(s)` of an empty stack throws
     // before it changes anything, so the test after it reads the stack as Julia's does (zy

@@ -251,6 +251,7 @@ impl<'a> Cx<'a> {
         }
         let mut b = PlanBuilder::default();
         let v = match op {
+            Op::Call(name) if &**name == zy_ir::ISDEFINED_GLOBAL => self.is_defined_global(ins)?,
             Op::Call(name) => self.call_named(&mut b, name, ins)?,
             Op::CallValue => self.call_value(&mut b, ins)?,
             Op::Closure(name) => match self.program.structs.get(name) {
@@ -277,6 +278,21 @@ impl<'a> Cx<'a> {
             )));
         }
         Ok(b.finish(v.arg, v.ty))
+    }
+
+    /// `isdefined_global(:x)` (Julia's `@isdefined(x)` of a name that is no local), `x` as
+    /// resolution qualified it: whether it names a binding, function or type of the program
+    /// (its binding is not loaded: Julia does not run the value).
+    fn is_defined_global(&mut self, ins: &[Val]) -> Result<Val, Fail> {
+        let [Val {
+            konst: Some(Const::Symbol(x)),
+            ..
+        }] = ins
+        else {
+            return Err(Fail::unsupported("`@isdefined` of an expression"));
+        };
+        let defined = self.global(&mut PlanBuilder::default(), x).is_ok();
+        Ok(Val::lit(Const::Bool(defined)))
     }
 
     /// `Dict{K, Any}()` holding the types of [`Cx::any_held`] besides its defaults (`h["loss"]

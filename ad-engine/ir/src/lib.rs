@@ -37,7 +37,7 @@ pub use func::{
     ValueData, ValueKind,
 };
 pub use int_kind::{promote_ints, show_int, IntKind};
-pub use ops::{Instance, Op, Prim, StructRef, GLOBAL_METHOD, SYNTH_METHOD};
+pub use ops::{Instance, Op, Prim, StructRef, GLOBAL_METHOD, ISDEFINED_GLOBAL, SYNTH_METHOD};
 pub use parse::{parse_function, parse_module, Module, ParseError};
 pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};
 pub use print::{

@@ -37,6 +37,11 @@ pub enum Op {
 /// function (their `Instance::name` is the builtin's name).
 pub const SYNTH_METHOD: u32 = u32::MAX;
 
+/// The untyped call `isdefined_global(:x)` that lowering makes of Julia's `@isdefined(x)` of a
+/// name that is no local: resolution qualifies the symbol, inference answers whether the
+/// program defines that global.
+pub const ISDEFINED_GLOBAL: &str = "isdefined_global";
+
 /// `Instance::method` of a top-level binding's thunk (`Instance::name` is the binding's name,
 /// with no arguments).
 pub const GLOBAL_METHOD: u32 = u32::MAX - 1;

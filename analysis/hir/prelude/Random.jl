@@ -71,10 +71,11 @@ function _splitmix(z::Int64)
 end
 
 """
-    seed!(seed), seed!(rng, seed)
+    seed!(seed), seed!(rng, seed), seed!(), seed!(rng)
 
 Restart the default generator (or `rng`) from `seed`, so that the numbers after it are the
-same every time.
+same every time. Without a seed, Julia restarts from the system's entropy; zy restarts from
+the generator's next draw, a fresh state that is still the same from run to run.
 """
 function seed!(rng::AbstractRNG, seed::Integer)
     z, a = _splitmix(Int64(seed))
@@ -88,6 +89,8 @@ function seed!(rng::AbstractRNG, seed::Integer)
     return rng
 end
 seed!(seed::Integer) = seed!(default_rng(), seed)
+seed!(rng::AbstractRNG) = seed!(rng, _next!(rng))
+seed!() = seed!(default_rng())
 
 _rotl(x::Int64, k::Int) = (x << k) | (x >>> (64 - k))
 

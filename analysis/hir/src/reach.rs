@@ -1075,9 +1075,15 @@ fn body_names(body: &Function, f: &mut dyn FnMut(&Name)) {
         let ValueKind::Stmt(s) = &v.kind else {
             continue;
         };
-        match &s.op {
-            Op::Global(n) => applied_type_names(n, f),
-            Op::Call(n) | Op::Closure(n) => f(n),
+        match (&s.op, s.args.as_slice()) {
+            // `@isdefined(x)` of a global: the answer needs `x`'s definition, if it has one.
+            (Op::Call(n), [Operand::Const(Const::Symbol(x))])
+                if &**n == zy_ir::ISDEFINED_GLOBAL =>
+            {
+                f(x)
+            }
+            (Op::Global(n), _) => applied_type_names(n, f),
+            (Op::Call(n) | Op::Closure(n), _) => f(n),
             _ => {}
         }
         s.args.iter().for_each(|a| operand(a, f));

@@ -133,6 +133,18 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
                 }
             }
         }
+        if let (Op::Call(n), [Operand::Const(Const::Symbol(x))]) = (&s.op, &mut s.args[..]) {
+            if &**n == zy_ir::ISDEFINED_GLOBAL {
+                // A module is defined, and is no value inference could look up.
+                let is_module = names.module_path(module, x).is_some();
+                *x = resolve(x);
+                if is_module {
+                    s.op = Op::Call(names.resolve(module, "identity"));
+                    s.args = vec![Operand::Const(Const::Bool(true))];
+                }
+                continue;
+            }
+        }
         match &mut s.op {
             Op::Call(n) if type_vars.contains(&&**n) => {}
             Op::Call(n) => match property_default(names, n) {

@@ -179,18 +179,25 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
     }
 
     /// `@isdefined(x)` (the syntax's `isdefined_local(x)`) of a local that is not captured and
-    /// reassigned; of another name, refused (Julia answers whether a global is defined).
+    /// reassigned; of a name that is no local here, `isdefined_global(:x)` (whether the module
+    /// defines the global: resolution qualifies the name, inference answers); of a captured
+    /// local, refused.
     fn is_defined(&mut self, x: &Expr, r: TextRange) -> Operand {
-        let local = self.cx.res.local(x).filter(|&v| !self.cx.res.var(v).boxed);
+        let found = self.cx.res.local(x);
+        let local = found.filter(|&v| !self.cx.res.var(v).boxed);
         match (local, &x.kind) {
             (Some(v), _) => {
                 let value = self.read_local(v, r);
                 self.call("isdefined_local", vec![value], r)
             }
+            (None, ExprKind::Ident(name)) if found.is_none() => {
+                let name = Operand::Const(Const::Symbol(name.as_str().into()));
+                self.call(zy_ir::ISDEFINED_GLOBAL, vec![name], r)
+            }
             (None, ExprKind::Ident(name)) => {
                 let message = format!(
-                    "unsupported: `@isdefined({name})` of a name that is not a local variable here \
-                     (or one a closure captures and reassigns)"
+                    "unsupported: `@isdefined({name})` of a local that a closure captures and \
+                     reassigns"
                 );
                 self.fail(r, "unsupported", message)
             }

@@ -176,6 +176,7 @@ pub const BUILTINS: &[&str] = &[
     "error",
     "undef",
     "isdefined_local",
+    zy_ir::ISDEFINED_GLOBAL,
     "isdefined",
     "undef_objects",
     "range_length",

@@ -12,9 +12,12 @@
 //! its text is a closure of the iteration's number that runs the loops as written, counts
 //! the times the test is reached and returns the test's value the `k`-th time (so what
 //! earlier iterations changed is seen), and a failing iteration is named as Julia names its
-//! testset (`i = 2: Test Failed: ...`). A test zy cannot run (an unsupported construct, a name
-//! top-level code changes, a test under a condition) is a note, never a failure: only Julia's
-//! verdicts are errors.
+//! testset (`i = 2: Test Failed: ...`). Other code holding tests runs as written the same way
+//! (`if`/`elseif`/`else`, `while`, `begin`, `cond && @testset ...`, `@eval @testset`): a test
+//! runs each time control reaches it, and one control never reaches (a branch not taken) is
+//! never counted, as Julia never sees it. A test zy cannot run (an unsupported construct, a
+//! name top-level code changes, a condition zy cannot evaluate) is a note, never a failure:
+//! only Julia's verdicts are errors.
 
 use std::path::Path;
 
@@ -119,6 +122,8 @@ struct Looped {
     desc: Option<String>,
     /// The text whose value says whether control reaches the test a `k`-th time.
     reached: String,
+    /// Is the test in a loop (not only under a condition), so control may reach it again?
+    repeats: bool,
 }
 
 impl Case {
@@ -316,7 +321,9 @@ fn run_iterations(
     limits: &EvalLimits,
     ran: &mut Ran,
 ) {
-    for k in 1..=MAX_ITERATIONS {
+    let repeats = case.looped.as_ref().is_some_and(|l| l.repeats);
+    let last = if repeats { MAX_ITERATIONS } else { 1 };
+    for k in 1..=last {
         match settle(db, file, case, Some(k), limits) {
             Outcome::Passed => ran.counts.passed += 1,
             Outcome::Broken => ran.counts.broken += 1,
@@ -339,7 +346,7 @@ fn run_iterations(
             }
         }
     }
-    if reached(db, file, case, MAX_ITERATIONS + 1, limits) {
+    if repeats && reached(db, file, case, MAX_ITERATIONS + 1, limits) {
         let message = format!(
             "zy ran this test in the first {MAX_ITERATIONS} iterations of its loop, not the later ones"
         );
@@ -616,6 +623,7 @@ fn statements(text: &str, stmts: &[SyntaxNode], defined: Option<&[&str]>, found:
             kept: Vec::new(),
             desc: None,
             looped: false,
+            repeats: false,
             in_module: defined.is_some(),
         };
         if let Some(name) = defined.and_then(|names| uses_any(text, stmt, names)) {
@@ -642,6 +650,10 @@ fn statements(text: &str, stmts: &[SyntaxNode], defined: Option<&[&str]>, found:
             None if stmt.kind == Kind::Let && holds_test(text, stmt) => {
                 found.taken.push(stmt.range.start);
                 scope(Some(stmt.range.start)).let_block(stmt, found);
+            }
+            None if runs_as_written(text, stmt) && holds_test(text, stmt) => {
+                found.taken.push(stmt.range.start);
+                scope(Some(stmt.range.start)).as_written(stmt, found);
             }
             None if stmt.kind == Kind::Module && !stmt.leaf => {
                 if let Some(body) = stmt.children.get(1) {
@@ -740,8 +752,11 @@ struct Scope<'a> {
     kept: Vec<TextRange>,
     /// The name of the innermost testset, as Julia text, where it is a `@testset for`'s.
     desc: Option<String>,
-    /// Is a loop open?
+    /// Is a loop or a branch open (the test runs where control reaches it: see
+    /// [`Scope::wrap`])?
     looped: bool,
+    /// Is a loop open (control may reach the test more than once)?
+    repeats: bool,
     /// Is it inside a `module ... end`?
     in_module: bool,
 }
@@ -846,56 +861,155 @@ impl Scope<'_> {
         }
         self.depth += 1;
         self.looped = true;
+        self.repeats = true;
         if desc.is_some() {
             self.desc = desc;
         }
         self.body(body, found);
     }
 
-    /// The statements of a testset's or loop's body, in order.
+    /// The statements of a testset's, loop's or branch's body, in order.
     fn body(mut self, block: &SyntaxNode, found: &mut Found) {
-        for stmt in &block.children {
-            match test_macro(self.text, stmt) {
-                Some(TestMacro::Test) => {
-                    self.case(stmt, found);
-                    // Later tests see it only if it may change what they read; a
-                    // `@test_throws` expression throws, in the usual case (an argument check)
-                    // before it changes anything.
-                    let keep = expression(self.text, stmt).filter(|(ask, e, _)| {
-                        !matches!(ask, Ask::Throws(_))
-                            && mutates(self.text, e)
-                            && e.range.end <= stmt.range.end
-                    });
-                    match keep {
-                        Some((_, e, _)) => {
-                            self.blanks
-                                .push((TextRange::new(stmt.range.start, e.range.start), ""));
-                            self.blanks
-                                .push((TextRange::new(e.range.end, stmt.range.end), ""));
-                            self.kept.push(e.range);
-                        }
-                        None => self.blanks.push((stmt.range, "")),
+        for stmt in statements_of(block) {
+            self.statement(stmt, found);
+        }
+    }
+
+    /// One statement of a body: its tests found, then what later tests see of it.
+    fn statement(&mut self, stmt: &SyntaxNode, found: &mut Found) {
+        match test_macro(self.text, stmt) {
+            Some(TestMacro::Test) => {
+                self.case(stmt, found);
+                // Later tests see it only if it may change what they read; a `@test_throws`
+                // expression throws, in the usual case (an argument check) before it changes
+                // anything.
+                let keep = expression(self.text, stmt).filter(|(ask, e, _)| {
+                    !matches!(ask, Ask::Throws(_))
+                        && mutates(self.text, e)
+                        && e.range.end <= stmt.range.end
+                });
+                match keep {
+                    Some((_, e, _)) => {
+                        self.blanks
+                            .push((TextRange::new(stmt.range.start, e.range.start), ""));
+                        self.blanks
+                            .push((TextRange::new(e.range.end, stmt.range.end), ""));
+                        self.kept.push(e.range);
                     }
+                    None => self.blanks.push((stmt.range, "")),
                 }
-                Some(TestMacro::Testset) => {
-                    self.clone().testset(stmt, found);
-                    self.blanks.push((stmt.range, ""));
-                }
-                None if stmt.kind == Kind::For && holds_test(self.text, stmt) => {
-                    self.clone().for_loop(stmt, stmt, None, found);
-                    self.blanks.push((stmt.range, ""));
-                }
-                None if stmt.kind == Kind::Let && holds_test(self.text, stmt) => {
-                    self.clone().let_block(stmt, found);
-                    self.blanks.push((stmt.range, ""));
-                }
-                None if holds_test(self.text, stmt) => {
-                    let reason = "zy runs a testset's tests written as its statements or in its `for` loops, not those under a condition or in a `while` loop";
-                    not_run(self.text, stmt, reason, found);
-                    self.blanks.push((stmt.range, ""));
-                }
-                None => {}
+                return;
             }
+            Some(TestMacro::Testset) => {
+                self.clone().testset(stmt, found);
+                // A testset is a scope of its own: later tests do not see its locals.
+                self.blanks.push((stmt.range, ""));
+            }
+            None if !holds_test(self.text, stmt) => {}
+            None => {
+                match stmt.kind {
+                    Kind::For => self.clone().for_loop(stmt, stmt, None, found),
+                    Kind::Let => self.clone().let_block(stmt, found),
+                    _ => self.clone().as_written(stmt, found),
+                }
+                // Later tests see what its code did (`steps += 1` in a `while` loop of
+                // tests), without its tests and testsets.
+                self.leave_out_tests(stmt);
+            }
+        }
+    }
+
+    /// Leave out the tests and testsets in `node`, keeping the statements around them: a
+    /// statement of a block or a branch that holds a test (`@test x`, `c && @testset ...`)
+    /// goes whole.
+    fn leave_out_tests(&mut self, node: &SyntaxNode) {
+        if !holds_test(self.text, node) {
+            return;
+        }
+        let compound = matches!(
+            node.kind,
+            Kind::Block | Kind::If | Kind::Elseif | Kind::For | Kind::While | Kind::Let
+        );
+        let statements = |c: &SyntaxNode| node.kind == Kind::Block || c.kind == Kind::Block;
+        if !compound
+            || node.leaf
+            || node
+                .children
+                .iter()
+                .any(|c| !statements(c) && c.kind != Kind::Elseif && holds_test(self.text, c))
+        {
+            self.blanks.push((node.range, ""));
+            return;
+        }
+        for c in &node.children {
+            self.leave_out_tests(c);
+        }
+    }
+
+    /// A statement holding tests that Julia runs as code (`if`, `while`, `cond && @testset
+    /// ...`, `begin ... end`, `@eval @testset ...`): it runs as written, each test in it
+    /// where control reaches it; a test control never reaches is not counted, as Julia never
+    /// sees it.
+    fn as_written(mut self, stmt: &SyntaxNode, found: &mut Found) {
+        match (stmt.kind, stmt.children.as_slice()) {
+            (Kind::If, _) => {
+                self.depth += 1;
+                self.looped = true;
+                self.branches(stmt, found);
+            }
+            (Kind::While, [cond, body]) if !holds_test(self.text, cond) => {
+                self.depth += 1;
+                self.looped = true;
+                self.repeats = true;
+                self.body(body, found);
+            }
+            // A test as the operand itself (`cond && @test x`) is left to a later version.
+            (Kind::And | Kind::Or, [first, second])
+                if !holds_test(self.text, first)
+                    && test_macro(self.text, second) != Some(TestMacro::Test) =>
+            {
+                self.looped = true;
+                self.statement(second, found);
+            }
+            (Kind::Block, _) if !stmt.leaf => {
+                self.depth += 1;
+                self.body(stmt, found);
+            }
+            _ => match evaled_testset(self.text, stmt) {
+                // `@eval` of a testset runs it (among the module's names, as zy runs all).
+                Some(inner) => {
+                    self.blanks
+                        .push((TextRange::new(stmt.range.start, inner.range.start), ""));
+                    self.testset(inner, found);
+                }
+                None => {
+                    let reason = "zy runs the tests of a testset's statements, loops, branches and `cond && @testset ...`, not of this construct";
+                    not_run(self.text, stmt, reason, found);
+                }
+            },
+        }
+    }
+
+    /// The branches of `if` (or of its `elseif`) `node`, in order: a test in a later branch
+    /// runs with the earlier branches' tests left out (control reaching it took none of
+    /// them).
+    fn branches(mut self, node: &SyntaxNode, found: &mut Found) {
+        let [cond, then, rest @ ..] = node.children.as_slice() else {
+            not_run(self.text, node, "zy cannot read this `if`", found);
+            return;
+        };
+        if holds_test(self.text, cond) {
+            let reason = "zy runs the tests of an `if`'s branches, not of its condition";
+            not_run(self.text, node, reason, found);
+            return;
+        }
+        self.clone().body(then, found);
+        self.blanks.push((then.range, ""));
+        match rest {
+            [] => {}
+            [next] if next.kind == Kind::Elseif && !next.leaf => self.branches(next, found),
+            [els] => self.body(els, found),
+            _ => not_run(self.text, node, "zy cannot read this `if`", found),
         }
     }
 
@@ -1029,6 +1143,7 @@ impl Scope<'_> {
         self.looped.then(|| Looped {
             desc: self.desc.as_deref().map(|d| wrap.text(d)),
             reached: wrap.text("true"),
+            repeats: self.repeats,
         })
     }
 }
@@ -1158,6 +1273,37 @@ fn holds_test(text: &str, node: &SyntaxNode) -> bool {
     test_macro(text, node).is_some() || node.children.iter().any(|c| holds_test(text, c))
 }
 
+/// The statements of a block (a lone statement where the body is one).
+fn statements_of(node: &SyntaxNode) -> &[SyntaxNode] {
+    match node.kind == Kind::Block && !node.leaf {
+        true => &node.children,
+        false => std::slice::from_ref(node),
+    }
+}
+
+/// Is `node` code that [`Scope::as_written`] runs (not a definition holding tests, such as
+/// a macro's)?
+fn runs_as_written(text: &str, node: &SyntaxNode) -> bool {
+    let code = matches!(
+        node.kind,
+        Kind::If | Kind::While | Kind::And | Kind::Or | Kind::Block
+    );
+    code || evaled_testset(text, node).is_some()
+}
+
+/// The testset of `@eval @testset ...`.
+fn evaled_testset<'n>(text: &str, node: &'n SyntaxNode) -> Option<&'n SyntaxNode> {
+    if node.kind != Kind::MacroCall {
+        return None;
+    }
+    let (name, args) = node.children.split_first()?;
+    let [inner] = args else {
+        return None;
+    };
+    let eval = matches!(slice(text, name.range), "@eval" | "Base.@eval");
+    (eval && test_macro(text, inner) == Some(TestMacro::Testset)).then_some(inner)
+}
+
 /// Every test macro in `node`: not run, for `reason`.
 fn not_run(text: &str, node: &SyntaxNode, reason: &str, found: &mut Found) {
     match test_macro(text, node) {
@@ -1205,10 +1351,22 @@ mod tests {
         let text = "@testset \"a\" begin\n    for i in 1:2\n        @test i > 0\n    end\n    while false\n        @test true\n    end\nend\n@testset \"n $i\" for i in 1:2\n    @test i > 0\nend\nfor (a, b) in [(1, 2)]\n    @test a < b\nend\n@test\n";
         expect_test::expect![[r##"
             True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    for i in 1:2\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end\nend\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    for i in 1:2\n                   \n    end\n    while false\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return true; end\nend\nend\nerror(\"#done\")\nend)("
             True @111 "((var\"#k\") -> begin var\"#n\" = 0;                 for i in 1:2\n          var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end\nend\nerror(\"#done\")\nend)("
             True @160 "((var\"#k\") -> begin var\"#n\" = 0; for (a, b) in [(1, 2)]\n          var\"#n\" += 1; if var\"#n\" == var\"#k\"; return a < b; end\nend\nerror(\"#done\")\nend)("
-            not run 88..98: zy runs a testset's tests written as its statements or in its `for` loops, not those under a condition or in a `while` loop
             not run 203..208: zy cannot read this test macro's arguments
+        "##]].assert_eq(&texts(text));
+    }
+
+    #[test]
+    fn tests_under_conditions_run_as_written_and_a_later_branch_leaves_out_the_earlier() {
+        let text = "@testset \"a\" begin\n    if c\n        @test x\n    else\n        @test y\n    end\n    c && @testset \"b\" begin\n        @test z\n    end\n    c && @test w\nend\n@eval @testset begin\n    @test v\nend\n";
+        expect_test::expect![[r##"
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return x; end\nend\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n               \n    else\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return y; end\nend\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n               \n    else\n               \n    end\n    c && begin             \n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return z; end\nend\nend\nerror(\"#done\")\nend)("
+            True @150 "      begin         \n          v\nend"
+            not run 138..145: zy runs the tests of a testset's statements, loops, branches and `cond && @testset ...`, not of this construct
         "##]].assert_eq(&texts(text));
     }
 
@@ -1217,7 +1375,7 @@ mod tests {
         let text = "module T\nusing Test\nh(x) = x\n@testset begin\n    let y = 2\n        @test f(y) == 4\n    end\n    @test_nowarn f(1)\nend\n@test h(1) == 1\nend\n";
         expect_test::expect![[r#"
             True @29 "begin         \n    let y = 2\n              f(y) == 4\nend\nend"
-            NoWarn @29 "begin         \n             \n                       \n       \n                 f(1)\nend"
+            NoWarn @29 "begin         \n    let y = 2\n                       \n    end\n                 f(1)\nend"
             not run 116..131: zy runs a module's tests among the file's top-level names, and this one uses `h`, which its module defines
         "#]].assert_eq(&texts(text));
     }
