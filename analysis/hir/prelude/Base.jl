@@ -3239,7 +3239,7 @@ _rtol_of(x::Float32) = sqrt(eps(Float32))
 function _norm2(x)
     s = 0.0
     for k in 1:length(x)
-        s += x[k] * x[k]
+        s += abs2(x[k])
     end
     return sqrt(s)
 end
