@@ -97,7 +97,10 @@ fn values(a: &Type, b: &Type) -> Option<Type> {
         .iter()
         .filter(|t| !t.is_string())
         .for_each(|t| strings(t, &mut nested));
-    let top = [members.contains(&Type::String), members.contains(&Type::SubString)];
+    let top = [
+        members.contains(&Type::String),
+        members.contains(&Type::SubString),
+    ];
     if nested.contains(&true) && (nested[0] || top[0]) && (nested[1] || top[1]) {
         return None;
     }

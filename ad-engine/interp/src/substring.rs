@@ -40,7 +40,9 @@ fn union_holds_both(u: &UnionType) -> bool {
 fn only_substrings(t: &Type) -> bool {
     match t {
         Type::SubString => true,
-        Type::Union(u) => u.members.contains(&Type::SubString) && !u.members.contains(&Type::String),
+        Type::Union(u) => {
+            u.members.contains(&Type::SubString) && !u.members.contains(&Type::String)
+        }
         _ => false,
     }
 }

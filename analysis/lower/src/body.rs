@@ -1050,7 +1050,9 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
             ],
             false => {
                 let lengths = rows.iter().map(|row| Const::Int(row.len() as i64));
-                vec![Operand::Const(Const::Tuple(lengths.collect::<Vec<_>>().into()))]
+                vec![Operand::Const(Const::Tuple(
+                    lengths.collect::<Vec<_>>().into(),
+                ))]
             }
         };
         for row in rows {

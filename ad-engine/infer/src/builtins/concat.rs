@@ -71,7 +71,9 @@ pub(crate) fn call(
         }
         ("hvcat", [rows, cols, xs @ ..]) if xs.iter().any(is_array) => {
             let (Some(r), Some(c)) = (rows.int(), cols.int()) else {
-                return Some(Err(Fail::unsupported("matrix literal without a constant shape")));
+                return Some(Err(Fail::unsupported(
+                    "matrix literal without a constant shape",
+                )));
             };
             let c = usize::try_from(c).unwrap_or(0);
             let r = usize::try_from(r).unwrap_or(0);
