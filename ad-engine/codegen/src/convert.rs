@@ -100,6 +100,10 @@ impl ToNative {
             | (Value::Str(_), Type::String | Type::SubString) => {
                 out.push(arena.hold(v.clone()) as u64)
             }
+            // Compiled code tells the strings of a union apart by its tag: it holds the text.
+            (Value::SubStr(s), Type::String | Type::SubString) => {
+                out.push(arena.hold(Value::Str(s.clone())) as u64)
+            }
             (Value::NamedTuple(_, vs), Type::NamedTuple(fs)) if vs.len() == fs.len() => {
                 for (v, (_, t)) in vs.iter().zip(fs.iter()) {
                     self.value(arena, v, t, out)?;

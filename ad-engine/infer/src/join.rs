@@ -58,10 +58,11 @@ fn join_with(a: &Type, b: &Type, siblings: bool) -> Option<Type> {
 /// different element types (`[]` on one path, an `Int[]` filled on another: `Union{Vector{Any},
 /// Vector{Int64}}`), a `UInt8` and an `Int64`, tuples of such values (`(nothing, [])` beside
 /// `(n, [[1, 2]])`), with numbers, strings, symbols and `nothing` beside them: each use splits
-/// on the member held, as for `Union{Float64, Int64}`. `None` where a member is another kind
-/// of value (a struct, a function, a pullback), and where a `String` and a `SubString{String}`
-/// would meet: the engines hold both as the same text, so a use could not tell which it has
-/// (`isa SubString` would answer wrongly).
+/// on the member held, as for `Union{Float64, Int64}`. A `String` beside a `SubString{String}`
+/// is such a union too: the engines hold both as their text, and tag the `SubString` that
+/// enters it (the interpreter's `substring`, the JIT's union tag). `None` where a member is
+/// another kind of value (a struct, a function, a pullback), and where the two strings would
+/// meet inside arrays or tuples, which hold no such tag (`isa SubString` would answer wrongly).
 fn values(a: &Type, b: &Type) -> Option<Type> {
     fn plain(t: &Type) -> bool {
         match t {
@@ -91,9 +92,16 @@ fn values(a: &Type, b: &Type) -> Option<Type> {
     if !members.iter().all(plain) {
         return None;
     }
-    let mut found = [false; 2];
-    members.iter().for_each(|t| strings(t, &mut found));
-    if found == [true, true] {
+    let mut nested = [false; 2];
+    members
+        .iter()
+        .filter(|t| !t.is_string())
+        .for_each(|t| strings(t, &mut nested));
+    let top = [
+        members.contains(&Type::String),
+        members.contains(&Type::SubString),
+    ];
+    if nested.contains(&true) && (nested[0] || top[0]) && (nested[1] || top[1]) {
         return None;
     }
     members.sort();

@@ -85,7 +85,6 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
         return Err(Fail::unsupported("malformed union split"));
     };
     let open = crate::open::is_open(&u.name);
-    texts_alike(cx, all, at, &u.members)?;
     let mut results = Vec::new();
     let mut failed = None;
     for m in &u.members {
@@ -113,39 +112,6 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
     }
 }
 
-/// Refuses a call split over a union holding both a `String` and a `SubString{String}` (a
-/// local that is a `split` piece on one path and the whole string on another) whose result
-/// differs between the two (`typeof`): zy holds both as their text, so the split cannot tell
-/// them apart and runs the `String`'s method; where both give one type that is the value.
-fn texts_alike(cx: &mut Cx, all: &[Val], at: usize, members: &[Type]) -> Result<(), Fail> {
-    if !members.contains(&Type::String) || !members.contains(&Type::SubString) {
-        return Ok(());
-    }
-    let result = |cx: &mut Cx, m: &Type| {
-        let mut callee = all[0].clone();
-        let mut ts: Vec<Type> = all[1..].iter().map(|a| a.ty.clone()).collect();
-        match at {
-            0 => callee = Val::of(Arg::Input(0), m.clone()),
-            _ => ts[at - 1] = m.clone(),
-        }
-        cx.callee_result(&callee, &ts).ok()
-    };
-    let (whole, piece) = (result(cx, &Type::String), result(cx, &Type::SubString));
-    if whole == piece {
-        return Ok(());
-    }
-    Err(Fail::unsupported(format!(
-        "a call of `{}` on a value that is a String on one path and a SubString{{String}} on \
-         another, whose result differs between the two: zy holds both as their text and \
-         cannot tell which it is (convert it with `String(...)` where it is made)",
-        all[0]
-            .ty
-            .to_string()
-            .trim_start_matches("typeof(")
-            .trim_end_matches(')')
-    )))
-}
-
 /// The members of a union that convert to the number `to` (itself among them).
 fn promoted(members: &[Type], to: &Type) -> Vec<Type> {
     members
@@ -157,7 +123,7 @@ fn promoted(members: &[Type], to: &Type) -> Vec<Type> {
 
 /// A union's members in the order a split tests them, the last one untested: a
 /// `SubString` (held as its text, which a test at run time takes for a `String`) last where
-/// the union has no `String`.
+/// the union has no `String` (beside one, the engines tag it: the interpreter's `substring`).
 fn tested_last(members: &[Type]) -> Vec<Type> {
     let mut order = members.to_vec();
     if !order.contains(&Type::String) {

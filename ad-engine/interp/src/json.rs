@@ -142,7 +142,7 @@ pub fn to_json(v: &Value) -> Json {
         }
         // A type or function as Julia names it (`UnitRange{Int64}`, `Base.OneTo{Int64}`).
         Value::Func(n) => Json::String(crate::show::visible_name(n)),
-        Value::Symbol(n) | Value::Str(n) => Json::String(n.to_string()),
+        Value::Symbol(n) | Value::Str(n) | Value::SubStr(n) => Json::String(n.to_string()),
         Value::Exception(e) => Json::String(e.text.clone()),
         Value::Stack(s) => Json::Array(s.borrow().iter().map(to_json).collect()),
     }

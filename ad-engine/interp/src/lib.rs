@@ -24,6 +24,7 @@ mod prim;
 mod show;
 mod show_library;
 mod show_views;
+pub mod substring;
 mod value;
 mod watch;
 

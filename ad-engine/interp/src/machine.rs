@@ -643,7 +643,13 @@ impl<'p> Machine<'p> {
                 if let Some(w) = watch {
                     w.before(step, scratch);
                 }
-                let r = eval_prim(*p, scratch, &data.ty)?;
+                let mut r = eval_prim(*p, scratch, &data.ty)?;
+                if *p == Prim::UnionConvert
+                    && (matches!(r, Value::SubStr(_)) || crate::substring::holds_both(&data.ty))
+                {
+                    let from = func.operand_ty(&stmt.args[0]);
+                    r = crate::substring::tag(r, &from, &data.ty);
+                }
                 if let Some(w) = watch {
                     w.after(step, scratch, &r);
                 }

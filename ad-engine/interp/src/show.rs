@@ -161,7 +161,7 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         }
         Value::Func(n) => f.write_str(&visible_name(n)),
         Value::Symbol(s) => write!(f, ":{s}"),
-        Value::Str(s) => f.write_str(&show_string(s)),
+        Value::Str(s) | Value::SubStr(s) => f.write_str(&show_string(s)),
         // As Julia shows the exception's constructor call, where zy knows its fields.
         Value::Exception(e) => match (e.field("val"), e.field("msg")) {
             (Ok(val), Ok(msg)) => {

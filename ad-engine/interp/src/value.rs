@@ -45,8 +45,12 @@ pub enum Value {
     Func(Name),
     /// A symbol constant (`:x`), as in named tuple field names.
     Symbol(Name),
-    /// A `String`.
+    /// A `String`, and a `SubString{String}` (held as its text, as Julia's compares equal)
+    /// wherever its type is known from the program's.
     Str(Name),
+    /// A `SubString{String}` held in a union that also holds `String`s, where the value itself
+    /// must tell which it is (`union_isa`); see [`crate::substring::tag`].
+    SubStr(Name),
     /// An AD tape stack.
     Stack(Rc<RefCell<Vec<Value>>>),
     /// The `back` closure of one call: calling it runs a pullback instance on its tape.
@@ -549,6 +553,7 @@ impl Value {
             Value::Adjoint(a) => Type::Adjoint(Arc::new(a.borrow().elem_type())),
             Value::Func(n) => Type::Function(n.clone()),
             Value::Str(_) => Type::String,
+            Value::SubStr(_) => Type::SubString,
             Value::Exception(_) => Type::Exception,
             Value::Symbol(_) | Value::Undef(_) => Type::Any,
             Value::Pullback(p) => Type::Pullback(p.instance.args.clone()),
@@ -609,7 +614,8 @@ impl Value {
             (Value::Pullback(a), Value::Pullback(b)) => Rc::ptr_eq(a, b),
             (Value::Func(a), Value::Func(b))
             | (Value::Symbol(a), Value::Symbol(b))
-            | (Value::Str(a), Value::Str(b)) => a == b,
+            | (Value::Str(a), Value::Str(b))
+            | (Value::SubStr(a), Value::SubStr(b)) => a == b,
             _ => false,
         }
     }

@@ -36,6 +36,7 @@ rand() = rand(Random.default_rng())
 rand(x::Type{Float64}) = rand(Random.default_rng(), x)
 rand(x::UnitRange{Int}) = rand(Random.default_rng(), x)
 rand(x::AbstractVector) = rand(Random.default_rng(), x)
+rand(s::AbstractString) = rand(Random.default_rng(), s)
 rand(x::Tuple) = rand(Random.default_rng(), x)
 rand(n::Int) = rand(Random.default_rng(), n)
 rand(::Type{Float64}, n::Int) = rand(Random.default_rng(), n)
@@ -1374,6 +1375,17 @@ end
 _vcat_vector(xs...) = _cat_vector!(fill(_cat_zero_of(xs...), _cat_total(1, xs...)), 0, xs...)
 _vcat_matrix(x, rest...) = _cat_rows!(fill(_cat_zero_of(x, rest...), _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
 _hcat(x, rest...) = _cat_columns!(fill(_cat_zero_of(x, rest...), _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)
+# The block rows of `[A B; C D]` or `[A; B C]`, each already one matrix, stacked: Julia's
+# `hvcat` asks every block row to be as wide as the first.
+function _hvcat_stack(x, rest...)
+    _hvcat_widths(_cat_size(x, 2), 2, rest...)
+    return _vcat_matrix(x, rest...)
+end
+_hvcat_widths(nc::Int, i::Int) = nothing
+function _hvcat_widths(nc::Int, i::Int, x, rest...)
+    _cat_size(x, 2) == nc || throw(DimensionMismatch("block row $(i) has mismatched number of columns (expected $(nc), got $(_cat_size(x, 2)))"))
+    return _hvcat_widths(nc, i + 1, rest...)
+end
 
 # Reductions with a function, folds and scans. Julia reduces arrays of fewer than 1024
 # elements left to right (its pairwise blocks are 1024 long), as these loops do.
@@ -3228,7 +3240,7 @@ _rtol_of(x::Float32) = sqrt(eps(Float32))
 function _norm2(x)
     s = 0.0
     for k in 1:length(x)
-        s += x[k] * x[k]
+        s += abs2(x[k])
     end
     return sqrt(s)
 end
@@ -10250,10 +10262,10 @@ _splat_hcat(xs::AbstractVector) = reduce(hcat, xs)
 function _hvcat_rows(rows::Tuple, xs::AbstractVector)
     nr = length(rows)
     nc = rows[1]
-    nr * nc == length(xs) || throw(ArgumentError("argument count does not match specified shape (expected $(nr * nc), got $(length(xs)))"))
     for i in 1:nr
         rows[i] == nc || throw(ArgumentError("row $(i) has mismatched number of columns (expected $(nc), got $(rows[i]))"))
     end
+    nr * nc == length(xs) || throw(ArgumentError("argument count does not match specified shape (expected $(nr * nc), got $(length(xs)))"))
     return _hvcat_matrix(nr, nc, xs)
 end
 # The matrix of `nr` rows of `nc` elements of `xs`, row by row (also `[a b; c d]` of complex

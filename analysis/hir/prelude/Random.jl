@@ -11,7 +11,7 @@
 # through them.
 
 export AbstractRNG, Xoshiro, MersenneTwister, default_rng, seed!, rand!, randn!, randexp,
-    shuffle, shuffle!, randperm
+    shuffle, shuffle!, randperm, randstring
 
 # Methods drawing from a given generator.
 import Base: rand, randn
@@ -138,6 +138,8 @@ function rand(rng::AbstractRNG, r::UnitRange{Int})
     return first(r) + rem(u, n)
 end
 rand(rng::AbstractRNG, xs::AbstractVector) = xs[rand(rng, 1:length(xs))]
+# A character of a string, each as likely.
+rand(rng::AbstractRNG, s::AbstractString) = rand(rng, collect(s))
 # An element of a tuple, whose elements may differ in type (symbols, numbers of two types).
 rand(rng::AbstractRNG, xs::Tuple) = collect(xs)[rand(rng, 1:length(xs))]
 rand(rng::AbstractRNG, n::Int) = _fill_rand!(rng, Vector{Float64}(undef, n))
@@ -243,3 +245,20 @@ shuffle(rng::AbstractRNG, v::AbstractVector) = shuffle!(rng, copy(v))
 shuffle(v::AbstractVector) = shuffle!(default_rng(), copy(v))
 randperm(rng::AbstractRNG, n::Int) = shuffle!(rng, collect(1:n))
 randperm(n::Int) = randperm(default_rng(), n)
+
+# The characters `randstring` draws from by default: digits, then upper- and lowercase letters.
+const _RANDSTRING_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+"""
+    randstring([rng], [chars], [len = 8])
+
+A random `String` of `len` characters, each drawn uniformly from `chars` (a string, or a
+vector or range of characters; by default the ASCII digits and letters).
+"""
+randstring(rng::AbstractRNG, chars, n::Integer) = String([rand(rng, chars) for _ in 1:n])
+randstring(rng::AbstractRNG, n::Integer) = randstring(rng, _RANDSTRING_CHARS, n)
+randstring(rng::AbstractRNG) = randstring(rng, _RANDSTRING_CHARS, 8)
+randstring(chars, n::Integer) = randstring(default_rng(), chars, n)
+randstring(n::Integer) = randstring(default_rng(), _RANDSTRING_CHARS, n)
+randstring(chars) = randstring(default_rng(), chars, 8)
+randstring() = randstring(default_rng(), _RANDSTRING_CHARS, 8)

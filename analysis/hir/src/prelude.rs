@@ -40,6 +40,10 @@ pub const PRELUDE: &[PreludeFile] = &[
         text: include_str!("../prelude/Printf.jl"),
     },
     PreludeFile {
+        module: "Unicode",
+        text: include_str!("../prelude/Unicode.jl"),
+    },
+    PreludeFile {
         module: "Dates",
         text: include_str!("../prelude/Dates.jl"),
     },

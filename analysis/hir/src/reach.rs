@@ -552,6 +552,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._vcat_vectors",
             "Base._hcat",
             "Base._hvcat_rows",
+            "Base._hvcat_stack",
         ],
     },
     // `cat(xs...; dims)`, and `vcat`/`hcat` of 3-dimensional arrays.

@@ -1045,19 +1045,23 @@ impl<'c, 'a> BodyLowerer<'c, 'a> {
         self.call(name, vec![a], r)
     }
 
+    /// `[a b; c d]`: `hvcat(rows, cols, elements...)` when every row holds as many elements;
+    /// rows of different lengths (`[v'; w' 1]`, `[A B; C]`) are Julia's `hvcat((1, 2), ...)`,
+    /// the tuple of the row lengths, since blocks of different widths may still fit.
     fn matrix(&mut self, rows: &[Vec<Expr>], r: TextRange) -> Operand {
         let cols = rows.first().map_or(0, |row| row.len());
-        if let Some(bad) = rows.iter().find(|row| row.len() != cols) {
-            let message = format!(
-                "syntax: matrix rows have different lengths ({cols} and {})",
-                bad.len()
-            );
-            return self.fail(r, "syntax-error", message);
-        }
-        let mut args: Vec<Operand> = vec![
-            Const::Int(rows.len() as i64).into(),
-            Const::Int(cols as i64).into(),
-        ];
+        let mut args: Vec<Operand> = match rows.iter().all(|row| row.len() == cols) {
+            true => vec![
+                Const::Int(rows.len() as i64).into(),
+                Const::Int(cols as i64).into(),
+            ],
+            false => {
+                let lengths = rows.iter().map(|row| Const::Int(row.len() as i64));
+                vec![Operand::Const(Const::Tuple(
+                    lengths.collect::<Vec<_>>().into(),
+                ))]
+            }
+        };
         for row in rows {
             args.extend(self.all(row));
         }

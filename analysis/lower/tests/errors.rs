@@ -24,14 +24,6 @@ fn lowering_errors(src: &str) -> String {
 }
 
 #[test]
-fn ragged_matrix_rows() {
-    expect![[r#"
-        syntax-error 7..19: syntax: matrix rows have different lengths (2 and 1)
-    "#]]
-    .assert_eq(&lowering_errors("f(a) = [1.0 2.0; a]"));
-}
-
-#[test]
 fn break_and_continue_outside_a_loop() {
     let src = "function f(x)
         x > 0 && break

@@ -66,7 +66,8 @@ impl FromNative {
             .get(k)
             .ok_or_else(|| format!("internal error: JIT tag {tag} of {}", u.name))?;
         let range = layout.member(u, k).map_err(|e| e.to_string())?;
-        self.value(words, &mut (start + range.start), member)
+        let v = self.value(words, &mut (start + range.start), member)?;
+        Ok(zy_interp::substring::member_value(v, u, member))
     }
 }
 

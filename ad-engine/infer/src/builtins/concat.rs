@@ -35,6 +35,14 @@ pub(crate) fn call(
         return call(cx, b, name, &parts);
     }
     let is_array = |v: &Val| matches!(v.ty, Type::Array(..) | Type::Adjoint(_));
+    if let ("hvcat", [rows, xs @ ..]) = (name, args) {
+        if let Some(lengths) = row_lengths(rows) {
+            return Some(match xs.iter().any(is_array) {
+                true => hvcat(cx, b, &lengths, xs),
+                false => ragged_numbers(cx, b, &lengths, xs),
+            });
+        }
+    }
     if matches!(name, "vcat" | "hcat") && args.iter().any(super::is_uniform) {
         let d = if name == "vcat" { 2 } else { 1 };
         return Some(sized_uniforms(cx, b, args, d).and_then(|xs| match name {
@@ -54,16 +62,42 @@ pub(crate) fn call(
             match xs.iter().any(is_array) {
                 true => Err(Fail::unsupported(
                     "`hvcat(rows, blocks...)` of arrays called by name; write the block \
-                     literal `[A B; C D]`",
+                     literal `[A B; C]`",
                 )),
                 false => cx
                     .call_named(b, &"vect".into(), xs)
                     .and_then(|v| hvcat_rows(cx, b, rows, &v)),
             }
         }
-        ("hvcat", [rows, cols, xs @ ..]) if xs.iter().any(is_array) => hvcat(cx, b, rows, cols, xs),
+        ("hvcat", [rows, cols, xs @ ..]) if xs.iter().any(is_array) => {
+            let (Some(r), Some(c)) = (rows.int(), cols.int()) else {
+                return Some(Err(Fail::unsupported(
+                    "matrix literal without a constant shape",
+                )));
+            };
+            let c = usize::try_from(c).unwrap_or(0);
+            let r = usize::try_from(r).unwrap_or(0);
+            hvcat(cx, b, &vec![c; r], xs)
+        }
         _ => return None,
     })
+}
+
+/// `[a; b c]` of numbers, rows of different lengths: Julia's `hvcat((1, 2), a, b, c)`, whose
+/// `ArgumentError` is raised at run time by `Base._hvcat_rows`.
+fn ragged_numbers(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    lengths: &[usize],
+    xs: &[Val],
+) -> Result<Val, Fail> {
+    let ints: Vec<Val> = lengths
+        .iter()
+        .map(|&n| Val::lit(zy_ir::Const::Int(n as i64)))
+        .collect();
+    let rows = cx.call_named(b, &"tuple".into(), &ints)?;
+    let v = cx.call_named(b, &"vect".into(), xs)?;
+    hvcat_rows(cx, b, &rows, &v)
 }
 
 /// `hvcat(rows, xs...)` of the numbers in the vector `xs` (splatted, or the arguments
@@ -238,32 +272,41 @@ fn along_nd(cx: &mut Cx, b: &mut PlanBuilder, d: i64, xs: &[Val]) -> Option<Resu
     Some(cx.call_named(b, &"Base._cat_along".into(), &args))
 }
 
-/// `[A B; C D]`: the rows of blocks, each `hcat`, then `vcat` of the rows.
-fn hvcat(
-    cx: &mut Cx,
-    b: &mut PlanBuilder,
-    rows: &Val,
-    cols: &Val,
-    xs: &[Val],
-) -> Result<Val, Fail> {
-    let (Some(r), Some(c)) = (rows.int(), cols.int()) else {
-        return Err(Fail::unsupported("matrix literal without a constant shape"));
+/// The row lengths of the literal `[A; B C]`, lowered `hvcat((1, 2), ...)` with a constant
+/// tuple; `None` for anything else.
+pub(crate) fn row_lengths(rows: &Val) -> Option<Vec<usize>> {
+    let Some(zy_ir::Const::Tuple(items)) = &rows.konst else {
+        return None;
     };
-    let c = usize::try_from(c).unwrap_or(0);
-    if c == 0 || r < 1 || xs.len() != c * r as usize {
+    items
+        .iter()
+        .map(|c| match c {
+            zy_ir::Const::Int(n) => usize::try_from(*n).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `[A B; C D]`, `[A; B C]`: the rows of blocks (`lengths[i]` blocks in row `i`), each `hcat`,
+/// then stacked by the prelude's `Base._hvcat_stack`, which checks the widths as Julia does.
+fn hvcat(cx: &mut Cx, b: &mut PlanBuilder, lengths: &[usize], xs: &[Val]) -> Result<Val, Fail> {
+    if lengths.is_empty() || lengths.contains(&0) || lengths.iter().sum::<usize>() != xs.len() {
         return Err(Fail::method(format!(
-            "ArgumentError: a {r}×{c} block literal cannot hold {} parts",
+            "ArgumentError: a block literal of rows {lengths:?} cannot hold {} parts",
             xs.len()
         )));
     }
     let mut block_rows = Vec::new();
-    for row in xs.chunks(c) {
+    let mut rest = xs;
+    for &n in lengths {
+        let (row, after) = rest.split_at(n);
+        rest = after;
         let row = sized_uniforms(cx, b, row, 1)?;
         check_parts(&row)?;
         block_rows.push(hcat(cx, b, &row)?);
     }
     match block_rows.as_slice() {
         [single] => Ok(single.clone()),
-        _ => cx.call_named(b, &"Base._vcat_matrix".into(), &block_rows),
+        _ => cx.call_named(b, &"Base._hvcat_stack".into(), &block_rows),
     }
 }

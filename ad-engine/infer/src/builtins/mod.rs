@@ -280,7 +280,7 @@ fn rational_literal(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    let shape = literal_shape(name, false)?;
+    let shape = literal_shape(name, args, false)?;
     let elems = args.get(shape..)?;
     if !mixes_rational(elems) {
         return None;
@@ -295,11 +295,12 @@ fn rational_literal(
     })
 }
 
-/// How many arguments of the array literal's call `name` give its shape (`hvcat`'s row
-/// lengths: 2), before its elements; `None` for a call that is no literal (`vect` only where
-/// `vect` counts).
-fn literal_shape(name: &str, vect: bool) -> Option<usize> {
+/// How many arguments of the array literal's call `name(args...)` give its shape (`hvcat`'s
+/// row and column counts: 2; the row lengths of `[a; b c]`: 1), before its elements; `None` for
+/// a call that is no literal (`vect` only where `vect` counts).
+fn literal_shape(name: &str, args: &[Val], vect: bool) -> Option<usize> {
     match name {
+        "hvcat" if args.first().and_then(concat::row_lengths).is_some() => Some(1),
         "hvcat" => Some(2),
         "hcat" => Some(0),
         "vect" if vect => Some(0),
@@ -337,7 +338,7 @@ fn complex_literal(
     name: &str,
     args: &[Val],
 ) -> Option<Result<Val, Fail>> {
-    let shape = literal_shape(name, true)?;
+    let shape = literal_shape(name, args, true)?;
     let elems = args.get(shape..)?;
     if !mixes_complex(elems) {
         return complex_matrix(cx, b, name, args);

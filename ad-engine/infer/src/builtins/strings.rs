@@ -58,6 +58,7 @@ pub(crate) const NAMES: &[&str] = &[
     "_substring",
     "_str_find",
     "_str_indices",
+    "_str_graphemes",
 ];
 
 /// `string_fn(:f, args...)` with result type `ty`.
@@ -366,7 +367,7 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         {
             string_fn(b, name, args, Type::Int64)
         }
-        ("_str_codes" | "_str_indices", [_]) if all_str => {
+        ("_str_codes" | "_str_indices" | "_str_graphemes", [_]) if all_str => {
             let ty = Type::Array(std::sync::Arc::new(Type::Int64), 1);
             string_fn(b, name, args, ty)
         }

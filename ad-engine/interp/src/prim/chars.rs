@@ -34,6 +34,11 @@ pub(super) fn char_fn(f: &str, operands: &[Value]) -> Option<Result<Value, Strin
         }
         ("_str_codes", [Value::Str(s)]) => Ok(ints(s.chars().map(|c| c as i64))),
         ("_str_indices", [Value::Str(s)]) => Ok(ints(s.char_indices().map(|(i, _)| i as i64 + 1))),
+        ("_str_graphemes", [Value::Str(s)]) => Ok(ints(
+            super::graphemes::starts(s)
+                .into_iter()
+                .map(|i| i as i64 + 1),
+        )),
         ("nextind", [Value::Str(s), Value::Int(i)]) => nextind(s, *i).map(Value::Int),
         ("prevind", [Value::Str(s), Value::Int(i)]) => prevind(s, *i).map(Value::Int),
         ("thisind", [Value::Str(s), Value::Int(i)]) => thisind(s, *i).map(Value::Int),

@@ -5,6 +5,7 @@ mod array;
 mod chars;
 mod clock;
 mod data;
+mod graphemes;
 pub mod factor;
 mod linalg;
 mod parse;

@@ -13,7 +13,7 @@ use super::regex;
 /// integer in decimal (`show` writes it in hexadecimal), anything else as `show` writes it.
 pub fn print_string(x: &Value) -> String {
     match x {
-        Value::Str(s) | Value::Symbol(s) => s.to_string(),
+        Value::Str(s) | Value::SubStr(s) | Value::Symbol(s) => s.to_string(),
         Value::F32(x) => zy_ir::print_float32(*x),
         Value::Sized(k, held) => k.value(*held).to_string(),
         v => match crate::show::char_of(v) {
