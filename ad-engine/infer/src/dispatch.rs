@@ -346,6 +346,9 @@ fn occurrences<'p>(p: &'p Pat, each: &mut dyn FnMut(&'p Name)) {
             }
         }
         Pat::Tuple(Some(ps))
+        | Pat::NamedTuple {
+            types: Some(ps), ..
+        }
         | Pat::Struct {
             params: Some(ps), ..
         } => {
@@ -1107,6 +1110,15 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
         Pat::Tuple(Some(ps)) => Some(Type::Tuple(
             ps.iter()
                 .map(|p| concrete_within(program, p, depth + 1))
+                .collect::<Option<_>>()?,
+        )),
+        Pat::NamedTuple {
+            names: Some(ns),
+            types: Some(ps),
+        } => Some(Type::NamedTuple(
+            ns.iter()
+                .zip(ps)
+                .map(|(n, p)| Some((n.clone(), concrete_within(program, p, depth + 1)?)))
                 .collect::<Option<_>>()?,
         )),
         // A `Symbol` held in a value's type (`Pair{Symbol, Float64}`) is one known at run time.

@@ -1555,6 +1555,44 @@ fn ntuple_type(cx: &mut Cx, node: &SyntaxNode, params: &[SyntaxNode]) -> Option<
     })
 }
 
+/// `NamedTuple{(:a, :b)}` or `NamedTuple{(:a, :b), Tuple{A, B}}`: the names as one parameter
+/// written as Julia prints the tuple (`(:a, :b)`, `(:a,)`), then the tuple type if given.
+fn named_tuple_type(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    names: &SyntaxNode,
+    types: Option<&SyntaxNode>,
+) -> Option<TypeExpr> {
+    let symbols: Option<Vec<String>> = match (names.leaf, names.kind) {
+        (false, Kind::Tuple) => names.children.iter().map(|n| value_param(cx, n)).collect(),
+        _ => None,
+    };
+    let Some(symbols) = symbols.filter(|s| s.iter().all(|v| v.starts_with(':'))) else {
+        return unsupported(
+            cx,
+            node,
+            "`NamedTuple{names}` whose names are not a tuple of symbols `(:a, :b)`",
+        );
+    };
+    let text = match symbols.as_slice() {
+        [one] => format!("({one},)"),
+        all => format!("({})", all.join(", ")),
+    };
+    let mut params = vec![TypeExpr::Named {
+        name: text,
+        params: Vec::new(),
+        range: names.range,
+    }];
+    if let Some(types) = types {
+        params.push(type_expr(cx, types)?);
+    }
+    Some(TypeExpr::Named {
+        name: "NamedTuple".to_string(),
+        params,
+        range: node.range,
+    })
+}
+
 /// A type as written after `::` or in a struct field.
 pub(crate) fn type_expr(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     if !cx.enter(node) {
@@ -1588,6 +1626,11 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             if dotted_name(cx, base).is_some_and(|n| n == "NTuple") =>
         {
             ntuple_type(cx, node, params)
+        }
+        (false, Kind::Curly, [base, names, types @ ..])
+            if dotted_name(cx, base).is_some_and(|n| n == "NamedTuple") && types.len() <= 1 =>
+        {
+            named_tuple_type(cx, node, names, types.first())
         }
         (false, Kind::Curly, [base, params @ ..]) if dotted_name(cx, base).is_some() => {
             let mut out = Vec::new();
