@@ -1370,7 +1370,7 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     let mut at = def;
     while let Some(zy_ir::TypeExpr::Named { name, params }) = &at.supertype {
         match program.structs.get(name) {
-            _ if matches!(&**name, "Any" | "Exception" | "Function") => break,
+            _ if matches!(&**name, "Any" | "Exception" | "Function" | "AbstractSet") => break,
             // Julia's abstract number and array types (`struct Dual <: Real`, `struct V <:
             // AbstractVector{Float64}`).
             _ if crate::pattern::USER_NUMBER_SUPERTYPES

@@ -417,6 +417,11 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         },
         "AbstractString" => no_params(Pat::AbstractString),
         "Function" => no_params(with_user_functions(program)),
+        "AbstractSet" | "Base.AbstractSet" if params.is_empty() => Ok(abstract_set(program)),
+        "AbstractSet" | "Base.AbstractSet" => Err(Fail::unsupported(
+            "`AbstractSet{T}` in an annotation (a set's element type is not matched); write \
+             `AbstractSet`",
+        )),
         "NamedTuple" => named_tuple(params, vars, program),
         "Symbol" => no_params(Pat::Symbol),
         "Vector" => array(false, Some(1), 1),
@@ -703,6 +708,25 @@ fn with_user_functions(program: &Program) -> Pat {
             params: None,
         },
     ])
+}
+
+/// Julia's `AbstractSet`: the prelude's `Set` and `BitSet` and the program's structs declared
+/// below it (`struct CustomSet{T} <: AbstractSet{T}`).
+fn abstract_set(program: &Program) -> Pat {
+    let library = |name: &str| Pat::Struct {
+        name: name.into(),
+        params: None,
+    };
+    let mut members = vec![library("Base.Set"), library("Base.BitSet")];
+    let below = subtypes_of(&["AbstractSet"], program);
+    if !below.is_empty() {
+        members.push(Pat::Abstract {
+            name: "AbstractSet".into(),
+            below: Arc::new(below),
+            params: None,
+        });
+    }
+    Pat::Union(members)
 }
 
 /// Is `name` one of Julia's abstract array types that a struct of the program may subtype

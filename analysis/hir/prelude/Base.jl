@@ -13554,6 +13554,12 @@ issubset(a::BitSet, b) = all(x -> x in b, a.items.bits)
 ==(a::BitSet, b::Set) = length(a) == length(b) && issubset(a, b)
 ==(a::Set, b::BitSet) = b == a
 
+# Julia's generic methods of an `AbstractSet` (base/abstractset.jl), over the set types' own
+# `length`, `in` and `iterate`: a struct of the program declared `<: AbstractSet{T}` has them.
+issubset(a::AbstractSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b, a)
+==(a::AbstractSet, b::AbstractSet) = length(a) == length(b) && issubset(a, b)
+issetequal(a::AbstractSet, b::AbstractSet) = a == b
+
 # Of vectors, Julia's: vectors of distinct elements in order of first appearance.
 union(a::AbstractVector, b::AbstractVector) = unique(vcat(a, b))
 intersect(a::AbstractVector, b::AbstractVector) = unique(filter(x -> x in b, a))

@@ -1882,12 +1882,14 @@ pub(crate) fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHea
 /// `Exception` (an exception type of the program's own), Julia's `Number`, `Real` or
 /// `AbstractFloat`, `Integer` or `Signed` (a number type of the program's own, `Base.Real`
 /// read as `Real`), `Function` (a callable struct), or an abstract array type with its
-/// parameters (`AbstractVector{Float64}`). Julia's other abstract types (`Unsigned`,
+/// parameters (`AbstractVector{Float64}`) or `AbstractSet{T}`. Julia's other abstract types (`Unsigned`,
 /// `AbstractString`) are refused: a struct subtyping them would have to implement their interfaces.
 fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     let mut ty = type_expr(cx, node)?;
     if let TypeExpr::Named { name, params, .. } = &mut ty {
-        let known = |n: &&str| USER_SUPERTYPES.contains(n) || USER_ARRAY_SUPERTYPES.contains(n);
+        let known = |n: &&str| {
+            USER_SUPERTYPES.contains(n) || USER_ARRAY_SUPERTYPES.contains(n) || *n == "AbstractSet"
+        };
         if let Some(n) = name.strip_prefix("Base.").filter(known) {
             *name = n.to_string();
         }
@@ -1896,13 +1898,15 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         }
         // `AbstractVector{T}`, `AbstractMatrix{Float64}`, `AbstractArray{T, 3}`: an array type
         // of the program (its `size` and `getindex` methods make it one).
+        // `AbstractSet{T}`: a set type of the program (its `iterate`, `length` and `in`
+        // methods make it one).
         let arity = match name.as_str() {
             "AbstractArray" => 2,
-            "AbstractVector" | "AbstractMatrix" => 1,
+            "AbstractVector" | "AbstractMatrix" | "AbstractSet" => 1,
             _ => 0,
         };
-        // A bare `AbstractVector` or `AbstractMatrix` is Julia's `AbstractVector{T} where T`:
-        // elements of any type (its `eltype` is `Any`).
+        // A bare `AbstractVector`, `AbstractMatrix` or `AbstractSet` is Julia's
+        // `AbstractVector{T} where T`: elements of any type (its `eltype` is `Any`).
         if arity > 0 && (params.len() == arity || (arity == 1 && params.is_empty())) {
             return Some(ty);
         }
@@ -1927,7 +1931,7 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             let message = format!(
                 "a type subtyping Julia's `{name}` (zy's structs may subtype the program's own \
                  abstract types, `Number`, `Real`, `AbstractFloat`, `Integer`, `Signed`, `Function`, \
-                 `AbstractVector{{T}}`, `AbstractMatrix{{T}}` and `AbstractArray{{T, N}}`)"
+                 `AbstractVector{{T}}`, `AbstractMatrix{{T}}`, `AbstractArray{{T, N}}` and `AbstractSet{{T}}`)"
             );
             unsupported(cx, node, &message)
         }
@@ -1960,7 +1964,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "AbstractRange",
     "AbstractString",
     "AbstractDict",
-    "AbstractSet",
     "Base.AbstractArray",
 ];
 
