@@ -5402,6 +5402,8 @@ function unique(x::AbstractVector)
 end
 unique(r::UnitRange{Int}) = collect(r)
 unique(r::StepRange{Int, Int}) = collect(r)
+# Of another iterable (Julia's `unique(itr)`): its distinct elements in order of first appearance.
+unique(itr::Union{Generator, String, SubString}) = unique(collect(itr))
 
 """
     allunique(x)

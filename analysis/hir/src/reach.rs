@@ -136,6 +136,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._splat_string",
             "Base._splat_keywords",
             "Base.copy",
+            "Base.vec",
         ],
     },
     // A loop over a tuple whose elements differ in type (inference's `unroll`) is recognised

@@ -196,6 +196,10 @@ fn identifier(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         keyword @ ("end" | "begin") => {
             return cx.syntax(node, &format!("syntax error: unexpected `{keyword}`"))
         }
+        // Julia's `const ∈ = in` and `const ⊆ = issubset`: the functions by their names
+        // (`∈(v)`, `map(∈(s), xs)`).
+        "∈" => ExprKind::Ident("in".to_string()),
+        "⊆" => ExprKind::Ident("issubset".to_string()),
         name if is_operator_name(name) => ExprKind::Ident(operators::normalize(name).to_string()),
         name => ExprKind::Ident(name.to_string()),
     };
