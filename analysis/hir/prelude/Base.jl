@@ -13552,6 +13552,7 @@ function filter!(f, s::BitSet)
 end
 
 issubset(a::BitSet, b) = all(x -> x in b, a.items.bits)
+issubset(a::BitSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b, a.items.bits)
 ==(a::BitSet, b::BitSet) = _bitset_bits(a) == _bitset_bits(b)
 ==(a::BitSet, b::Set) = length(a) == length(b) && issubset(a, b)
 ==(a::Set, b::BitSet) = b == a
