@@ -178,11 +178,35 @@ fn text(e: &TypeExpr) -> String {
         }
         TypeExpr::Named { name, params } if params.is_empty() => name.to_string(),
         TypeExpr::Named { name, params } => {
+            if let Some(printed) = (&**name == "NamedTuple")
+                .then(|| named_tuple_text(params))
+                .flatten()
+            {
+                return printed;
+            }
             let params: Vec<String> = params.iter().map(text).collect();
             format!("{name}{{{}}}", params.join(", "))
         }
         TypeExpr::Typeof(f) => format!("typeof({f})"),
     }
+}
+
+/// The parameters of `NamedTuple{(:a, :b), Tuple{A, B}}` as Julia prints the type,
+/// `@NamedTuple{a::A, b::B}`, which [`crate::type_values`] reads back; `None` for others.
+fn named_tuple_text(params: &[TypeExpr]) -> Option<String> {
+    let [names, TypeExpr::Named { name, params: ts }] = params else {
+        return None;
+    };
+    let names = crate::pattern::named_tuple_names(names)?;
+    if &**name != "Tuple" || names.len() != ts.len() {
+        return None;
+    }
+    let fields: Vec<String> = names
+        .iter()
+        .zip(ts)
+        .map(|(n, t)| format!("{n}::{}", text(t)))
+        .collect();
+    Some(format!("@NamedTuple{{{}}}", fields.join(", ")))
 }
 
 impl Cx<'_> {
@@ -278,6 +302,9 @@ impl Cx<'_> {
         if params.is_empty() {
             return self.call_named(b, name, args);
         }
+        if &**name == "NamedTuple" {
+            return self.call_named_tuple_type(b, t, params, args);
+        }
         let held = || {
             Fail::unsupported(format!(
                 "calling the type `{t}` held as a value; call `{t}(...)` by its name instead"
@@ -330,7 +357,62 @@ impl Cx<'_> {
         all.extend(args.iter().skip(skip).cloned());
         self.call_named(b, &helper.into(), &all)
     }
+
+    /// `NamedTuple{(:a, :b)}(t)` and `NamedTuple{(:a, :b), Tuple{A, B}}(t)` through an alias:
+    /// the prelude's `_named_tuple_of(names, t)` and `_typed_named_tuple(names, (A, B), t)`, as
+    /// the syntax lowers the call written out.
+    fn call_named_tuple_type(
+        &mut self,
+        b: &mut PlanBuilder,
+        t: &TypeExpr,
+        params: &[TypeExpr],
+        args: &[Val],
+    ) -> Result<Val, Fail> {
+        let refused = || {
+            Fail::unsupported(format!(
+                "calling the type `{}`; zy calls `NamedTuple{{(:a, :b)}}(t)` and \
+                 `NamedTuple{{(:a, :b), Tuple{{A, B}}}}(t)` of a tuple `t`",
+                text(t)
+            ))
+        };
+        let names = params
+            .first()
+            .and_then(crate::pattern::named_tuple_names)
+            .ok_or_else(refused)?;
+        let symbols: Vec<Val> = names
+            .into_iter()
+            .map(|n| Val::lit(Const::Symbol(n)))
+            .collect();
+        let mut all = vec![self.call_named(b, &"tuple".into(), &symbols)?];
+        let helper = match params.get(1) {
+            None => NAMED_TUPLE_OF,
+            Some(TypeExpr::Named { name, params: ts }) if &**name == "Tuple" => {
+                let mut types = Vec::new();
+                for p in ts {
+                    let named = match p {
+                        TypeExpr::Named { name, params } if params.is_empty() => name.clone(),
+                        _ => crate::type_values::canonical(&text(p).into(), self.program)?,
+                    };
+                    types.push(Val::lit(Const::Func(named)));
+                }
+                all.push(self.call_named(b, &"tuple".into(), &types)?);
+                TYPED_NAMED_TUPLE
+            }
+            Some(_) => return Err(refused()),
+        };
+        if !self.program.functions.contains_key(helper) {
+            return Err(refused());
+        }
+        all.extend(args.iter().cloned());
+        self.call_named(b, &helper.into(), &all)
+    }
 }
+
+/// The prelude's functions that a call of a named tuple type lowers to (`NamedTuple{names}(t)`
+/// to `_named_tuple_of(names, t)`, `NamedTuple{names, Tuple{A, B}}(t)` to
+/// `_typed_named_tuple(names, (A, B), t)`): an alias of one reaches them (`zy_hir`'s `reach`).
+const NAMED_TUPLE_OF: &str = "Base._named_tuple_of";
+const TYPED_NAMED_TUPLE: &str = "Base._typed_named_tuple";
 
 /// The prelude's functions that the syntax lowers a call of an array type to (`Vector{T}(undef,
 /// n)` to `_undef_vector(T, n)`, `Vector{T}(x)` to `_vector_of(T, x)`), a tuple type's, a

@@ -361,6 +361,9 @@ fn occurrences<'p>(p: &'p Pat, each: &mut dyn FnMut(&'p Name)) {
             }
         }
         Pat::Tuple(Some(ps))
+        | Pat::NamedTuple {
+            types: Some(ps), ..
+        }
         | Pat::Struct {
             params: Some(ps), ..
         } => {
@@ -1129,6 +1132,15 @@ fn concrete_within(program: &Program, p: &Pat, depth: u8) -> Option<Type> {
                 .map(|p| concrete_within(program, p, depth + 1))
                 .collect::<Option<_>>()?,
         )),
+        Pat::NamedTuple {
+            names: Some(ns),
+            types: Some(ps),
+        } => Some(Type::NamedTuple(
+            ns.iter()
+                .zip(ps)
+                .map(|(n, p)| Some((n.clone(), concrete_within(program, p, depth + 1)?)))
+                .collect::<Option<_>>()?,
+        )),
         // A `Symbol` held in a value's type (`Pair{Symbol, Float64}`) is one known at run time.
         Pat::Symbol => Some(Type::any_symbol()),
         // `Union{Missing, Float64}`, `Union{Nothing, Int}`: Julia's union of a number type
@@ -1380,7 +1392,7 @@ fn check_supertype(def: &StructDef, program: &Program) -> Result<(), Fail> {
     let mut at = def;
     while let Some(zy_ir::TypeExpr::Named { name, params }) = &at.supertype {
         match program.structs.get(name) {
-            _ if matches!(&**name, "Any" | "Exception" | "Function") => break,
+            _ if matches!(&**name, "Any" | "Exception" | "Function" | "AbstractSet") => break,
             // Julia's abstract number and array types (`struct Dual <: Real`, `struct V <:
             // AbstractVector{Float64}`).
             _ if crate::pattern::USER_NUMBER_SUPERTYPES

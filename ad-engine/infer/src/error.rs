@@ -57,8 +57,8 @@ impl Fail {
     /// message does not read as a typo.
     pub fn undefined_name(name: &str) -> Fail {
         match name.strip_prefix("Base.").unwrap_or(name) {
-            "IdDict" | "WeakKeyDict" | "BitSet" => Fail::unsupported(format!(
-                "{name} (zy's dictionaries are `Dict`s and its sets `Set`s; dictionaries by identity and bit sets are outside its subset of Julia); use a `Dict` or a `Set` instead"
+            "IdDict" | "WeakKeyDict" => Fail::unsupported(format!(
+                "{name} (zy's dictionaries are `Dict`s; dictionaries by identity are outside its subset of Julia); use a `Dict` instead"
             )),
             "big" | "Float16" | "BigFloat" | "Int128" | "BigInt" | "UInt128" => {
                 Fail::unsupported(format!(
@@ -273,6 +273,7 @@ const EXPORTED_TYPES: &[&str] = &[
     "Rational",
     "Returns",
     "Set",
+    "BitSet",
     "Some",
     "StepRange",
     "StepRangeLen",

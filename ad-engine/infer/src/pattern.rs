@@ -51,7 +51,12 @@ pub(crate) enum Pat {
     },
     /// `Tuple` (any) or `Tuple{A, B}`.
     Tuple(Option<Vec<Pat>>),
-    NamedTuple,
+    /// `NamedTuple` (any), `NamedTuple{names}` (those names, in order, of any types) or
+    /// `NamedTuple{names, Tuple{A, B}}`.
+    NamedTuple {
+        names: Option<Vec<Name>>,
+        types: Option<Vec<Pat>>,
+    },
     /// `Symbol`: every symbol (each has its own type, [`Type::Symbol`]).
     Symbol,
     /// `Function`: generic functions, closures and pullbacks.
@@ -149,6 +154,13 @@ fn put(p: &Pat, given: &BTreeMap<&Name, &Pat>) -> Pat {
             ndims_var: ndims_var.clone(),
         },
         Pat::Tuple(Some(ps)) => Pat::Tuple(Some(each(ps))),
+        Pat::NamedTuple {
+            names,
+            types: Some(ps),
+        } => Pat::NamedTuple {
+            names: names.clone(),
+            types: Some(each(ps)),
+        },
         Pat::Struct {
             name,
             params: Some(ps),
@@ -405,7 +417,12 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         },
         "AbstractString" => no_params(Pat::AbstractString),
         "Function" => no_params(with_user_functions(program)),
-        "NamedTuple" => no_params(Pat::NamedTuple),
+        "AbstractSet" | "Base.AbstractSet" if params.is_empty() => Ok(abstract_set(program)),
+        "AbstractSet" | "Base.AbstractSet" => Err(Fail::unsupported(
+            "`AbstractSet{T}` in an annotation (a set's element type is not matched); write \
+             `AbstractSet`",
+        )),
+        "NamedTuple" => named_tuple(params, vars, program),
         "Symbol" => no_params(Pat::Symbol),
         "Vector" => array(false, Some(1), 1),
         "Matrix" => array(false, Some(2), 1),
@@ -693,6 +710,25 @@ fn with_user_functions(program: &Program) -> Pat {
     ])
 }
 
+/// Julia's `AbstractSet`: the prelude's `Set` and `BitSet` and the program's structs declared
+/// below it (`struct CustomSet{T} <: AbstractSet{T}`).
+fn abstract_set(program: &Program) -> Pat {
+    let library = |name: &str| Pat::Struct {
+        name: name.into(),
+        params: None,
+    };
+    let mut members = vec![library("Base.Set"), library("Base.BitSet")];
+    let below = subtypes_of(&["AbstractSet"], program);
+    if !below.is_empty() {
+        members.push(Pat::Abstract {
+            name: "AbstractSet".into(),
+            below: Arc::new(below),
+            params: None,
+        });
+    }
+    Pat::Union(members)
+}
+
 /// Is `name` one of Julia's abstract array types that a struct of the program may subtype
 /// (`struct V <: AbstractVector{Float64}`)?
 pub(crate) fn user_array_supertype(name: &str) -> bool {
@@ -916,6 +952,10 @@ pub(crate) fn with_bounds(p: Pat, bounds: &[(Name, Pat)]) -> Pat {
             ndims_var,
         },
         Pat::Tuple(ps) => Pat::Tuple(ps.map(each)),
+        Pat::NamedTuple { names, types } => Pat::NamedTuple {
+            names,
+            types: types.map(each),
+        },
         Pat::Struct { name, params } => Pat::Struct {
             name,
             params: params.map(each),
@@ -1012,7 +1052,13 @@ pub(crate) fn matches(p: &Pat, t: &Type, b: &mut Bindings) -> bool {
         (Pat::Tuple(Some(ps)), Type::Tuple(ts)) => {
             ps.len() == ts.len() && ps.iter().zip(ts.iter()).all(|(p, t)| matches(p, t, b))
         }
-        (Pat::NamedTuple, Type::NamedTuple(_)) => true,
+        (Pat::NamedTuple { names, types }, Type::NamedTuple(fs)) => {
+            names.as_ref().is_none_or(|ns| {
+                ns.len() == fs.len() && ns.iter().zip(fs.iter()).all(|(n, (f, _))| n == f)
+            }) && types.as_ref().is_none_or(|ps| {
+                ps.len() == fs.len() && ps.iter().zip(fs.iter()).all(|(p, (_, t))| matches(p, t, b))
+            })
+        }
         (Pat::Symbol, Type::Symbol(_)) => true,
         (Pat::Function, Type::Function(_) | Type::Pullback(_)) => true,
         (Pat::Function, Type::Struct(s)) => s.kind == zy_ir::StructKind::Closure,
@@ -1482,8 +1528,26 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::Tuple(Some(xs)), Pat::Tuple(Some(ys))) => {
             xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| subtype(x, y))
         }
-        (Pat::NamedTuple, Pat::NamedTuple)
-        | (Pat::Symbol, Pat::Symbol)
+        (
+            Pat::NamedTuple {
+                names: xn,
+                types: xt,
+            },
+            Pat::NamedTuple {
+                names: yn,
+                types: yt,
+            },
+        ) => {
+            yn.as_ref().is_none_or(|y| xn.as_ref() == Some(y))
+                && match (xt, yt) {
+                    (_, None) => true,
+                    (Some(xs), Some(ys)) => {
+                        xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| subtype(x, y))
+                    }
+                    (None, Some(_)) => false,
+                }
+        }
+        (Pat::Symbol, Pat::Symbol)
         | (Pat::Function, Pat::Function) => true,
         (Pat::Typeof(_), Pat::Function) => true,
         (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
@@ -1635,10 +1699,67 @@ pub(crate) fn concrete(p: &Pat, b: &Bindings) -> Option<Type> {
         Pat::Tuple(Some(ps)) => Some(Type::Tuple(
             ps.iter().map(|p| concrete(p, b)).collect::<Option<_>>()?,
         )),
+        Pat::NamedTuple {
+            names: Some(ns),
+            types: Some(ps),
+        } => Some(Type::NamedTuple(
+            ns.iter()
+                .zip(ps)
+                .map(|(n, p)| Some((n.clone(), concrete(p, b)?)))
+                .collect::<Option<_>>()?,
+        )),
         Pat::Ref(Some(p)) => Some(Type::Ref(Arc::new(concrete(p, b)?))),
         Pat::Adjoint(Some(p)) => Some(Type::Adjoint(Arc::new(concrete(p, b)?))),
         _ => None,
     }
+}
+
+/// The names of the parameter `(:a, :b)` of `NamedTuple{(:a, :b), ...}`, as the syntax
+/// writes it (one name `(:a,)`), if it is one.
+pub(crate) fn named_tuple_names(names: &TypeExpr) -> Option<Vec<Name>> {
+    let TypeExpr::Named { name, params } = names else {
+        return None;
+    };
+    let inner = name
+        .strip_prefix('(')
+        .and_then(|n| n.strip_suffix(')'))
+        .filter(|_| params.is_empty())?;
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| n.strip_prefix(':').map(Name::from))
+        .collect()
+}
+
+/// `NamedTuple`, `NamedTuple{names}` or `NamedTuple{names, Tuple{A, B}}`, the names as the
+/// syntax writes them (`(:a, :b)`, `(:a,)`).
+fn named_tuple(params: &[TypeExpr], vars: &[Name], program: &Program) -> Result<Pat, Fail> {
+    let refused = || {
+        Fail::unsupported(
+            "a `NamedTuple{...}` type other than `NamedTuple{(:a, :b)}` or \
+             `NamedTuple{(:a, :b), Tuple{A, B}}`",
+        )
+    };
+    let (names, types) = match params {
+        [] => return Ok(Pat::NamedTuple {
+            names: None,
+            types: None,
+        }),
+        [names] => (names, None),
+        [names, types] => (names, Some(types)),
+        _ => return Err(refused()),
+    };
+    let names = named_tuple_names(names).ok_or_else(refused)?;
+    let types = match types.map(|t| pattern(t, vars, program)).transpose()? {
+        None => None,
+        Some(Pat::Tuple(Some(ps))) if ps.len() == names.len() => Some(ps),
+        Some(_) => return Err(refused()),
+    };
+    Ok(Pat::NamedTuple {
+        names: Some(names),
+        types,
+    })
 }
 
 /// The `N` of `CartesianIndex{N}` written with a literal (1 to 4), or `None`.

@@ -40,6 +40,9 @@ impl Cx<'_> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let values = values.as_slice();
+        if let Some(joined) = self.splat_arrays(b, callee, flags, values)? {
+            return Ok(joined);
+        }
         if let [Const::Bool(true)] = flags.as_ref() {
             if let [x @ Val {
                 ty: Type::Array(_, 1),
@@ -102,6 +105,81 @@ impl Cx<'_> {
             Some(Const::Func(name)) => self.call_named(b, name, &expanded[1..]),
             _ => self.call_value(b, &expanded),
         }
+    }
+
+    /// `[a..., b..., x]` or `f(a..., b...)` where several arrays whose lengths are known only
+    /// at run time, or an array of more than one dimension, are splatted: Julia iterates each
+    /// in turn (a matrix by columns). Their elements are gathered into one vector, the `vcat`
+    /// of each array's `vec`, then splatted as one vector. In a vector literal (`vect`) the
+    /// other items join as one-element vectors (their types promoted as `vect` promotes); in
+    /// another call the splatted arrays must sit together, of one element type, with no other
+    /// splatted argument, else `None` (the caller's refusal).
+    fn splat_arrays(
+        &mut self,
+        b: &mut PlanBuilder,
+        callee: &Val,
+        flags: &[Const],
+        values: &[Val],
+    ) -> Result<Option<Val>, Fail> {
+        let at_run_time = |i: usize| {
+            flags[i] == Const::Bool(true)
+                && match (&values[i].ty, &values[i].elems) {
+                    (Type::Array(_, 1), elems) => elems.is_none(),
+                    (Type::Array(..), _) => true,
+                    _ => false,
+                }
+        };
+        let arrays: Vec<usize> = (0..values.len()).filter(|&i| at_run_time(i)).collect();
+        let (Some(&first), Some(&last)) = (arrays.first(), arrays.last()) else {
+            return Ok(None);
+        };
+        let several_dims = arrays
+            .iter()
+            .any(|&i| matches!(values[i].ty, Type::Array(_, n) if n > 1));
+        if arrays.len() < 2 && !several_dims {
+            return Ok(None);
+        }
+        let vect = matches!(&callee.konst, Some(Const::Func(n)) if n.strip_prefix("Base.").unwrap_or(n) == "vect");
+        let (lo, hi) = if vect { (0, values.len()) } else { (first, last + 1) };
+        if !vect {
+            let elem = |i: usize| match &values[i].ty {
+                Type::Array(e, _) => Some(e.clone()),
+                _ => None,
+            };
+            let together = (lo..hi).all(|i| at_run_time(i) && elem(i) == elem(first));
+            let others_plain = (0..values.len())
+                .all(|i| (lo..hi).contains(&i) || flags[i] != Const::Bool(true));
+            if !together || !others_plain || is_kwcall(callee) {
+                return Ok(None);
+            }
+        }
+        let mut pieces = Vec::with_capacity(hi - lo);
+        for (flag, v) in flags[lo..hi].iter().zip(&values[lo..hi]) {
+            let one = std::slice::from_ref(v);
+            let piece = match (flag, &v.ty) {
+                (Const::Bool(true), Type::Array(..)) => self.call_named(b, &"Base.vec".into(), one)?,
+                (Const::Bool(true), Type::Tuple(items)) => {
+                    let mut elems = Vec::with_capacity(items.len());
+                    for i in 1..=items.len() {
+                        let index = Val::lit(Const::Int(i as i64));
+                        elems.push(self.call_named(b, &"getindex".into(), &[v.clone(), index])?);
+                    }
+                    self.call_named(b, &"vect".into(), &elems)?
+                }
+                (Const::Bool(true), t) if !t.is_number() => return Ok(None),
+                _ => self.call_named(b, &"vect".into(), one)?,
+            };
+            pieces.push(piece);
+        }
+        let joined = self.call_named(b, &"vcat".into(), &pieces)?;
+        if vect {
+            return Ok(Some(joined));
+        }
+        if lo == 0 && hi == values.len() {
+            return self.splat_vector(b, callee, &joined).map(Some);
+        }
+        self.splat_run(b, callee, &values[..lo], &joined, &values[hi..])
+            .map(Some)
     }
 
     /// A range, a generator or another iterable struct splatted (`vcat(1:3...)`, `[r...]`):

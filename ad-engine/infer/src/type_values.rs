@@ -131,6 +131,15 @@ pub(crate) fn concrete_in(p: &Pat, b: &pattern::Bindings, program: &Program) -> 
                 .map(|p| concrete_in(p, b, program))
                 .collect::<Option<_>>()?,
         )),
+        Pat::NamedTuple {
+            names: Some(ns),
+            types: Some(ps),
+        } => Some(Type::NamedTuple(
+            ns.iter()
+                .zip(ps)
+                .map(|(n, p)| Some((n.clone(), concrete_in(p, b, program)?)))
+                .collect::<Option<_>>()?,
+        )),
         Pat::Array {
             abstract_: false,
             elem: Some(e),

@@ -57,6 +57,8 @@ enum Form {
     Char,
     ConjAdjoint,
     Set,
+    /// `BitSet([1, 2, 3])`: its elements in ascending order, `BitSet([])` when empty.
+    BitSet,
     Pairs,
     /// `fill(1.0)`: a 0-dimensional array, by its element.
     ZeroDim,
@@ -113,6 +115,7 @@ fn form(t: &StructType) -> Option<Form> {
         "Base.Char" => Form::Char,
         "Base.ConjAdjoint" => Form::ConjAdjoint,
         "Base.Set" => Form::Set,
+        "Base.BitSet" => Form::BitSet,
         "Base.Pairs" => Form::Pairs,
         "Base._RoundNearest" => Form::Rounding("Nearest"),
         "Base._RoundToZero" => Form::Rounding("ToZero"),
@@ -219,6 +222,20 @@ pub(crate) fn write_library<W: Write + ?Sized>(
                 }
                 f.write_str("])")?;
             }
+        }
+        Form::BitSet => {
+            let Some(mut bits) = field("items").and_then(bitset_elements) else {
+                return Ok(false);
+            };
+            bits.sort_unstable();
+            f.write_str("BitSet([")?;
+            for (k, x) in bits.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{x}")?;
+            }
+            f.write_str("])")?;
         }
         Form::Pairs => {
             let Some(entries) = field("data").and_then(pairs_entries) else {
@@ -977,6 +994,21 @@ pub(crate) fn set_elements(items: &Value) -> Option<Vec<Value>> {
             Some(Value::Mutable(_, d)) => {
                 crate::show::dict_entries(&d.borrow()).map(|(keys, _)| keys)
             }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The elements of a `BitSet`'s `items` (the prelude's `_BitSetItems`), in the order held.
+fn bitset_elements(items: &Value) -> Option<Vec<i64>> {
+    let Value::Mutable(_, fields) = items else {
+        return None;
+    };
+    let fields = fields.borrow();
+    match fields.first() {
+        Some(Value::Array(a)) => match &a.borrow().data {
+            ArrayData::Int(bits) => Some(bits.clone()),
             _ => None,
         },
         _ => None,

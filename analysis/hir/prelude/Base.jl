@@ -900,6 +900,14 @@ propertynames(x, private::Bool = false) = fieldnames(typeof(x))
 hasproperty(x, s::Symbol) = s in propertynames(x)
 # `NamedTuple{names}(t)`, as the syntax passes it: the named tuple of `t`'s values.
 _named_tuple_of(names::Tuple, t::Tuple) = _rename(names, t)
+# `NamedTuple{names, Tuple{A, B}}(t)`, as the syntax passes it (`types` is `(A, B)`): the named
+# tuple of `t`'s values, each converted to its type.
+function _typed_named_tuple(names::Tuple, types::Tuple, t::Tuple)
+    length(t) == length(types) || throw(ArgumentError("Wrong number of arguments to named tuple constructor."))
+    return _rename(names, _converted_each(types, t))
+end
+_converted_each(ts::Tuple{}, t::Tuple{}) = ()
+_converted_each(ts::Tuple, t::Tuple) = (convert(ts[1], t[1]), _converted_each(tail(ts), tail(t))...)
 # `(; a = x, nt..., c = y)`, as the syntax passes it: the parts merged in order.
 _merge_named(nts...) = merge(map(_named_part, nts)...)
 _named_part(nt::NamedTuple) = nt
@@ -5406,6 +5414,8 @@ function unique(x::AbstractVector)
 end
 unique(r::UnitRange{Int}) = collect(r)
 unique(r::StepRange{Int, Int}) = collect(r)
+# Of another iterable (Julia's `unique(itr)`): its distinct elements in order of first appearance.
+unique(itr::Union{Generator, String, SubString}) = unique(collect(itr))
 
 """
     allunique(x)
@@ -13337,16 +13347,16 @@ end
 # The reductions of a `Dict` or a `Set`, and `any`/`all`/`foreach`: over its elements in its
 # order, as Julia iterates them (a Dict's pairs: `maximum(d)` by key first, Julia's `isless`
 # of pairs).
-count(f, c::Union{Dict, Set}) = count(f, collect(c))
-sum(f, c::Union{Dict, Set}) = sum(f, collect(c))
-prod(f, c::Union{Dict, Set}) = prod(f, collect(c))
+count(f, c::Union{Dict, Set, BitSet}) = count(f, collect(c))
+sum(f, c::Union{Dict, Set, BitSet}) = sum(f, collect(c))
+prod(f, c::Union{Dict, Set, BitSet}) = prod(f, collect(c))
 maximum(c::Union{Dict, Set}) = maximum(collect(c))
 minimum(c::Union{Dict, Set}) = minimum(collect(c))
-maximum(f, c::Union{Dict, Set}) = maximum(f, collect(c))
-minimum(f, c::Union{Dict, Set}) = minimum(f, collect(c))
-any(f, c::Union{Dict, Set}) = any(f, collect(c))
-all(f, c::Union{Dict, Set}) = all(f, collect(c))
-foreach(f, c::Union{Dict, Set}) = foreach(f, collect(c))
+maximum(f, c::Union{Dict, Set, BitSet}) = maximum(f, collect(c))
+minimum(f, c::Union{Dict, Set, BitSet}) = minimum(f, collect(c))
+any(f, c::Union{Dict, Set, BitSet}) = any(f, collect(c))
+all(f, c::Union{Dict, Set, BitSet}) = all(f, collect(c))
+foreach(f, c::Union{Dict, Set, BitSet}) = foreach(f, collect(c))
 
 push!(s::Set, x, y, rest...) = push!(push!(s, x), y, rest...)
 
@@ -13428,6 +13438,142 @@ Whether `b` holds every element of `a`.
 issubset(a::Set, b::Set) = all(x -> x in b, collect(a))
 
 ==(a::Set, b::Set) = length(a) == length(b) && issubset(a, b)
+
+# ---- BitSet ------------------------------------------------------------------------------------
+
+# The elements of a `BitSet`: each once in `bits`, in the order pushed until a read puts them
+# in ascending order (`sorted`), and in `held` for membership. In a struct of its own, so that
+# the default constructor is none that a program calls (`BitSet([3, 1])` sorts its elements).
+mutable struct _BitSetItems
+    bits::Vector{Int}
+    held::Set{Int}
+    sorted::Bool
+end
+
+"""
+    BitSet(), BitSet(itr)
+
+Julia's set of `Int`s, iterated in ascending order: `push!`, `delete!`, `pop!`, `in`,
+`length`, `isempty`, `union`/`intersect`/`setdiff`/`symdiff` (and their `!` forms), `issubset`,
+`==`, `collect`, `sum`, `first`/`last`, `minimum`/`maximum`, `filter`. Each element is
+converted to `Int` (`InexactError` for `1.5`). zy holds the elements in a vector and a `Set`
+where Julia holds a bit for each; membership carries no gradient. Shown as `BitSet([1, 2, 3])`.
+"""
+struct BitSet
+    items::_BitSetItems
+end
+
+BitSet() = BitSet(_BitSetItems(Int[], _typed_set(Int), true))
+BitSet(itr) = union!(BitSet(), itr)
+copy(s::BitSet) = BitSet(_BitSetItems(copy(s.items.bits), copy(s.items.held), s.items.sorted))
+Set(s::BitSet) = Set(_bitset_bits(s))
+
+# The elements in ascending order, sorted in place where a push left them out of order.
+function _bitset_bits(s::BitSet)
+    items = s.items
+    if !items.sorted
+        sort!(items.bits)
+        items.sorted = true
+    end
+    return items.bits
+end
+
+length(s::BitSet) = length(s.items.bits)
+isempty(s::BitSet) = isempty(s.items.bits)
+eltype(s::BitSet) = Int
+in(x, s::BitSet) = x in s.items.held
+
+function push!(s::BitSet, x)
+    n = Int(x)
+    items = s.items
+    if !(n in items.held)
+        push!(items.held, n)
+        if items.sorted && !isempty(items.bits) && n < items.bits[end]
+            items.sorted = false
+        end
+        push!(items.bits, n)
+    end
+    return s
+end
+push!(s::BitSet, x, y, rest...) = push!(push!(s, x), y, rest...)
+
+function delete!(s::BitSet, x)
+    if x in s
+        bits = _bitset_bits(s)
+        delete!(s.items.held, x)
+        deleteat!(bits, searchsortedfirst(bits, x))
+    end
+    return s
+end
+
+"""
+    pop!(s::BitSet), pop!(s::BitSet, x), pop!(s::BitSet, x, default)
+
+Julia's: the largest element (`pop!(s, last(s))`), or `x` removed (a `KeyError` where `s`
+does not hold it, `default` returned instead where given).
+"""
+pop!(s::BitSet) = pop!(s, last(s))
+pop!(s::BitSet, x) = x in s ? (delete!(s, x); x) : throw(KeyError(x))
+pop!(s::BitSet, x, default) = x in s ? pop!(s, x) : default
+popfirst!(s::BitSet) = pop!(s, first(s))
+function empty!(s::BitSet)
+    empty!(s.items.bits)
+    empty!(s.items.held)
+    s.items.sorted = true
+    return s
+end
+
+# Element `k` in ascending order: what `for x in s` and generators read.
+_gen_elem(s::BitSet, k::Int) = _bitset_bits(s)[k]
+collect(s::BitSet) = copy(_bitset_bits(s))
+sum(s::BitSet) = sum(s.items.bits)
+first(s::BitSet) = isempty(s) ? throw(ArgumentError("collection must be non-empty")) : _bitset_bits(s)[1]
+last(s::BitSet) = isempty(s) ? throw(ArgumentError("collection must be non-empty")) : _bitset_bits(s)[end]
+minimum(s::BitSet) = first(s)
+maximum(s::BitSet) = last(s)
+
+function union!(s::BitSet, itr)
+    for x in itr
+        push!(s, x)
+    end
+    return s
+end
+union!(s::BitSet, itr, rest...) = union!(union!(s, itr), rest...)
+intersect!(s::BitSet, itr) = filter!(x -> x in itr, s)
+function setdiff!(s::BitSet, itr)
+    for x in itr
+        delete!(s, x)
+    end
+    return s
+end
+function symdiff!(s::BitSet, itr)
+    for x in BitSet(itr)
+        x in s ? delete!(s, x) : push!(s, x)
+    end
+    return s
+end
+union(s::BitSet, itrs...) = union!(copy(s), itrs...)
+intersect(s::BitSet, itr) = intersect!(copy(s), itr)
+setdiff(s::BitSet, itr) = setdiff!(copy(s), itr)
+symdiff(s::BitSet, itr) = symdiff!(copy(s), itr)
+
+filter(f, s::BitSet) = BitSet(filter(f, _bitset_bits(s)))
+function filter!(f, s::BitSet)
+    kept = filter(f, _bitset_bits(s))
+    return union!(empty!(s), kept)
+end
+
+issubset(a::BitSet, b) = all(x -> x in b, a.items.bits)
+issubset(a::BitSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b, a.items.bits)
+==(a::BitSet, b::BitSet) = _bitset_bits(a) == _bitset_bits(b)
+==(a::BitSet, b::Set) = length(a) == length(b) && issubset(a, b)
+==(a::Set, b::BitSet) = b == a
+
+# Julia's generic methods of an `AbstractSet` (base/abstractset.jl), over the set types' own
+# `length`, `in` and `iterate`: a struct of the program declared `<: AbstractSet{T}` has them.
+issubset(a::AbstractSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b, a)
+==(a::AbstractSet, b::AbstractSet) = length(a) == length(b) && issubset(a, b)
+issetequal(a::AbstractSet, b::AbstractSet) = a == b
 
 # Of vectors, Julia's: vectors of distinct elements in order of first appearance.
 union(a::AbstractVector, b::AbstractVector) = unique(vcat(a, b))

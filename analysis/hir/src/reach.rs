@@ -136,6 +136,7 @@ pub const HOOKS: &[Hooks] = &[
             "Base._splat_string",
             "Base._splat_keywords",
             "Base.copy",
+            "Base.vec",
         ],
     },
     // A loop over a tuple whose elements differ in type (inference's `unroll`) is recognised
@@ -975,6 +976,9 @@ const ALIAS_CONSTRUCTORS: &[&str] = &[
     "Base._typed_set",
 ];
 
+/// The prelude's functions that a call of a named tuple type through an alias calls.
+const NAMED_TUPLE_CONSTRUCTORS: &[&str] = &["Base._named_tuple_of", "Base._typed_named_tuple"];
+
 /// How code mentions a name.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mention {
@@ -1039,13 +1043,13 @@ pub fn item_names(item: &LoweredItem, f: &mut impl FnMut(&Name, Mention)) {
         if let Some(t) = &s.alias {
             type_names(t, &mut |n, _| f(n, Mention::Value));
             if let TypeExpr::Named { name, .. } = t {
-                if matches!(
-                    &**name,
-                    "Vector" | "Matrix" | "Array" | "Tuple" | "Dict" | "Set"
-                ) {
-                    for n in ALIAS_CONSTRUCTORS {
-                        f(&(*n).into(), Mention::Value);
-                    }
+                let constructors = match &**name {
+                    "Vector" | "Matrix" | "Array" | "Tuple" | "Dict" | "Set" => ALIAS_CONSTRUCTORS,
+                    "NamedTuple" => NAMED_TUPLE_CONSTRUCTORS,
+                    _ => &[],
+                };
+                for n in constructors {
+                    f(&(*n).into(), Mention::Value);
                 }
             }
         }

@@ -538,6 +538,23 @@ fn module_name(module: &str) -> &str {
     }
 }
 
+/// The name `import source: name` binds: `source`'s `name`, or, for one of Julia's types that
+/// zy knows without a definition in its Base (`import Base: Real, AbstractSet`), the type
+/// itself, as a program names it without the import.
+fn imported_name(names: &ModuleNames, source: &str, name: &str) -> Name {
+    let builtin_type = source == BASE
+        && name.starts_with(char::is_uppercase)
+        && names
+            .modules
+            .get(BASE)
+            .is_some_and(|base| !base.defines.contains_key(name));
+    if builtin_type {
+        name.into()
+    } else {
+        qualify(source, name)
+    }
+}
+
 /// Record an import of `module`'s code; say why each of its paths that names nothing does
 /// (the others are imported: `using LinearAlgebra, Plots` still brings in `norm`).
 pub(crate) fn add_import(
@@ -567,9 +584,10 @@ pub(crate) fn add_import(
                     .and_then(|m| m.imports.get(name.as_str()).cloned());
                 match names.modules.get(&join(&source, &name)) {
                     Some(_) => modules.push((local, join(&source, &name))),
-                    None => {
-                        imports.push((local, imported.unwrap_or_else(|| qualify(&source, &name))))
-                    }
+                    None => imports.push((
+                        local,
+                        imported.unwrap_or_else(|| imported_name(names, &source, &name)),
+                    )),
                 }
             }
         }

@@ -196,6 +196,10 @@ fn identifier(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         keyword @ ("end" | "begin") => {
             return cx.syntax(node, &format!("syntax error: unexpected `{keyword}`"))
         }
+        // Julia's `const ∈ = in` and `const ⊆ = issubset`: the functions by their names
+        // (`∈(v)`, `map(∈(s), xs)`).
+        "∈" => ExprKind::Ident("in".to_string()),
+        "⊆" => ExprKind::Ident("issubset".to_string()),
         name if is_operator_name(name) => ExprKind::Ident(operators::normalize(name).to_string()),
         name => ExprKind::Ident(name.to_string()),
     };
@@ -702,10 +706,15 @@ fn new_callee(cx: &mut Cx, callee: &SyntaxNode, params: &[SyntaxNode]) -> Result
     Ok(lead)
 }
 
-/// The names of `NamedTuple{names}` (a callee), as the expression `names` (a tuple of symbols).
-fn named_tuple_names(cx: &mut Cx, curly: &SyntaxNode) -> Option<Expr> {
+/// The names of `NamedTuple{names}` (a callee), as the expression `names` (a tuple of
+/// symbols), with the tuple of the types `(A, B)` of `NamedTuple{names, Tuple{A, B}}`.
+fn named_tuple_names(cx: &mut Cx, curly: &SyntaxNode) -> Option<(Expr, Option<Expr>)> {
     match curly.children.as_slice() {
-        [base, names] if base.leaf && cx.text(base) == "NamedTuple" => Some(expr(cx, names)),
+        [base, names] if base.leaf && cx.text(base) == "NamedTuple" => Some((expr(cx, names), None)),
+        [base, names, types] if base.leaf && cx.text(base) == "NamedTuple" => {
+            let types = tuple_types(cx, types)?;
+            Some((expr(cx, names), Some(types)))
+        }
         _ => None,
     }
 }
@@ -847,10 +856,15 @@ fn rewritten_callee(
             Vec::new(),
         ),
         (false, Kind::Curly) => match named_tuple_names(cx, bare) {
-            // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`.
-            Some(n) => (
+            // `NamedTuple{names}(t)`: the prelude's `_named_tuple_of(names, t)`;
+            // `NamedTuple{names, Tuple{A, B}}(t)` its `_typed_named_tuple(names, (A, B), t)`.
+            Some((n, None)) => (
                 Expr::new(ExprKind::Ident("Base._named_tuple_of".into()), callee.range),
                 vec![n],
+            ),
+            Some((n, Some(ts))) => (
+                Expr::new(ExprKind::Ident("Base._typed_named_tuple".into()), callee.range),
+                vec![n, ts],
             ),
             None => match dict_types(cx, bare) {
                 // `Dict{K, V}(ps...)`: the prelude's `_typed_dict((K, V), ps...)`.

@@ -1555,6 +1555,44 @@ fn ntuple_type(cx: &mut Cx, node: &SyntaxNode, params: &[SyntaxNode]) -> Option<
     })
 }
 
+/// `NamedTuple{(:a, :b)}` or `NamedTuple{(:a, :b), Tuple{A, B}}`: the names as one parameter
+/// written as Julia prints the tuple (`(:a, :b)`, `(:a,)`), then the tuple type if given.
+fn named_tuple_type(
+    cx: &mut Cx,
+    node: &SyntaxNode,
+    names: &SyntaxNode,
+    types: Option<&SyntaxNode>,
+) -> Option<TypeExpr> {
+    let symbols: Option<Vec<String>> = match (names.leaf, names.kind) {
+        (false, Kind::Tuple) => names.children.iter().map(|n| value_param(cx, n)).collect(),
+        _ => None,
+    };
+    let Some(symbols) = symbols.filter(|s| s.iter().all(|v| v.starts_with(':'))) else {
+        return unsupported(
+            cx,
+            node,
+            "`NamedTuple{names}` whose names are not a tuple of symbols `(:a, :b)`",
+        );
+    };
+    let text = match symbols.as_slice() {
+        [one] => format!("({one},)"),
+        all => format!("({})", all.join(", ")),
+    };
+    let mut params = vec![TypeExpr::Named {
+        name: text,
+        params: Vec::new(),
+        range: names.range,
+    }];
+    if let Some(types) = types {
+        params.push(type_expr(cx, types)?);
+    }
+    Some(TypeExpr::Named {
+        name: "NamedTuple".to_string(),
+        params,
+        range: node.range,
+    })
+}
+
 /// A type as written after `::` or in a struct field.
 pub(crate) fn type_expr(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     if !cx.enter(node) {
@@ -1588,6 +1626,11 @@ fn type_expr_inner(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             if dotted_name(cx, base).is_some_and(|n| n == "NTuple") =>
         {
             ntuple_type(cx, node, params)
+        }
+        (false, Kind::Curly, [base, names, types @ ..])
+            if dotted_name(cx, base).is_some_and(|n| n == "NamedTuple") && types.len() <= 1 =>
+        {
+            named_tuple_type(cx, node, names, types.first())
         }
         (false, Kind::Curly, [base, params @ ..]) if dotted_name(cx, base).is_some() => {
             let mut out = Vec::new();
@@ -1839,12 +1882,14 @@ pub(crate) fn type_head<'n>(cx: &mut Cx, head: &'n SyntaxNode) -> Option<TypeHea
 /// `Exception` (an exception type of the program's own), Julia's `Number`, `Real` or
 /// `AbstractFloat`, `Integer` or `Signed` (a number type of the program's own, `Base.Real`
 /// read as `Real`), `Function` (a callable struct), or an abstract array type with its
-/// parameters (`AbstractVector{Float64}`). Julia's other abstract types (`Unsigned`,
+/// parameters (`AbstractVector{Float64}`) or `AbstractSet{T}`. Julia's other abstract types (`Unsigned`,
 /// `AbstractString`) are refused: a struct subtyping them would have to implement their interfaces.
 fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
     let mut ty = type_expr(cx, node)?;
     if let TypeExpr::Named { name, params, .. } = &mut ty {
-        let known = |n: &&str| USER_SUPERTYPES.contains(n) || USER_ARRAY_SUPERTYPES.contains(n);
+        let known = |n: &&str| {
+            USER_SUPERTYPES.contains(n) || USER_ARRAY_SUPERTYPES.contains(n) || *n == "AbstractSet"
+        };
         if let Some(n) = name.strip_prefix("Base.").filter(known) {
             *name = n.to_string();
         }
@@ -1853,13 +1898,15 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
         }
         // `AbstractVector{T}`, `AbstractMatrix{Float64}`, `AbstractArray{T, 3}`: an array type
         // of the program (its `size` and `getindex` methods make it one).
+        // `AbstractSet{T}`: a set type of the program (its `iterate`, `length` and `in`
+        // methods make it one).
         let arity = match name.as_str() {
             "AbstractArray" => 2,
-            "AbstractVector" | "AbstractMatrix" => 1,
+            "AbstractVector" | "AbstractMatrix" | "AbstractSet" => 1,
             _ => 0,
         };
-        // A bare `AbstractVector` or `AbstractMatrix` is Julia's `AbstractVector{T} where T`:
-        // elements of any type (its `eltype` is `Any`).
+        // A bare `AbstractVector`, `AbstractMatrix` or `AbstractSet` is Julia's
+        // `AbstractVector{T} where T`: elements of any type (its `eltype` is `Any`).
         if arity > 0 && (params.len() == arity || (arity == 1 && params.is_empty())) {
             return Some(ty);
         }
@@ -1884,7 +1931,7 @@ fn supertype(cx: &mut Cx, node: &SyntaxNode) -> Option<TypeExpr> {
             let message = format!(
                 "a type subtyping Julia's `{name}` (zy's structs may subtype the program's own \
                  abstract types, `Number`, `Real`, `AbstractFloat`, `Integer`, `Signed`, `Function`, \
-                 `AbstractVector{{T}}`, `AbstractMatrix{{T}}` and `AbstractArray{{T, N}}`)"
+                 `AbstractVector{{T}}`, `AbstractMatrix{{T}}`, `AbstractArray{{T, N}}` and `AbstractSet{{T}}`)"
             );
             unsupported(cx, node, &message)
         }
@@ -1917,7 +1964,6 @@ const BUILTIN_ABSTRACT: &[&str] = &[
     "AbstractRange",
     "AbstractString",
     "AbstractDict",
-    "AbstractSet",
     "Base.AbstractArray",
 ];
 

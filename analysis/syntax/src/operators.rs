@@ -230,9 +230,10 @@ fn function_op(text: &str) -> Option<FunctionOp> {
 }
 
 /// Is the dotted form of the [`FunctionOp::Call`] of `name` its broadcast (`a .& b` is
-/// `broadcast(&, a, b)`)? Not for the two whose broadcast makes arrays of pairs or functions.
+/// `broadcast(&, a, b)`, `a .=> b` the vector of pairs)? Not for `∘`, whose broadcast makes
+/// arrays of functions.
 fn broadcasts(name: &str) -> bool {
-    !matches!(name, "Base.Pair" | "ComposedFunction")
+    name != "ComposedFunction"
 }
 
 /// The library function that operator `text` calls (`//` calls `//`, `⊻` calls `xor`), for
@@ -339,7 +340,6 @@ fn operator_call(
 pub(crate) fn unsupported_operator(text: &str, dotted: bool) -> String {
     let dot = if dotted { "." } else { "" };
     let instead = match (text, dotted) {
-        ("=>", true) => "(arrays of pairs are outside zy's subset); keep two arrays instead",
         ("<:" | ">:", false) => {
             "(types are not values in zy); test a value's type with `x isa T` instead"
         }

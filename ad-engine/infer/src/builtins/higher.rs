@@ -465,14 +465,15 @@ fn boxed_scalar(x: &Val, arrays: bool) -> Option<&Type> {
     }
 }
 
-/// The operands of a broadcast beside arrays with each tuple of two or more numbers of one
-/// type replaced by the vector of its elements: Julia broadcasts a tuple as a 1-d collection
-/// (`x .^ (1, 2)`). `None` when there is no such tuple, or another tuple stays.
+/// The operands of a broadcast beside arrays with each tuple of two or more numbers (or
+/// strings) of one type replaced by the vector of its elements: Julia broadcasts a tuple as a
+/// 1-d collection (`x .^ (1, 2)`, `("a", "b") .== names`). `None` when there is no such tuple,
+/// or another tuple stays.
 fn tuples_as_vectors(b: &mut PlanBuilder, xs: &[Val]) -> Option<Vec<Val>> {
     let homogeneous = |x: &Val| match &x.ty {
-        Type::Tuple(ts) if ts.len() > 1 => {
-            (ts[0].is_number() && ts.iter().all(|t| *t == ts[0])).then(|| ts.clone())
-        }
+        Type::Tuple(ts) if ts.len() > 1 => ((ts[0].is_number() || ts[0] == Type::String)
+            && ts.iter().all(|t| *t == ts[0]))
+        .then(|| ts.clone()),
         _ => None,
     };
     let tuple = |x: &Val| matches!(&x.ty, Type::Tuple(ts) if ts.len() > 1);

@@ -1267,7 +1267,7 @@ pub(crate) const JULIA_TYPES: &[JuliaType] = &[
     julia_type("OrdinalRange", true, true),
     julia_type("AbstractString", true, true),
     julia_type("AbstractDict", true, false),
-    julia_type("AbstractSet", true, false),
+    julia_type("AbstractSet", true, true),
     julia_type("Function", true, true),
     julia_type("Vector", false, true),
     julia_type("Matrix", false, true),
