@@ -68,9 +68,7 @@ impl Uses {
         // x)`): those that take a `def`.
         let methods = program.functions.values().flat_map(|gf| {
             let library = crate::calls::is_library(&gf.name);
-            gf.methods
-                .iter()
-                .filter(move |m| !library || takes(m, def))
+            gf.methods.iter().filter(move |m| !library || takes(m, def))
         });
         for m in methods {
             let body = &*m.body;

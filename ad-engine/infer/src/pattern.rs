@@ -1547,8 +1547,7 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
                     (None, Some(_)) => false,
                 }
         }
-        (Pat::Symbol, Pat::Symbol)
-        | (Pat::Function, Pat::Function) => true,
+        (Pat::Symbol, Pat::Symbol) | (Pat::Function, Pat::Function) => true,
         (Pat::Typeof(_), Pat::Function) => true,
         (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
         (Pat::TypeValue(_), Pat::Function) => true,
@@ -1742,10 +1741,12 @@ fn named_tuple(params: &[TypeExpr], vars: &[Name], program: &Program) -> Result<
         )
     };
     let (names, types) = match params {
-        [] => return Ok(Pat::NamedTuple {
-            names: None,
-            types: None,
-        }),
+        [] => {
+            return Ok(Pat::NamedTuple {
+                names: None,
+                types: None,
+            })
+        }
         [names] => (names, None),
         [names, types] => (names, Some(types)),
         _ => return Err(refused()),

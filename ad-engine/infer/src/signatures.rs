@@ -86,6 +86,10 @@ impl Clone for Signatures {
 impl std::fmt::Debug for Signatures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let choices = relock(&self.choices).len();
-        write!(f, "Signatures({} memoised, {choices} choices)", self.lock().len())
+        write!(
+            f,
+            "Signatures({} memoised, {choices} choices)",
+            self.lock().len()
+        )
     }
 }

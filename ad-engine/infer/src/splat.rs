@@ -140,15 +140,19 @@ impl Cx<'_> {
             return Ok(None);
         }
         let vect = matches!(&callee.konst, Some(Const::Func(n)) if n.strip_prefix("Base.").unwrap_or(n) == "vect");
-        let (lo, hi) = if vect { (0, values.len()) } else { (first, last + 1) };
+        let (lo, hi) = if vect {
+            (0, values.len())
+        } else {
+            (first, last + 1)
+        };
         if !vect {
             let elem = |i: usize| match &values[i].ty {
                 Type::Array(e, _) => Some(e.clone()),
                 _ => None,
             };
             let together = (lo..hi).all(|i| at_run_time(i) && elem(i) == elem(first));
-            let others_plain = (0..values.len())
-                .all(|i| (lo..hi).contains(&i) || flags[i] != Const::Bool(true));
+            let others_plain =
+                (0..values.len()).all(|i| (lo..hi).contains(&i) || flags[i] != Const::Bool(true));
             if !together || !others_plain || is_kwcall(callee) {
                 return Ok(None);
             }
@@ -157,7 +161,9 @@ impl Cx<'_> {
         for (flag, v) in flags[lo..hi].iter().zip(&values[lo..hi]) {
             let one = std::slice::from_ref(v);
             let piece = match (flag, &v.ty) {
-                (Const::Bool(true), Type::Array(..)) => self.call_named(b, &"Base.vec".into(), one)?,
+                (Const::Bool(true), Type::Array(..)) => {
+                    self.call_named(b, &"Base.vec".into(), one)?
+                }
                 (Const::Bool(true), Type::Tuple(items)) => {
                     let mut elems = Vec::with_capacity(items.len());
                     for i in 1..=items.len() {

@@ -10272,10 +10272,11 @@ _splat_hcat(xs::AbstractVector) = reduce(hcat, xs)
 function _hvcat_rows(rows::Tuple, xs::AbstractVector)
     nr = length(rows)
     nc = rows[1]
+    # Julia's `hvcat` of numbers counts the elements against the first row's width first.
+    nr * nc == length(xs) || throw(ArgumentError("argument count does not match specified shape (expected $(nr * nc), got $(length(xs)))"))
     for i in 1:nr
         rows[i] == nc || throw(ArgumentError("row $(i) has mismatched number of columns (expected $(nc), got $(rows[i]))"))
     end
-    nr * nc == length(xs) || throw(ArgumentError("argument count does not match specified shape (expected $(nr * nc), got $(length(xs)))"))
     return _hvcat_matrix(nr, nc, xs)
 end
 # The matrix of `nr` rows of `nc` elements of `xs`, row by row (also `[a b; c d]` of complex

@@ -64,6 +64,18 @@ pub const HOOKS: &[Hooks] = &[
         ],
         hooks: &[],
     },
+    // An `AbstractSet` annotation takes the library's `Set` and `BitSet` (inference's
+    // `pattern` names them): only code making one has one, so the types trigger nothing more.
+    Hooks {
+        triggers: &["Base.AbstractSet", "Base.Set", "Base.BitSet"],
+        hooks: &[],
+    },
+    // A named tuple type called through an alias (`Item((2, 3))`) calls these constructors,
+    // which `NAMED_TUPLE_CONSTRUCTORS` brings in where code names `NamedTuple`.
+    Hooks {
+        triggers: &["Base._named_tuple_of", "Base._typed_named_tuple"],
+        hooks: &[],
+    },
     // A `RegexMatch` may be `nothing` on another path and an array's element (inference's
     // `join` and `data` know it by name); `match` makes it, so code reaching `match` has it.
     Hooks {

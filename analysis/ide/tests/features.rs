@@ -1262,8 +1262,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 92282..92286: abs2
-            <zy>/prelude/Base.jl (prelude) 445441..445445: abs2
+            <zy>/prelude/Base.jl (prelude) 93427..93431: abs2
+            <zy>/prelude/Base.jl (prelude) 446846..446850: abs2
         "#]],
     );
 }

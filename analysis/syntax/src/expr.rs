@@ -710,7 +710,9 @@ fn new_callee(cx: &mut Cx, callee: &SyntaxNode, params: &[SyntaxNode]) -> Result
 /// symbols), with the tuple of the types `(A, B)` of `NamedTuple{names, Tuple{A, B}}`.
 fn named_tuple_names(cx: &mut Cx, curly: &SyntaxNode) -> Option<(Expr, Option<Expr>)> {
     match curly.children.as_slice() {
-        [base, names] if base.leaf && cx.text(base) == "NamedTuple" => Some((expr(cx, names), None)),
+        [base, names] if base.leaf && cx.text(base) == "NamedTuple" => {
+            Some((expr(cx, names), None))
+        }
         [base, names, types] if base.leaf && cx.text(base) == "NamedTuple" => {
             let types = tuple_types(cx, types)?;
             Some((expr(cx, names), Some(types)))
@@ -863,7 +865,10 @@ fn rewritten_callee(
                 vec![n],
             ),
             Some((n, Some(ts))) => (
-                Expr::new(ExprKind::Ident("Base._typed_named_tuple".into()), callee.range),
+                Expr::new(
+                    ExprKind::Ident("Base._typed_named_tuple".into()),
+                    callee.range,
+                ),
                 vec![n, ts],
             ),
             None => match dict_types(cx, bare) {

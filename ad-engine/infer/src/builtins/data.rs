@@ -88,6 +88,9 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                  with its parts (`error(\"x = \", x)`) instead",
             )),
         },
+        // Inference answers `isdefined_global(:x)` where the statement calls it by name; any
+        // other call (through a value, splatted) has no name to look up.
+        zy_ir::ISDEFINED_GLOBAL => Err(no_method(zy_ir::ISDEFINED_GLOBAL, &types(args))),
         "isdefined_local" => match args {
             [x] => Ok(apply(b, Prim::IsDefinedLocal, &[x], Type::Bool)),
             _ => Err(no_method("isdefined_local", &types(args))),

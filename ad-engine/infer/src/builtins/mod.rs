@@ -1120,10 +1120,55 @@ fn type_eltype(cx: &mut Cx, b: &mut PlanBuilder, t: &Val) -> Result<Val, Fail> {
         let bare = n.split_once('{').map_or(n, |(b, _)| b);
         cx.program.structs.get(bare).is_some_and(|d| !d.is_abstract)
     };
+    let elem = elem.or_else(|| match &t.ty {
+        Type::Function(n) => supertype_elem(n, cx.program),
+        _ => None,
+    });
     match (elem, &t.ty) {
         (Some(e), _) => Ok(Val::lit(Const::Func(crate::type_values::value_name(&e)?))),
         (None, Type::Function(n)) if declares_none(n) => Ok(Val::lit(Const::Func("Any".into()))),
         (None, _) => Err(no_method("eltype", std::slice::from_ref(&t.ty))),
+    }
+}
+
+/// The element type of the program's struct type `name` under `AbstractArray{E}` or
+/// `AbstractSet{E}` (and their aliases): Julia's `eltype(::Type{<:AbstractArray{E}}) = E`, `E`
+/// one of the struct's parameters (read from `name`'s) or a type written out.
+fn supertype_elem(name: &str, program: &zy_ir::Program) -> Option<Type> {
+    let bare = name.split_once('{').map_or(name, |(b, _)| b);
+    let def = program.structs.get(bare)?;
+    let zy_ir::TypeExpr::Named {
+        name: sup,
+        params: sup_params,
+    } = def.supertype.as_ref()?
+    else {
+        return None;
+    };
+    let arrays = [
+        "AbstractArray",
+        "AbstractVector",
+        "AbstractMatrix",
+        "DenseArray",
+        "DenseVector",
+        "DenseMatrix",
+        "AbstractSet",
+    ];
+    if !arrays.contains(&&**sup) {
+        return None;
+    }
+    let written = sup_params.first()?;
+    let own = match written {
+        zy_ir::TypeExpr::Named { name: e, params } if params.is_empty() => {
+            def.params.iter().position(|p| p == e)
+        }
+        _ => None,
+    };
+    match own {
+        Some(i) => match crate::type_values::concrete_of(name, program)? {
+            Type::Struct(s) => s.params.get(i).cloned(),
+            _ => None,
+        },
+        None => crate::type_values::concrete_of(&written.to_string(), program),
     }
 }
 
