@@ -765,13 +765,13 @@ fn array_supertype<'a>(
     def: &'a zy_ir::StructDef,
 ) -> Option<(&'a str, Vec<TypeExpr>)> {
     let mut at = def;
-    let mut own: Vec<(Name, TypeExpr)> = Vec::new();
+    let mut own: BTreeMap<Name, TypeExpr> = BTreeMap::new();
     // A chain of supertypes is at most as long as the program has types.
     for _ in 0..=program.structs.len() {
         let Some(TypeExpr::Named { name, params }) = &at.supertype else {
             return None;
         };
-        let given: Vec<TypeExpr> = params.iter().map(|e| substituted(e, &own)).collect();
+        let given: Vec<TypeExpr> = params.iter().map(|e| substitute(e, &own)).collect();
         if user_array_supertype(name) {
             return Some((name, given));
         }
@@ -782,19 +782,28 @@ fn array_supertype<'a>(
     None
 }
 
-/// `e` with each of the names `own` binds replaced by its type expression.
-fn substituted(e: &TypeExpr, own: &[(Name, TypeExpr)]) -> TypeExpr {
-    match e {
-        TypeExpr::Named { name, params } if params.is_empty() => own
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or_else(|| e.clone(), |(_, t)| t.clone()),
-        TypeExpr::Named { name, params } => TypeExpr::Named {
-            name: name.clone(),
-            params: params.iter().map(|p| substituted(p, own)).collect(),
-        },
-        TypeExpr::Typeof(_) => e.clone(),
-    }
+/// The pattern of Julia's abstract array type above the program's struct `name`
+/// (`AbstractVector{T}` of `struct W{T} <: AbstractVector{T}`), with the struct's parameters
+/// `params` put in where they are given (`W{Int64}`: `AbstractVector{Int64}`; a bare `W`
+/// leaves `T` a variable), if `name` is such a struct.
+pub(crate) fn user_array_pattern(
+    name: &Name,
+    params: Option<&[Pat]>,
+    program: &Program,
+) -> Option<Pat> {
+    let def = program.structs.get(name)?;
+    let (up, given) = array_supertype(program, def)?;
+    let above = TypeExpr::Named {
+        name: up.into(),
+        params: given,
+    };
+    let above = pattern(&above, &def.params, program).ok()?;
+    Some(match params {
+        Some(ps) if ps.len() == def.params.len() => {
+            put(&above, &def.params.iter().zip(ps).collect())
+        }
+        _ => above,
+    })
 }
 
 /// The array type that a struct of the program declared below Julia's `AbstractArray` stands

@@ -85,8 +85,21 @@ pub(crate) fn is_subtype(a: &str, b: &str, program: &Program) -> Result<bool, Fa
     let pa = pattern_of_name(a, program)?;
     Ok(match pattern::concrete(&pa, &Default::default()) {
         Some(t) => pattern::matches(&pb, &t, &mut Default::default()),
-        None => pattern::subtype(&pa, &pb),
+        None => {
+            pattern::subtype(&pa, &pb)
+                || user_array_above(&pa, program).is_some_and(|up| pattern::subtype(&up, &pb))
+        }
     })
+}
+
+/// The abstract array type above a struct of the program declared below one
+/// (`AbstractVector{Int64}` of `W{Int64}` where `struct W{T} <: AbstractVector{T}`), through
+/// which it is a subtype of Julia's abstract array types.
+fn user_array_above(p: &Pat, program: &Program) -> Option<Pat> {
+    let Pat::Struct { name, params } = p else {
+        return None;
+    };
+    pattern::user_array_pattern(name, params.as_deref(), program)
 }
 
 /// The concrete type a type value's name stands for, if it stands for one.
