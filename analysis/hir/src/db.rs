@@ -7,7 +7,7 @@ use salsa::plumbing::{SalsaStructInDb, ZalsaDatabase};
 use salsa::{DatabaseKeyIndex, EventKind};
 
 use crate::call::CallFunctions;
-use crate::input::{Prelude, SourceFile, Unreadable, Workspace};
+use crate::input::{CodeGoal, Prelude, SourceFile, Unreadable, Workspace};
 use crate::prelude::{prelude_path, PRELUDE};
 
 /// The log of executed queries: `None` until [`RootDatabase::enable_query_log`].
@@ -70,6 +70,7 @@ impl RootDatabase {
             .collect();
         Prelude::new(&db, prelude);
         Unreadable::new(&db, Default::default());
+        CodeGoal::new(&db, false);
         db
     }
 

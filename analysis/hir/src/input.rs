@@ -36,3 +36,12 @@ pub struct Unreadable {
     #[returns(ref)]
     pub reasons: BTreeMap<PathBuf, String>,
 }
+
+/// What the JIT compiles for: fast code for functions called many times (the editor's lenses,
+/// benchmarks), or quick compilation for a process that calls each compiled function a few
+/// times (`zy-analyze check`, `grad`, `eval`): see [`crate::jit::compiled`]. Set by the host.
+#[salsa::input(singleton, debug)]
+pub struct CodeGoal {
+    /// Compile quickly rather than to fast code.
+    pub quick: bool,
+}

@@ -9,7 +9,7 @@ use zy_codegen::{CompiledFn, JitSession};
 use zy_ir::Instance;
 
 use crate::ad::{expanded, gradient};
-use crate::input::SourceFile;
+use crate::input::{CodeGoal, SourceFile};
 use crate::specialise::InstanceId;
 
 /// What of an instance `f` is compiled.
@@ -60,7 +60,8 @@ impl fmt::Display for Target {
 /// The machine code of `key`, or why it cannot be compiled (the JIT's refusal, a type error or
 /// a differentiation error): the caller then runs the interpreter, which reports errors with
 /// their spans. What is compiled is what the interpreter runs: the [`expanded`] program of the
-/// instance, or its [`gradient`] program.
+/// instance, or its [`gradient`] program; compiled quickly for a call run once or where the
+/// host's [`CodeGoal`] asks it, else to fast code.
 #[salsa::tracked(returns(ref))]
 pub fn compiled(db: &dyn salsa::Database, key: CompileKey) -> Result<CompiledFn, String> {
     let id = key.instance(db);
@@ -75,9 +76,10 @@ pub fn compiled(db: &dyn salsa::Database, key: CompileKey) -> Result<CompiledFn,
             (&*g.program, g.driver.clone())
         }
     };
-    let session = match target {
-        Target::Once => JitSession::quick(),
-        Target::Primal | Target::Gradient => JitSession::new(),
+    let quick = target == Target::Once || *CodeGoal::get(db).quick(db);
+    let session = match quick {
+        true => JitSession::quick(),
+        false => JitSession::new(),
     };
     session
         .and_then(|mut jit| jit.compile(program, &entry))
@@ -222,6 +224,36 @@ end
             [
                 "compiled(cube_plus(::Float64), primal)",
                 "compiled(cube_plus(::Float64), primal, run once)",
+            ]
+        );
+    }
+
+    /// A host that asks for quick code gets the same values from every target, and a change
+    /// of the goal recompiles what was compiled for the other.
+    #[test]
+    fn quick_code_gives_the_same_values_and_a_change_of_goal_recompiles() {
+        let (mut db, file) = workspace(SRC);
+        assert_eq!(
+            run(&db, file, "square", Target::Gradient, 3.0),
+            "(9.0, (6.0,))"
+        );
+        db.enable_query_log();
+        crate::input::CodeGoal::get(&db).set_quick(&mut db).to(true);
+        assert_eq!(run(&db, file, "square", Target::Primal, 3.0), "9.0");
+        assert_eq!(
+            run(&db, file, "square", Target::Gradient, 3.0),
+            "(9.0, (6.0,))"
+        );
+        assert_eq!(
+            run(&db, file, "slow", Target::Gradient, 3.0),
+            "(6.0, (2.0,))"
+        );
+        assert_eq!(
+            compilations(&db),
+            [
+                "compiled(slow(::Float64), gradient)",
+                "compiled(square(::Float64), gradient)",
+                "compiled(square(::Float64), primal)",
             ]
         );
     }

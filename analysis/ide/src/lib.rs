@@ -40,7 +40,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use salsa::Setter;
-use zy_hir::input::Unreadable;
+use zy_hir::input::{CodeGoal, Unreadable};
 use zy_hir::{RootDatabase, SourceFile, Workspace};
 
 pub use check::{
@@ -171,6 +171,14 @@ impl AnalysisHost {
         }
     }
 
+    /// Compile the functions this host runs quickly rather than to fast code: for a process
+    /// that calls each a few times (`zy-analyze check`, `grad`, `eval`), where Cranelift's
+    /// optimisations and register allocation would cost more than they save.
+    pub fn prefer_quick_code(&mut self) {
+        self.invalidate_snapshots();
+        CodeGoal::get(&self.db).set_quick(&mut self.db).to(true);
+    }
+
     /// Add a file or replace its text. Cancels running snapshot queries and waits for the
     /// snapshots to be dropped (do not call it while holding an [`Analysis`] on this thread).
     pub fn set_file_text(&mut self, path: &Path, text: String) -> FileId {
@@ -236,6 +244,8 @@ impl AnalysisHost {
         Unreadable::get(&self.db)
             .set_reasons(&mut self.db)
             .to(reasons);
+        let quick = *CodeGoal::get(&old).quick(&old);
+        CodeGoal::get(&self.db).set_quick(&mut self.db).to(quick);
         self.sync_workspace();
     }
 

@@ -40,6 +40,7 @@ pub fn open(path: &Path) -> Result<(AnalysisHost, FileId), Outcome> {
     let source = crate::source::read(path, config.max_file_size())
         .map_err(|e| Outcome::failure(IO_FAILURE, e.to_string()))?;
     let mut host = AnalysisHost::new();
+    host.prefer_quick_code();
     let file = host.set_file_text(path, source.text);
     host.load_includes(include_reader(config.max_file_size()));
     host.load_package_entry(file, include_reader(config.max_file_size()));

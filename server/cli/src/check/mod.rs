@@ -266,6 +266,7 @@ fn check_all(
     let mut stages = Stages::default();
     let t = Instant::now();
     let mut host = AnalysisHost::new();
+    host.prefer_quick_code();
     let mut loaded = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
