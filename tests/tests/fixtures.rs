@@ -134,7 +134,10 @@ fn parse_diagnostic(body: &str) -> Option<Expect<'_>> {
 
 fn run_file(path: &Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Compiled as `zy-analyze` compiles (quick code: each call runs once; the JIT's fast code
+    // is compared with the interpreter on every fixture in zy-codegen's tests).
     let mut host = AnalysisHost::new();
+    host.prefer_quick_code();
     let file = host.set_file_text(path, text.clone());
     // The files it includes, and the package a test file imports (`using P` in `test/` loads
     // `src/P.jl`), as `zy-analyze` loads them.
