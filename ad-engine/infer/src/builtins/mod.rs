@@ -34,6 +34,7 @@ pub const BUILTINS: &[&str] = &[
     "invoke",
     "time",
     "time_ns",
+    "_utc_offset",
     "+",
     "-",
     "*",
@@ -566,6 +567,13 @@ pub(crate) fn call(
             _ => (Prim::TimeNs, Type::Int(zy_ir::IntKind::UInt64)),
         };
         return Some(Ok(Val::of(b.prim(p, Vec::new(), ty.clone()), ty)));
+    }
+    // The local time zone's offset at a time in seconds (`Dates.now()`'s).
+    if let ("_utc_offset", [t]) = (name, args) {
+        if t.ty == Type::Int64 {
+            let offset = b.prim(Prim::UtcOffset, vec![t.arg.clone()], Type::Int64);
+            return Some(Ok(Val::of(offset, Type::Int64)));
+        }
     }
     if let Some(r) = enum_conversion(cx, b, name, args) {
         return Some(r);
