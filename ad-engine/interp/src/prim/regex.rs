@@ -541,4 +541,14 @@ mod tests {
         assert_eq!(replace(r"a*", "baaac", "-"), "-b-c-");
         assert_eq!(replace(r"(a)(b)", "abab", r"\2\1\0\\"), r"baab\baab\");
     }
+
+    #[test]
+    fn lookaround_and_backreferences_match_as_pcre() {
+        assert_eq!(replace(r"(?<=a)b", "abcb", "X"), "aXcb");
+        assert_eq!(replace(r"(\w)\1", "aabcc", "<\\1>"), "<a>b<c>");
+        assert_eq!(replace(r"(?=a)", "banana", "-"), "b-an-an-a");
+        assert_eq!(split(r"(?<=,)", "a,b,c"), ["a,", "b,", "c"]);
+        assert_eq!(split(r"\d+(?!px)", "10px 5"), ["", "0px ", ""]);
+        assert!(replace(r"a\Z", "a", "").contains("PCRE reads it otherwise"));
+    }
 }
