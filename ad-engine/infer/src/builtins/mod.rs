@@ -569,11 +569,14 @@ pub(crate) fn call(
         return Some(Ok(Val::of(b.prim(p, Vec::new(), ty.clone()), ty)));
     }
     // The local time zone's offset at a time in seconds (`Dates.now()`'s).
-    if let ("_utc_offset", [t]) = (name, args) {
-        if t.ty == Type::Int64 {
-            let offset = b.prim(Prim::UtcOffset, vec![t.arg.clone()], Type::Int64);
-            return Some(Ok(Val::of(offset, Type::Int64)));
-        }
+    if name == "_utc_offset" {
+        return Some(match args {
+            [t] if t.ty == Type::Int64 => {
+                let offset = b.prim(Prim::UtcOffset, vec![t.arg.clone()], Type::Int64);
+                Ok(Val::of(offset, Type::Int64))
+            }
+            _ => Err(no_method(name, &crate::value::types(args))),
+        });
     }
     if let Some(r) = enum_conversion(cx, b, name, args) {
         return Some(r);
