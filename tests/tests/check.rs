@@ -294,6 +294,23 @@ fn tests_under_conditions_and_in_while_loops_run_where_control_reaches_them() {
 }
 
 #[test]
+fn a_refusal_of_the_library_at_run_time_is_a_test_not_run() {
+    // `error("unsupported: ...")` raised in Julia's library is where zy stops (a note), never
+    // Julia's verdict; the same text thrown by the program is the program's exception.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nmine() = error(\"unsupported: mine\")\n@testset \"r\" begin\n    @test Iterators.peel(Int[]) === nothing\n    @test mine()\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:4:5 note test-not-run zy cannot run this test: ErrorException: unsupported: `Iterators.peel` of an empty iterator (Julia's is `nothing`, which zy does not hold beside a tuple) (raised in Julia's library, in `peel`)
+        t.jl:5:5 error test-failed Error During Test: Expression: mine(), threw: ErrorException: unsupported: mine
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
 fn a_test_throws_leaves_the_state_of_later_tests_as_it_was() {
     // TheAlgorithms' heap tests: `@test_throws ArgumentError pop!(s)` of an empty stack throws
     // before it changes anything, so the test after it reads the stack as Julia's does (zy

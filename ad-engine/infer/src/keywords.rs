@@ -61,13 +61,26 @@ impl Cx<'_> {
         let (callee, positional) = rest
             .split_first()
             .ok_or_else(|| Fail::unsupported("keyword call without a callee"))?;
+        // A global holding a function (`const search = searchsorted`) calls what it holds.
+        let held;
+        let callee = match &callee.konst {
+            Some(Const::Func(n))
+                if !self.program.functions.contains_key(n)
+                    && self.program.globals.contains_key(n) =>
+            {
+                held = self.global(b, n)?;
+                &held
+            }
+            _ => callee,
+        };
         let (name, full): (Name, Vec<Val>) = match &callee.ty {
             Type::Function(n) => (n.clone(), positional.to_vec()),
             Type::Struct(s) => {
-                let types = crate::value::types(rest);
+                let all: Vec<Val> = std::iter::once(callee).chain(positional).cloned().collect();
+                let types = crate::value::types(&all);
                 let name = dispatch::callable_for(self.signatures, self.program, &s.name, &types)
                     .unwrap_or_else(|| callable_name(&s.name));
-                (name, rest.to_vec())
+                (name, all)
             }
             t => {
                 return Err(Fail::method(format!(

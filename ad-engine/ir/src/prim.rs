@@ -922,6 +922,12 @@ prims! {
         arity: Exactly(0), diff: Diff::No, effects: Effects { calls: true, ..Effects::PURE },
         jit: Jit::Interpreted,
     }
+    /// `_utc_offset(t)`: the seconds the machine's local time zone is ahead of UTC at `t`
+    /// seconds after the Unix epoch (C's `localtime_r`, as Julia's `now()` reads it).
+    UtcOffset => "_utc_offset" {
+        arity: Exactly(1), diff: Diff::No, effects: Effects { calls: true, ..Effects::PURE },
+        jit: Jit::Interpreted,
+    }
     /// `undef(:x)`: the value of local `x` on a path where it is not assigned. Its type is
     /// `Union{}` so it vanishes in joins; using it is an `UndefVarError`.
     Undef => "undef" { diff: Constant }
@@ -1285,6 +1291,7 @@ mod tests {
                 "call_pullback",
                 "time",
                 "time_ns",
+                "_utc_offset",
                 "check_field",
                 "error",
                 "_refuse_tangent",

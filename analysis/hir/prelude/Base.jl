@@ -2362,6 +2362,31 @@ end
 collect(s::SkipMissing{<:AbstractArray}) = [_nonmissing(v) for v in s.x if !ismissing(v)]
 
 """
+    replace!(A, old => new, ...; count), replace(A, old => new, ...; count)
+
+`A` with each element `isequal` to an `old` replaced by the `new` of the first such pair, at
+most `count` elements from the first: in place (and returned), or in a copy whose element
+type is promoted with the `new`s' (`replace([1, 2], 2 => 0.5) == [1.0, 0.5]`), as Julia's.
+"""
+function replace!(A::AbstractArray, ps::Pair...; count::Integer = typemax(Int))
+    count < 0 && throw(DomainError(count, "`count` must not be negative (got $count)"))
+    n = 0
+    for i in eachindex(A)
+        n < count || break
+        k = findfirst(p -> isequal(A[i], p.first), ps)
+        if k !== nothing
+            A[i] = ps[k].second
+            n += 1
+        end
+    end
+    return A
+end
+replace(A::AbstractArray, ps::Pair...; count::Integer = typemax(Int)) =
+    replace!(copyto!(similar(A, _replaced_eltype(eltype(A), ps...)), A), ps...; count = count)
+_replaced_eltype(T) = T
+_replaced_eltype(T, p::Pair, ps::Pair...) = _replaced_eltype(promote_type(T, typeof(p.second)), ps...)
+
+"""
     replace(x::AbstractArray, missing => d), replace(x::AbstractArray, nothing => d)
 
 A copy of `x` with `d` for every `missing` (`nothing`): an array of the numbers, promoted
@@ -5264,20 +5289,24 @@ splat(f) = Splat(f)
 (s::Splat)(args) = s.f(args...)
 
 """
-    searchsortedfirst(v, x), searchsortedlast(v, x)
+    searchsortedfirst(v, x; lt = isless, by = identity, rev = false), searchsortedlast(v, x; ...)
 
-In a vector `v` sorted ascending (by `isless`), the index of the first element not less than
-`x` (`length(v) + 1` if none) and of the last element not greater than `x` (`0` if none), by
-bisection as Julia's.
+In a vector `v` sorted by the keys `by(vᵢ)` compared with `lt` (reversed by `rev`: `sort`'s
+order), the index of the first element that does not sort before `x` (`length(v) + 1` if
+none) and of the last element `x` does not sort before (`0` if none), by bisection as Julia's:
+`by` applies to `x` too.
 """
-searchsortedfirst(v::AbstractVector, x) = _searchsortedfirst(v, x)
-searchsortedfirst(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, x) = _searchsortedfirst(r, x)
-function _searchsortedfirst(v, x)
+searchsortedfirst(v::AbstractVector, x; rev::Bool = false, by = identity, lt = _sort_isless) =
+    _searchsortedfirst(v, x, rev, by, lt)
+searchsortedfirst(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, x;
+                  rev::Bool = false, by = identity, lt = _sort_isless) =
+    _searchsortedfirst(r, x, rev, by, lt)
+function _searchsortedfirst(v, x, rev::Bool, by, lt)
     lo = 0
     hi = length(v) + 1
     while lo < hi - 1
         m = (lo + hi) >>> 1
-        if isless(v[m], x)
+        if _sort_before(by(v[m]), by(x), rev, lt)
             lo = m
         else
             hi = m
@@ -5285,22 +5314,29 @@ function _searchsortedfirst(v, x)
     end
     return hi
 end
-"""
-    searchsorted(v, x)
 
-The range of indices of the elements of the sorted `v` equal to `x` (empty, placed where `x`
-would go, if there are none): `searchsortedfirst(v, x):searchsortedlast(v, x)` as Julia's.
 """
-searchsorted(v::AbstractVector, x) = searchsortedfirst(v, x):searchsortedlast(v, x)
+    searchsorted(v, x; lt = isless, by = identity, rev = false)
 
-searchsortedlast(v::AbstractVector, x) = _searchsortedlast(v, x)
-searchsortedlast(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, x) = _searchsortedlast(r, x)
-function _searchsortedlast(v, x)
+The range of indices of the elements of the sorted `v` equivalent to `x` in its order (empty,
+placed where `x` would go, if there are none): `searchsortedfirst(v, x):searchsortedlast(v, x)`
+with the same keywords, as Julia's.
+"""
+searchsorted(v::Union{AbstractVector, UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, x;
+             rev::Bool = false, by = identity, lt = _sort_isless) =
+    _searchsortedfirst(v, x, rev, by, lt):_searchsortedlast(v, x, rev, by, lt)
+
+searchsortedlast(v::AbstractVector, x; rev::Bool = false, by = identity, lt = _sort_isless) =
+    _searchsortedlast(v, x, rev, by, lt)
+searchsortedlast(r::Union{UnitRange{Int}, StepRange{Int, Int}, LinRange, StepRangeLen}, x;
+                 rev::Bool = false, by = identity, lt = _sort_isless) =
+    _searchsortedlast(r, x, rev, by, lt)
+function _searchsortedlast(v, x, rev::Bool, by, lt)
     lo = 0
     hi = length(v) + 1
     while lo < hi - 1
         m = (lo + hi) >>> 1
-        if isless(x, v[m])
+        if _sort_before(by(x), by(v[m]), rev, lt)
             hi = m
         else
             lo = m
@@ -5308,6 +5344,15 @@ function _searchsortedlast(v, x)
     end
     return lo
 end
+
+"""
+    insorted(x, v; lt = isless, by = identity, rev = false)
+
+Whether the sorted `v` holds an element equivalent to `x` in its order:
+`!isempty(searchsorted(v, x; ...))`.
+"""
+insorted(x, v; rev::Bool = false, by = identity, lt = _sort_isless) =
+    !isempty(searchsorted(v, x; rev = rev, by = by, lt = lt))
 
 """
     extrema(x)
@@ -13575,6 +13620,24 @@ issubset(a::BitSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b,
 issubset(a::AbstractSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b, a)
 ==(a::AbstractSet, b::AbstractSet) = length(a) == length(b) && issubset(a, b)
 issetequal(a::AbstractSet, b::AbstractSet) = a == b
+
+"""
+    a ⊇ b, a ⊉ b, a ⊊ b, a ⊋ b, c ∋ x, c ∌ x
+
+Julia's set comparisons by `issubset` and `in`: `a ⊇ b` is `b ⊆ a`; `a ⊊ b` a proper subset,
+of two sets `length(a) < length(b) && a ⊆ b`, of other collections that of their `Set`s;
+`c ∋ x` is `x ∈ c`.
+"""
+⊇(a, b) = issubset(b, a)
+⊉(a, b) = !issubset(b, a)
+⊊(a::Union{AbstractSet, Set, BitSet}, b::Union{AbstractSet, Set, BitSet}) =
+    length(a) < length(b) && issubset(a, b)
+⊊(a::Union{AbstractSet, Set, BitSet}, b) = ⊊(a, Set(b))
+⊊(a, b::Union{AbstractSet, Set, BitSet}) = ⊊(Set(a), b)
+⊊(a, b) = ⊊(Set(a), Set(b))
+⊋(a, b) = ⊊(b, a)
+∋(c, x) = in(x, c)
+∌(c, x) = !in(x, c)
 
 # Of vectors, Julia's: vectors of distinct elements in order of first appearance.
 union(a::AbstractVector, b::AbstractVector) = unique(vcat(a, b))

@@ -299,12 +299,18 @@ datetime2unix(dt::DateTime) = (dt.instant - _UNIX_EPOCH) / 1000
 """
     now(UTC), now(), today()
 
-The clock's time in UTC. `now()` and `today()`, Julia's local time and date, are refused:
-zy reads no time zone.
+The clock's time in UTC; the local time and date, in the machine's time zone (`TZ`, else the
+system's) as Julia's `now()` reads it: whole seconds shifted by the zone's offset, the
+milliseconds truncated.
 """
 now(::Type{UTC}) = unix2datetime(time())
-now() = error("unsupported: `now()` (Julia's local time: zy reads no time zone); write `now(UTC)` for the time in UTC")
-today() = error("unsupported: `today()` (Julia's local date: zy reads no time zone); write `Date(now(UTC))` for the date in UTC")
+function now()
+    t = time()
+    s = floor(Int64, t)
+    ms = floor(Int64, 1000 * (t - s))
+    return DateTime(_RAW, _UNIX_EPOCH + 1000 * (s + _utc_offset(s)) + ms)
+end
+today() = Date(now())
 
 # ---- Parts ----
 

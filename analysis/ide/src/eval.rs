@@ -136,9 +136,14 @@ impl Failure {
         Failure { kind, error }
     }
 
-    /// Whose verdict the engine's error `e` of a run is.
-    fn running(e: &zy_interp::RuntimeError) -> FailureKind {
-        match e.kind.catchable() && !e.message.contains(zy_hir::UNKNOWN_BINDING) {
+    /// Whose verdict the engine's error `e` of a run at `site` is: zy's for its own stops and
+    /// for an `error("unsupported: ...")` of Julia's library (the prelude), where zy refuses
+    /// what Julia's own library does.
+    fn running(db: &RootDatabase, e: &zy_interp::RuntimeError, site: CallSite<'_>) -> FailureKind {
+        let refused = e.kind == zy_interp::ErrorKind::ErrorException
+            && e.message.starts_with("ErrorException: unsupported:")
+            && crate::locate::in_library(db, e.span, site);
+        match e.kind.catchable() && !refused && !e.message.contains(zy_hir::UNKNOWN_BINDING) {
             true => FailureKind::Julia(e.kind.clone()),
             false => FailureKind::Zy,
         }
@@ -203,7 +208,7 @@ pub(crate) fn eval_at(
     let value =
         zy_interp::run_function(&program, &body, Vec::new(), &interp_limits).map_err(|e| {
             Failure {
-                kind: Failure::running(&e),
+                kind: Failure::running(db, &e, site),
                 error: crate::locate::runtime_error_at(db, e, site),
             }
         })?;

@@ -194,7 +194,7 @@ function f(x, xs)
     let y = 1
         y
     end
-    q = x ⊇ 1
+    q = x ⊃ 1
     u = 1f0 + 0x10
     v::Float64 = 1.0
     global g = 1
@@ -221,7 +221,7 @@ end
               (return (call (-> (x) x) 1)))
             error 71..78: unsupported: macro @test; write `@assert cond` instead [unsupported]
             error 184..190: unsupported: character literal of bytes that are not UTF-8 (`'\xff'`, an invalid `Char` in Julia); write the character itself or its `'\u...'` escape instead [unsupported]
-            error 233..236: unsupported: operator `⊇`; write a function with a name and call it instead [unsupported]
+            error 233..236: unsupported: operator `⊃`; write a function with a name and call it instead [unsupported]
         "#]],
     );
 }
@@ -414,7 +414,7 @@ fn operators_outside_the_subset_are_calls_of_their_functions() {
     check(
         r#"
 f(a, b) = (a ⊕ b ⊕ a, a .⊕ b, a ← b ← a, a ++ b ++ a, a <| b)
-g(a, b) = a ⊇ b
+g(a, b) = a ⊃ b
 h(a, b) = a --> b
 "#,
         expect![[r#"
@@ -424,7 +424,7 @@ h(a, b) = a --> b
               (error))
             (function h (a b)
               (error))
-            error 85..88: unsupported: operator `⊇`; write a function with a name and call it instead [unsupported]
+            error 85..88: unsupported: operator `⊃`; write a function with a name and call it instead [unsupported]
             error 101..108: unsupported: operator `-->` [unsupported]
         "#]],
     );

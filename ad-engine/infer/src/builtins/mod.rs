@@ -34,6 +34,7 @@ pub const BUILTINS: &[&str] = &[
     "invoke",
     "time",
     "time_ns",
+    "_utc_offset",
     "+",
     "-",
     "*",
@@ -566,6 +567,16 @@ pub(crate) fn call(
             _ => (Prim::TimeNs, Type::Int(zy_ir::IntKind::UInt64)),
         };
         return Some(Ok(Val::of(b.prim(p, Vec::new(), ty.clone()), ty)));
+    }
+    // The local time zone's offset at a time in seconds (`Dates.now()`'s).
+    if name == "_utc_offset" {
+        return Some(match args {
+            [t] if t.ty == Type::Int64 => {
+                let offset = b.prim(Prim::UtcOffset, vec![t.arg.clone()], Type::Int64);
+                Ok(Val::of(offset, Type::Int64))
+            }
+            _ => Err(no_method(name, &crate::value::types(args))),
+        });
     }
     if let Some(r) = enum_conversion(cx, b, name, args) {
         return Some(r);

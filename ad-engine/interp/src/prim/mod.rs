@@ -260,6 +260,12 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         StringFn => strings::string_fn(args),
         Time => Ok(Value::F64(clock::since_epoch())),
         TimeNs => Ok(Value::Sized(zy_ir::IntKind::UInt64, clock::monotonic_ns())),
+        UtcOffset => match args {
+            [Value::Int(t)] => clock::utc_offset(*t)
+                .map(Value::Int)
+                .ok_or_else(|| "unsupported: `now()`: the local time zone cannot be read".into()),
+            _ => Err(internal(p, "expects one Int64 operand")),
+        },
         Undef => match args {
             [Value::Symbol(name)] => Ok(Value::Undef(name.clone())),
             _ => Err(internal(p, "expects one symbol operand")),

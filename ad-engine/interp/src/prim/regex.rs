@@ -1,12 +1,15 @@
 //! Julia's regular expressions (`r"a+b"i`, `Regex(p, flags)`): Julia compiles them with PCRE,
 //! zy with the `regex-automata` crate, whose syntax is PCRE's for what both read and whose
-//! leftmost-first matches are PCRE's backtracking order. What PCRE reads otherwise, or zy
-//! cannot match as PCRE does, is refused by name, never matched differently: syntax the crate
-//! lacks (lookaround, backreferences, atomic groups, `\Z`, ...) or reads otherwise (`\<`,
-//! `\>`, `\b{...}`), the flags `x` and `a`;
+//! leftmost-first matches are PCRE's backtracking order, and what that crate does not read
+//! (lookaround, backreferences, atomic groups, conditionals) with `fancy-regex`, a
+//! backtracking matcher in PCRE's order built on it. What PCRE reads otherwise, or zy cannot
+//! match as PCRE does, is refused by name, never matched differently: syntax neither crate
+//! reads, or that one reads otherwise (`\<`, `\>`, `\b{...}`, `\v`, `\h`, `\Z`, `\G`, ...),
+//! the flags `x` and `a`;
 //! at match time `$` (and `^` with `m`) against a text ending in a newline, a group that
 //! takes part in no match (Julia's `nothing` capture), and after an empty match a longer one
-//! at the same place that PCRE's `NOTEMPTY_ATSTART` retry could prefer.
+//! at the same place that PCRE's `NOTEMPTY_ATSTART` retry could prefer (the backtracking
+//! matcher retries as PCRE does).
 //!
 //! The prelude's `Regex` holds the pattern and its flags as text; each operation compiles
 //! them (a cache keeps the compiled forms).
@@ -22,15 +25,31 @@ use regex_syntax::hir::Look;
 
 use crate::value::{Array, ArrayData, Shape, Value};
 
-/// A pattern compiled twice: with PCRE's preference order, and reporting the longest match
-/// (to tell whether a longer match than an empty one exists at a place).
+/// A compiled pattern.
 struct Compiled {
-    first: Regex,
-    longest: Regex,
+    engine: Engine,
     /// The pattern has `$` without `m` or `^`/`$` with `m`: PCRE treats a final newline
-    /// otherwise than the crate.
+    /// otherwise than the crates.
     line_anchor: bool,
 }
+
+/// The matcher of a pattern.
+enum Engine {
+    /// `regex-automata`'s, compiled twice: with PCRE's preference order, and reporting the
+    /// longest match (to tell whether a longer match than an empty one exists at a place).
+    Automata { first: Regex, longest: Regex },
+    /// `fancy-regex`'s backtracking, for what `regex-automata` does not read: in PCRE's order,
+    /// and for PCRE's retry after an empty match, rejecting empty matches (`None` for a
+    /// pattern that matches only the empty string).
+    Backtracking {
+        first: fancy_regex::Regex,
+        non_empty: Option<fancy_regex::Regex>,
+    },
+}
+
+/// Escapes `fancy-regex` reads otherwise than PCRE (`\h` PCRE's horizontal space, `\Z`
+/// before one final newline only, `\G` and `\g`, `\O`, `\U`).
+const READ_OTHERWISE: [&str; 7] = ["\\h", "\\H", "\\Z", "\\G", "\\g", "\\O", "\\U"];
 
 thread_local! {
     static CACHE: RefCell<HashMap<(String, String), Rc<Compiled>>> =
@@ -67,7 +86,7 @@ fn compile(pattern: &str, flags: &str) -> Result<Rc<Compiled>, String> {
         return Ok(c);
     }
     normalised_flags(flags)?;
-    for bad in ["\\<", "\\>", "\\b{", "\\B{"] {
+    for bad in ["\\<", "\\>", "\\b{", "\\B{", "\\v", "\\V"] {
         if pattern.contains(bad) {
             return Err(format!(
                 "unsupported: `{bad}` in the regex {}: PCRE reads it otherwise than zy",
@@ -79,41 +98,85 @@ fn compile(pattern: &str, flags: &str) -> Result<Rc<Compiled>, String> {
         .case_insensitive(flags.contains('i'))
         .multi_line(flags.contains('m'))
         .dot_matches_new_line(flags.contains('s'));
-    let hir = syntax::parse_with(pattern, &config).map_err(|e| {
-        let why = e.to_string();
-        let why = why.lines().last().unwrap_or_default().trim().to_string();
+    let compiled = match syntax::parse_with(pattern, &config) {
+        Ok(hir) => {
+            let looks = hir.properties().look_set();
+            let line_anchor = looks.contains(Look::End)
+                || looks.contains(Look::StartLF)
+                || looks.contains(Look::EndLF);
+            let build = |kind: MatchKind| {
+                Regex::builder()
+                    .configure(Regex::config().match_kind(kind))
+                    .build_from_hir(&hir)
+                    .map_err(|e| format!("unsupported: the regex {} ({e})", shown(pattern)))
+            };
+            let engine = Engine::Automata {
+                first: build(MatchKind::LeftmostFirst)?,
+                longest: build(MatchKind::All)?,
+            };
+            Compiled {
+                engine,
+                line_anchor,
+            }
+        }
+        Err(_) => backtracking(pattern, flags)?,
+    };
+    let compiled = Rc::new(compiled);
+    CACHE.with(|c| c.borrow_mut().insert(key, compiled.clone()));
+    Ok(compiled)
+}
+
+/// `pattern` compiled by `fancy-regex`, or why zy cannot match it as PCRE does.
+fn backtracking(pattern: &str, flags: &str) -> Result<Compiled, String> {
+    if let Some(bad) = READ_OTHERWISE.iter().find(|bad| pattern.contains(*bad)) {
+        return Err(format!(
+            "unsupported: `{bad}` in the regex {}: PCRE reads it otherwise than zy",
+            shown(pattern)
+        ));
+    }
+    let build = |non_empty: bool| {
+        fancy_regex::RegexBuilder::new(pattern)
+            .case_insensitive(flags.contains('i'))
+            .multi_line(flags.contains('m'))
+            .dot_matches_new_line(flags.contains('s'))
+            .find_not_empty(non_empty)
+            .build()
+    };
+    let first = build(false).map_err(|e| {
         format!(
-            "unsupported: the regex {} ({why}); zy reads PCRE's syntax without lookaround, \
-             backreferences, atomic groups and `\\Z`",
+            "unsupported: the regex {} ({e}); zy reads PCRE's syntax without recursion, \
+             subroutine calls, `\\Z` and variable-length lookbehind",
             shown(pattern)
         )
     })?;
-    let looks = hir.properties().look_set();
-    let line_anchor =
-        looks.contains(Look::End) || looks.contains(Look::StartLF) || looks.contains(Look::EndLF);
-    let build = |kind: MatchKind| {
-        Regex::builder()
-            .configure(Regex::config().match_kind(kind))
-            .build_from_hir(&hir)
-            .map_err(|e| format!("unsupported: the regex {} ({e})", shown(pattern)))
-    };
-    let first = build(MatchKind::LeftmostFirst)?;
-    let compiled = Rc::new(Compiled {
-        first,
-        longest: build(MatchKind::All)?,
+    // `$` anywhere (or `^` with `m`) may be a line anchor: the text is checked for a final
+    // newline as for the other engine.
+    let line_anchor = pattern.contains('$') || (flags.contains('m') && pattern.contains('^'));
+    Ok(Compiled {
+        engine: Engine::Backtracking {
+            first,
+            non_empty: build(true).ok(),
+        },
         line_anchor,
-    });
-    CACHE.with(|c| c.borrow_mut().insert(key, compiled.clone()));
-    Ok(compiled)
+    })
 }
 
 /// The names of the groups of `pattern` after the whole match's, `None` for a group without
 /// one (`(?<year>\d+)` is named `year`).
 pub fn group_names(pattern: &str, flags: &str) -> Result<Vec<Option<String>>, String> {
     let c = compile(pattern, flags)?;
-    let info = c.first.group_info();
-    let names = info.pattern_names(regex_automata::PatternID::ZERO).skip(1);
-    Ok(names.map(|n| n.map(str::to_string)).collect())
+    Ok(match &c.engine {
+        Engine::Automata { first, .. } => {
+            let info = first.group_info();
+            let names = info.pattern_names(regex_automata::PatternID::ZERO).skip(1);
+            names.map(|n| n.map(str::to_string)).collect()
+        }
+        Engine::Backtracking { first, .. } => first
+            .capture_names()
+            .skip(1)
+            .map(|n| n.map(str::to_string))
+            .collect(),
+    })
 }
 
 /// `r"..."` as Julia shows a pattern.
@@ -158,21 +221,27 @@ fn find(
     if at > s.len() {
         return Ok(None);
     }
+    let (first, longest) = match &c.engine {
+        Engine::Automata { first, longest } => (first, longest),
+        Engine::Backtracking { first, non_empty } => {
+            return backtrack(first, non_empty.as_ref(), pattern, s, at, mode)
+        }
+    };
     let anchored = if mode == Mode::Search {
         Anchored::No
     } else {
         Anchored::Yes
     };
     let input = Input::new(s).range(at..).anchored(anchored);
-    let mut caps = c.first.create_captures();
-    c.first.search_captures(&input, &mut caps);
+    let mut caps = first.create_captures();
+    first.search_captures(&input, &mut caps);
     let Some(m) = caps.get_match() else {
         return Ok(None);
     };
     if m.is_empty() && mode == Mode::NonEmpty {
         // PCRE retries for a non-empty match in its own order, which the crate cannot
         // follow: only where there is none is the answer known.
-        return match c.longest.find(input) {
+        return match longest.find(input) {
             Some(l) if !l.is_empty() => Err(format!(
                 "unsupported: after an empty match, the regex {} also matches {:?} at byte \
                  {}, which PCRE's retry may prefer",
@@ -184,6 +253,40 @@ fn find(
         };
     }
     let groups = (1..caps.group_len()).map(|g| caps.get_group(g).map(|s| s.range()));
+    Ok(Some(Found {
+        range: m.range(),
+        groups: groups.collect(),
+    }))
+}
+
+/// [`find`] by the backtracking matcher: PCRE's retry after an empty match (`NonEmpty`) is
+/// the anchored search that rejects empty matches.
+fn backtrack(
+    first: &fancy_regex::Regex,
+    non_empty: Option<&fancy_regex::Regex>,
+    pattern: &str,
+    s: &str,
+    at: usize,
+    mode: Mode,
+) -> Result<Option<Found>, String> {
+    let re = match (mode, non_empty) {
+        (Mode::NonEmpty, Some(re)) => re,
+        (Mode::NonEmpty, None) => return Ok(None),
+        _ => first,
+    };
+    let input = fancy_regex::RegexInput::new(s)
+        .from_pos(at)
+        .anchored(mode != Mode::Search);
+    let caps = re
+        .captures_input(input)
+        .map_err(|e| format!("unsupported: matching the regex {} ({e})", shown(pattern)))?;
+    let Some(caps) = caps else {
+        return Ok(None);
+    };
+    let Some(m) = caps.get(0) else {
+        return Ok(None);
+    };
+    let groups = (1..caps.len()).map(|g| caps.get(g).map(|m| m.range()));
     Ok(Some(Found {
         range: m.range(),
         groups: groups.collect(),
@@ -437,5 +540,15 @@ mod tests {
         assert_eq!(replace(r"x*", "abc", "-"), "-a-b-c-");
         assert_eq!(replace(r"a*", "baaac", "-"), "-b-c-");
         assert_eq!(replace(r"(a)(b)", "abab", r"\2\1\0\\"), r"baab\baab\");
+    }
+
+    #[test]
+    fn lookaround_and_backreferences_match_as_pcre() {
+        assert_eq!(replace(r"(?<=a)b", "abcb", "X"), "aXcb");
+        assert_eq!(replace(r"(\w)\1", "aabcc", "<\\1>"), "<a>b<c>");
+        assert_eq!(replace(r"(?=a)", "banana", "-"), "b-an-an-a");
+        assert_eq!(split(r"(?<=,)", "a,b,c"), ["a,", "b,", "c"]);
+        assert_eq!(split(r"\d+(?!px)", "10px 5"), ["", "0px ", ""]);
+        assert!(replace(r"a\Z", "a", "").contains("PCRE reads it otherwise"));
     }
 }
