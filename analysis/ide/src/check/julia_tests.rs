@@ -1493,11 +1493,11 @@ mod tests {
     fn a_testset_keeps_its_statements_and_its_positions() {
         let text = "@testset \"a\" begin\n    m = 2.0\n    @test f(m) == 4.0\n    @test g!(m) ≈ 1 atol=0.1\n    @testset \"b\" begin\n        q = m\n        @test q > 0\n    end\n    @test_throws DomainError sqrt(-m)\nend\n@test h(1)\n@test_skip x\n";
         expect_test::expect![[r#"
-            True @0 "begin             \n    m = 2.0\n          f(m) == 4.0\nend"
-            True @0 "begin             \n    m = 2.0\n                     \n          isapprox(g!(m), 1; atol=0.1)\nend"
-            True @0 "begin             \n    m = 2.0\n                     \n          g!(m) ≈ 1         \n    begin             \n        q = m\n              q > 0\nend\nend"
-            Throws("DomainError") @0 "begin             \n    m = 2.0\n                     \n          g!(m) ≈ 1         \n                      \n             \n                   \n       \n                             sqrt(-m)\nend"
-            True @197 "h(1)"
+            True @0 "let\nm = 2.0\n    f(m) == 4.0\nend"
+            True @0 "let\nm = 2.0\n    (try f(m) == 4.0\ncatch\nend)\n    isapprox(g!(m), 1; atol=0.1)\nend"
+            True @0 "let\nm = 2.0\n    (try f(m) == 4.0\ncatch\nend)\n    (try g!(m) ≈ 1\ncatch\nend)\n    let\nq = m\n        q > 0\nend\nend"
+            Throws("DomainError") @0 "let\nm = 2.0\n    (try f(m) == 4.0\ncatch\nend)\n    (try g!(m) ≈ 1\ncatch\nend)\n    (try\nlet\nq = m\n        (try q > 0\ncatch\nend)\n    end\ncatch\nend)\n    sqrt(-m)\nend"
+            True @191 "h(1)"
         "#]]
         .assert_eq(&texts(text));
     }
@@ -1506,10 +1506,10 @@ mod tests {
     fn tests_in_loops_run_in_closures_and_unreadable_ones_are_not_run() {
         let text = "@testset \"a\" begin\n    for i in 1:2\n        @test i > 0\n    end\n    while false\n        @test true\n    end\nend\n@testset \"n $i\" for i in 1:2\n    @test i > 0\nend\nfor (a, b) in [(1, 2)]\n    @test a < b\nend\n@test\n";
         expect_test::expect![[r##"
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    for i in 1:2\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end\nend\nend\nerror(\"#done\")\nend)("
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    for i in 1:2\n                   \n    end\n    while false\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return true; end\nend\nend\nerror(\"#done\")\nend)("
-            True @111 "((var\"#k\") -> begin var\"#n\" = 0;                 for i in 1:2\n          var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end\nend\nerror(\"#done\")\nend)("
-            True @160 "((var\"#k\") -> begin var\"#n\" = 0; for (a, b) in [(1, 2)]\n          var\"#n\" += 1; if var\"#n\" == var\"#k\"; return a < b; end\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nfor i in 1:2\n        var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end; try i > 0\ncatch\nend\n    end\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nfor i in 1:2\n        (try i > 0\ncatch\nend)\n    end\n    while false\n        var\"#n\" += 1; if var\"#n\" == var\"#k\"; return true; end; try true\ncatch\nend\n    end\nend\nerror(\"#done\")\nend)("
+            True @111 "((var\"#k\") -> begin var\"#n\" = 0; for i in 1:2\n    var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end; try i > 0\ncatch\nend\nend\nerror(\"#done\")\nend)("
+            True @160 "((var\"#k\") -> begin var\"#n\" = 0; for (a, b) in [(1, 2)]\n    var\"#n\" += 1; if var\"#n\" == var\"#k\"; return a < b; end; try a < b\ncatch\nend\nend\nerror(\"#done\")\nend)("
             not run 203..208: zy cannot read this test macro's arguments
         "##]].assert_eq(&texts(text));
     }
@@ -1518,10 +1518,10 @@ mod tests {
     fn tests_under_conditions_run_as_written_and_a_later_branch_leaves_out_the_earlier() {
         let text = "@testset \"a\" begin\n    if c\n        @test x\n    else\n        @test y\n    end\n    c && @testset \"b\" begin\n        @test z\n    end\n    c && @test w\nend\n@eval @testset begin\n    @test v\nend\n";
         expect_test::expect![[r##"
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return x; end\nend\nend\nerror(\"#done\")\nend)("
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n               \n    else\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return y; end\nend\nend\nerror(\"#done\")\nend)("
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n               \n    else\n               \n    end\n    c && begin             \n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return z; end\nend\nend\nerror(\"#done\")\nend)("
-            True @150 "      begin         \n          v\nend"
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nif c\n        var\"#n\" += 1; if var\"#n\" == var\"#k\"; return x; end; try x\ncatch\nend\nend\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nif c\n        (try x\ncatch\nend)\n    else\n        var\"#n\" += 1; if var\"#n\" == var\"#k\"; return y; end; try y\ncatch\nend\nend\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nif c\n        (try x\ncatch\nend)\n    else\n        (try y\ncatch\nend)\n    end\n    c && let\nvar\"#n\" += 1; if var\"#n\" == var\"#k\"; return z; end; try z\ncatch\nend\nend\nend\nerror(\"#done\")\nend)("
+            True @150 "let\nv\nend"
             not run 138..145: zy runs the tests of a testset's statements, loops, branches and `cond && @testset ...`, not of this construct
         "##]].assert_eq(&texts(text));
     }
@@ -1530,8 +1530,8 @@ mod tests {
     fn tests_in_a_module_and_a_let_run_unless_they_use_the_modules_names() {
         let text = "module T\nusing Test\nh(x) = x\n@testset begin\n    let y = 2\n        @test f(y) == 4\n    end\n    @test_nowarn f(1)\nend\n@test h(1) == 1\nend\n";
         expect_test::expect![[r#"
-            True @29 "begin         \n    let y = 2\n              f(y) == 4\nend\nend"
-            NoWarn @29 "begin         \n    let y = 2\n                       \n    end\n                 f(1)\nend"
+            True @29 "let\nlet y = 2\n        f(y) == 4\nend\nend"
+            NoWarn @29 "let\nlet y = 2\n        (try f(y) == 4\ncatch\nend)\n    end\n    f(1)\nend"
             not run 116..131: zy runs a module's tests among the file's top-level names, and this one uses `h`, which its module defines
         "#]].assert_eq(&texts(text));
     }
@@ -1549,7 +1549,7 @@ mod tests {
         assert_eq!(at("x = i"), file("x = i"));
         assert_eq!(at("x > 0"), file("x > 0"));
         assert_eq!(at("var\"#n\" = 0"), 0);
-        assert_eq!(at("if var\"#n\""), file("@test"));
+        assert_eq!(at("if var\"#n\""), file("@test x"));
         assert!(t.text.ends_with("end)(2)"), "{}", t.text);
         assert_eq!(
             case.looped
