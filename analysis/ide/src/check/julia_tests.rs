@@ -6,9 +6,10 @@
 //! assignments stay inside), every earlier test's expression runs in a `try` (Julia's `Test`
 //! catches its error; what it changes is seen), and every earlier testset runs as a `let` in a
 //! `try` (an error outside its tests ends it, not the enclosing one). One that names none of
-//! the locals around the test, in a statement that changes no top-level binding (by zy's
-//! analysis of the statements it skips), changes nothing the test sees and is left out; so is
-//! one zy stops in (a construct outside its subset), for the later tests too.
+//! the locals of the code around both it and the test, in a statement that changes no
+//! top-level binding (by zy's analysis of the statements it skips), changes nothing the test
+//! sees and is left out; so is one zy stops in (a construct outside its subset), for the
+//! later tests too.
 //!
 //! A test in a loop (`@testset "n $i" for i in 1:3`, or a `for` loop of tests inside a
 //! testset or at top level) runs once per time control reaches it, up to [`MAX_ITERATIONS`]:
@@ -782,9 +783,10 @@ struct Scope<'a> {
     edits: Vec<Edit>,
     /// How the other tests and testsets of the top-level statement run.
     runs: &'a Runs<'a>,
-    /// The names the testsets, loops and branches around the test bind: what a testset
-    /// before it can change that it sees, where the statement changes no top-level binding.
-    bound: Vec<&'a str>,
+    /// The testsets, loops and branches around the test, with the names each binds: what
+    /// a testset before the test inside one can change that the test sees, where the
+    /// statement changes no top-level binding.
+    bound: Vec<(TextRange, Vec<&'a str>)>,
     /// How many testsets, loops and branches are open.
     depth: usize,
     /// Where the outermost open loop ends, and how many were open around it: a test in it
@@ -805,7 +807,9 @@ impl<'a> Scope<'a> {
     /// Enter `node`, a testset, loop, branch or block around the test: the names it binds
     /// are locals the test may see.
     fn enter(&mut self, node: &SyntaxNode) {
-        bound_names(self.text, node, &mut self.bound);
+        let mut names = Vec::new();
+        bound_names(self.text, node, &mut names);
+        self.bound.push((node.range, names));
     }
 
     /// `@testset ["name"] begin ... end`, `@testset ["name $i"] for ... end`, or `@testset
@@ -1089,7 +1093,12 @@ impl<'a> Scope<'a> {
                     continue;
                 }
                 end = c.range.end;
-                if uses_any(self.text, c, &self.bound).is_none() {
+                // The locals it may see: those of the constructs around both it and the test.
+                let seen: Vec<&str> = (self.bound.iter())
+                    .filter(|(around, _)| contains(*around, c.range))
+                    .flat_map(|(_, names)| names.iter().copied())
+                    .collect();
+                if uses_any(self.text, c, &seen).is_none() {
                     inert.push(c.range);
                 }
             }
@@ -1271,7 +1280,11 @@ impl Wrap {
         };
         // In the order written: the value (after the expression, for a `@test_skip`) is
         // inserted before what follows it.
-        let mut own = vec![Edit::new(stmt, TextRange::new(stmt.start, expr.start), &before)];
+        let mut own = vec![Edit::new(
+            stmt,
+            TextRange::new(stmt.start, expr.start),
+            &before,
+        )];
         if value != slice(file, expr) {
             own.push(Edit::new(stmt, expr, value));
         }
