@@ -311,6 +311,44 @@ fn a_refusal_of_the_library_at_run_time_is_a_test_not_run() {
 }
 
 #[test]
+fn tests_see_what_earlier_tests_and_testsets_changed() {
+    // `fixtures/testsets36.jl`: sibling testsets sharing the enclosing testset's objects, a
+    // loop of mutating tests, a test whose expression throws after it changed something.
+    let (status, out, err) = run(&root(), &["check", "fixtures/testsets36.jl"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    let table = out.find("Test Summary:").map_or("", |at| &out[at..]);
+    expect![[r#"
+        Test Summary:          | Pass  Total
+        fixtures/testsets36.jl |   23     23
+        checked 1 file: 0 errors, 0 warnings; 0 functions checked, 2 not typed (no `# zy: at`, no caller, no concrete annotations); 23 tests: 23 passed
+    "#]]
+    .assert_eq(table);
+    // An error outside a test ends its testset (after its `push!`), not the enclosing one:
+    // the next sibling sees `[1, 2]`; a nested testset's new local stays inside; a loop's
+    // failing iteration sees the earlier iterations' pops.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\n@testset \"outer\" begin\n    v = [1]\n    @testset \"throws outside a test\" begin\n        push!(v, 2)\n        error(\"boom\")\n        push!(v, 3)\n    end\n\
+         @testset \"later sibling\" begin\n        @test v == [1, 2]\n        @test length(v) == 3\n    end\n\
+         @testset \"local\" begin\n        w = 1\n    end\n    @test !@isdefined(w)\n\
+         for j in 2:-1:1\n        @test pop!(v) == 1\n    end\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:11:9 error test-failed Test Failed: Expression: length(v) == 3, Evaluated: 2 == 3
+        t.jl:18:9 error test-failed Test Failed: Expression: pop!(v) == 1, Evaluated: 2 == 1
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+    assert_eq!(
+        json(&out)["summary"]["tests"],
+        serde_json::json!({
+            "passed": 3, "failed": 2, "errored": 0, "broken": 0, "total": 5, "not_run": 0
+        })
+    );
+}
+
+#[test]
 fn a_test_throws_leaves_the_state_of_later_tests_as_it_was() {
     // TheAlgorithms' heap tests: `@test_throws ArgumentError pop!(s)` of an empty stack throws
     // before it changes anything, so the test after it reads the stack as Julia's does (zy

@@ -1,23 +1,28 @@
 //! The file's own Julia tests, run by `check`: `@test`, `@test_throws`, `@test_broken`,
 //! `@test_skip` and `@test_nowarn` at top level, in `@testset ... begin ... end` blocks
 //! (nested, `@testset let`, a `let` inside) and in `module ... end`, as Julia's `Test` runs
-//! them. A test inside a testset sees the statements before it in its testsets
-//! (`m = Linear(2.0, 1.0)`), evaluated afresh for each test; an earlier test's expression is
-//! kept among them only where it calls a function named with `!` (it may change what later
-//! tests read), and left out again where it throws (Julia's `Test` catches that error); a
-//! `@test_throws` expression is never kept (it throws, usually before it changes anything).
+//! them. A test inside a testset runs as the code before it in its top-level statement runs
+//! in Julia, evaluated afresh for each test: its testsets' bodies are `let` blocks (their
+//! assignments stay inside), every earlier test's expression runs in a `try` (Julia's `Test`
+//! catches its error; what it changes is seen), and every earlier testset runs as a `let` in a
+//! `try` (an error outside its tests ends it, not the enclosing one). One that names none of
+//! the locals of the code around both it and the test, in a statement that changes no
+//! top-level binding (by zy's analysis of the statements it skips), changes nothing the test
+//! sees and is left out; so is one zy stops in (a construct outside its subset), for the
+//! later tests too.
 //!
 //! A test in a loop (`@testset "n $i" for i in 1:3`, or a `for` loop of tests inside a
 //! testset or at top level) runs once per time control reaches it, up to [`MAX_ITERATIONS`]:
-//! its text is a closure of the iteration's number that runs the loops as written, counts
-//! the times the test is reached and returns the test's value the `k`-th time (so what
-//! earlier iterations changed is seen), and a failing iteration is named as Julia names its
-//! testset (`i = 2: Test Failed: ...`). Other code holding tests runs as written the same way
-//! (`if`/`elseif`/`else`, `while`, `begin`, `cond && @testset ...`, `@eval @testset`): a test
-//! runs each time control reaches it, and one control never reaches (a branch not taken) is
-//! never counted, as Julia never sees it. A test zy cannot run (an unsupported construct, a
-//! name top-level code changes, a condition zy cannot evaluate) is a note, never a failure:
-//! only Julia's verdicts are errors.
+//! its text is a closure of the iteration's number that runs the loops as written (each
+//! iteration's tests run, the test's own expression too), counts the times the test is
+//! reached and returns the test's value the `k`-th time (so what earlier iterations changed
+//! is seen), and a failing iteration is named as Julia names its testset (`i = 2: Test
+//! Failed: ...`). Other code holding tests runs as written the same way (`if`/`elseif`/
+//! `else`, `while`, `begin`, `cond && @testset ...`, `@eval @testset`): a test runs each time
+//! control reaches it, and one control never reaches (a branch not taken) is never counted,
+//! as Julia never sees it. A test zy cannot run (an unsupported construct, a name top-level
+//! code changes, a condition zy cannot evaluate) is a note, never a failure: only Julia's
+//! verdicts are errors.
 
 use std::path::Path;
 
@@ -26,6 +31,7 @@ use zy_syntax::ast::TextRange;
 use zy_syntax::kind::Kind;
 use zy_syntax::tree::SyntaxNode;
 
+use super::test_text::{Edit, Texter};
 use super::test_throws;
 use crate::error::CALL_FILE;
 use crate::eval::{eval_at, EvalResult, Failure, FailureKind};
@@ -64,15 +70,12 @@ struct Case {
     range: TextRange,
     /// The expression as written, for messages.
     shown: String,
-    /// The text evaluated: the enclosing testsets' statements, then the expression (in a loop,
-    /// a closure's text up to the iteration's number: see [`Looped`]).
-    text: String,
-    /// Where the text's bytes are in the file.
-    place: Place,
+    /// The expression evaluated (with the test's keywords passed to its call).
+    value: String,
+    /// How the test's texts are made.
+    wrap: Wrap,
     /// For a comparison `a op b`, how to show its operands when it fails.
     operands: Option<Operands>,
-    /// The earlier tests' expressions kept in `text` (file ranges).
-    kept: Vec<TextRange>,
     /// For a test in a loop, what else its iterations need.
     looped: Option<Looped>,
     /// Is it inside a `module ... end` (whose names zy does not give it: it runs among the
@@ -80,93 +83,30 @@ struct Case {
     in_module: bool,
 }
 
-/// How the bytes of a test's texts stand for the file's: `lead` bytes of no file text (a
-/// loop's wrapper), the prefix whose byte `i` is the file's byte `base + i` (`head` bytes),
-/// `probe` bytes of no file text (a loop's count), then the expression at `expr` (its later
-/// positions close to the file's).
-#[derive(Clone, Copy, Debug)]
-struct Place {
-    base: u32,
-    lead: u32,
-    head: u32,
-    probe: u32,
-    expr: u32,
-}
-
-impl Place {
-    /// The file offset of byte `t` of the text.
-    fn file_offset(&self, t: u32) -> u32 {
-        let Some(t) = t.checked_sub(self.lead) else {
-            return self.base;
-        };
-        if t < self.head {
-            return self.base + t;
-        }
-        match (t - self.head).checked_sub(self.probe) {
-            Some(t) => self.expr + t,
-            None => self.expr,
-        }
-    }
-
-    /// The text's byte standing for the file's byte `at`, in the prefix.
-    fn text_offset(&self, at: u32) -> Option<usize> {
-        let i = at.checked_sub(self.base).filter(|&i| i < self.head)?;
-        Some((self.lead + i) as usize)
-    }
-}
-
 /// A test in a loop: its text ends in `(` and takes the iteration's number and `)`.
 struct Looped {
     /// The text giving the name of the iteration's testset where the test is (a `@testset
     /// for`'s description, `"i = $(i)"` by default), if its innermost loop is a testset's.
     desc: Option<String>,
-    /// The text whose value says whether control reaches the test a `k`-th time.
-    reached: String,
     /// Is the test in a loop (not only under a condition), so control may reach it again?
     repeats: bool,
 }
 
 impl Case {
-    /// Leave out the kept expression `r` of an earlier test (it threw), here and in the
-    /// operands' texts: spaces in its place, so that positions stay.
-    fn drop_kept(&mut self, r: TextRange) {
-        self.kept.retain(|&k| k != r);
-        let Some(start) = self.place.text_offset(r.start) else {
-            return;
-        };
-        let end = start + (r.end - r.start) as usize;
-        let blank = |t: &mut String| {
-            if let Some(part) = t.get(start..end) {
-                let spaces: String = part
-                    .chars()
-                    .map(|c| if c == '\n' { c } else { ' ' })
-                    .collect();
-                t.replace_range(start..end, &spaces);
-            }
-        };
-        blank(&mut self.text);
-        if let Some(o) = &mut self.operands {
-            blank(&mut o.a);
-            blank(&mut o.b);
+    /// The text returning `value` in the test's place (the `k`-th time it is reached, in a
+    /// loop), with the testsets and tests at `dropped` left out.
+    fn text(&self, file: &str, value: &str, k: Option<u32>, dropped: &[TextRange]) -> Texter {
+        let mut t = self.wrap.text(file, value, dropped);
+        if let Some(k) = k {
+            t.literal(&format!("{k})"), self.wrap.cut);
         }
-        if let Some(l) = &mut self.looped {
-            l.desc.iter_mut().for_each(|d| blank(d));
-            blank(&mut l.reached);
-        }
-    }
-
-    /// `text` (one of the case's) for the `k`-th time the test is reached, in a loop.
-    fn at(&self, text: &str, k: Option<u32>) -> String {
-        match k {
-            Some(k) => format!("{text}{k})"),
-            None => text.to_string(),
-        }
+        t
     }
 }
 
 /// The operands of a comparison test, for Julia's `Evaluated: 4.0 ≈ 4.1 (atol=0.01)`.
 struct Operands {
-    /// The texts evaluating `a` and `b` as the test's text evaluates the comparison.
+    /// The expressions `a` and `b`, evaluated in the test's place.
     a: String,
     b: String,
     op: String,
@@ -268,7 +208,7 @@ pub(crate) fn run_tests(
         return ran; // reported by `diagnostics`
     }
     let inside = |r: TextRange| within.is_none_or(|w| w.start <= r.start && r.end <= w.end);
-    let found = find(file.text(db));
+    let found = find(file.text(db), &unchanging(db, file));
     for (range, reason) in found.skipped.into_iter().filter(|(r, _)| inside(*r)) {
         let note = finding(db, file, range, TEST_NOT_RUN, reason, Vec::new());
         ran.findings.push(note);
@@ -276,9 +216,11 @@ pub(crate) fn run_tests(
     }
     // A skipped test in a loop is a case, counted each time control reaches it.
     ran.counts.broken += found.skips.iter().filter(|r| inside(**r)).count();
-    for mut case in found.cases.into_iter().filter(|c| inside(c.range)) {
+    // The testsets and tests where zy stops, left out of later tests' code.
+    let mut dropped = Vec::new();
+    for case in found.cases.into_iter().filter(|c| inside(c.range)) {
         match case.looped {
-            None => match settle(db, file, &mut case, None, limits) {
+            None => match settle(db, file, &case, None, limits, &mut dropped) {
                 Outcome::Finding(code, message, related) => {
                     ran.counts.count(code, &message);
                     let f = finding(db, file, case.range, code, message, related);
@@ -288,7 +230,7 @@ pub(crate) fn run_tests(
                 Outcome::Broken => ran.counts.broken += 1,
                 Outcome::Done => {}
             },
-            Some(_) => run_iterations(db, file, &mut case, limits, &mut ran),
+            Some(_) => run_iterations(db, file, &case, limits, &mut ran, &mut dropped),
         }
     }
     ran.taken = found.taken;
@@ -317,20 +259,21 @@ pub(crate) fn testsets(text: &str) -> Vec<TextRange> {
 fn run_iterations(
     db: &RootDatabase,
     file: SourceFile,
-    case: &mut Case,
+    case: &Case,
     limits: &EvalLimits,
     ran: &mut Ran,
+    dropped: &mut Vec<TextRange>,
 ) {
     let repeats = case.looped.as_ref().is_some_and(|l| l.repeats);
     let last = if repeats { MAX_ITERATIONS } else { 1 };
     for k in 1..=last {
-        match settle(db, file, case, Some(k), limits) {
+        match settle(db, file, case, Some(k), limits, dropped) {
             Outcome::Passed => ran.counts.passed += 1,
             Outcome::Broken => ran.counts.broken += 1,
             Outcome::Done => return,
             Outcome::Finding(TEST_FAILED, message, related) => {
                 ran.counts.count(TEST_FAILED, &message);
-                let message = match name(db, file, case, k, limits) {
+                let message = match name(db, file, case, k, limits, dropped) {
                     Some(name) => format!("{name}: {message}"),
                     None => message,
                 };
@@ -346,7 +289,7 @@ fn run_iterations(
             }
         }
     }
-    if repeats && reached(db, file, case, MAX_ITERATIONS + 1, limits) {
+    if repeats && reached(db, file, case, MAX_ITERATIONS + 1, limits, dropped) {
         let message = format!(
             "zy ran this test in the first {MAX_ITERATIONS} iterations of its loop, not the later ones"
         );
@@ -361,31 +304,75 @@ fn run_iterations(
     }
 }
 
-/// Run a test (the `k`-th time it is reached, in a loop) until no earlier test kept for its
-/// effect throws: Julia's `Test` catches such an error, so the test runs again without it.
+/// Run a test (the `k`-th time it is reached, in a loop) until zy stops in none of the
+/// earlier testsets and tests its code runs: the one where it stops is left out (added to
+/// `dropped`, for the later tests too), as if it were not written, and the test runs again.
 fn settle(
     db: &RootDatabase,
     file: SourceFile,
-    case: &mut Case,
+    case: &Case,
     k: Option<u32>,
     limits: &EvalLimits,
+    dropped: &mut Vec<TextRange>,
 ) -> Outcome {
     loop {
-        let outcome = run(db, file, case, k, limits);
-        let culprit = match &outcome {
-            Outcome::Finding(_, _, related) => related.first().and_then(|at| {
-                case.kept
-                    .iter()
-                    .copied()
-                    .find(|k| k.start <= at.start && at.start < k.end)
-            }),
+        let outcome = run(db, file, case, k, limits, dropped);
+        if !stops(&outcome) {
+            return outcome;
+        }
+        let located = match &outcome {
+            Outcome::Finding(_, _, related) => related
+                .first()
+                .and_then(|at| case.wrap.construct_at(at.start))
+                .filter(|r| !dropped.contains(r)),
             _ => None,
         };
-        match culprit {
-            Some(r) => case.drop_kept(r),
+        match located.or_else(|| culprit(db, file, case, k, limits, dropped)) {
+            Some(r) => dropped.push(r),
             None => return outcome,
         }
     }
+}
+
+/// Did zy stop in the test's code (not at its time limit, which the test's own code may
+/// reach)?
+fn stops(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Finding(TEST_NOT_RUN, m, _)
+        if m.starts_with(CANNOT_RUN) && !m.contains("InterruptException"))
+}
+
+/// The start of the note on a test whose code zy stops in.
+const CANNOT_RUN: &str = "zy cannot run this test";
+
+/// The earlier testset or test whose code zy stops in, where the test runs without them (a
+/// construct of the included files' code stopped it, so no place in the test's code says
+/// which): by halves, the fewest of them, in the order written, that it stops with.
+fn culprit(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &Case,
+    k: Option<u32>,
+    limits: &EvalLimits,
+    dropped: &[TextRange],
+) -> Option<TextRange> {
+    let constructs = case.wrap.constructs(dropped);
+    let stops_with = |kept: usize| {
+        let mut left_out = dropped.to_vec();
+        left_out.extend_from_slice(&constructs[kept..]);
+        stops(&run(db, file, case, k, limits, &left_out))
+    };
+    if constructs.is_empty() || stops_with(0) {
+        return None;
+    }
+    let (mut without, mut with) = (0, constructs.len());
+    while with - without > 1 {
+        let mid = (without + with) / 2;
+        match stops_with(mid) {
+            true => with = mid,
+            false => without = mid,
+        }
+    }
+    Some(constructs[with - 1])
 }
 
 /// The name of the testset of the `k`-th iteration of a test in a loop, if the loop is a
@@ -396,19 +383,25 @@ fn name(
     case: &Case,
     k: u32,
     limits: &EvalLimits,
+    dropped: &[TextRange],
 ) -> Option<String> {
     let desc = case.looped.as_ref()?.desc.as_ref()?;
-    let value = evaluate(db, file, &case.at(desc, Some(k)), limits).ok()?;
+    let text = case.text(file.text(db), desc, Some(k), dropped).text;
+    let value = evaluate(db, file, &text, limits).ok()?;
     value.json.as_str().map(str::to_string)
 }
 
 /// Does control reach the test of a loop a `k`-th time?
-fn reached(db: &RootDatabase, file: SourceFile, case: &Case, k: u32, limits: &EvalLimits) -> bool {
-    let Some(looped) = &case.looped else {
-        return false;
-    };
-    evaluate(db, file, &case.at(&looped.reached, Some(k)), limits)
-        .is_ok_and(|v| v.display == "true")
+fn reached(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &Case,
+    k: u32,
+    limits: &EvalLimits,
+    dropped: &[TextRange],
+) -> bool {
+    let text = case.text(file.text(db), "true", Some(k), dropped).text;
+    evaluate(db, file, &text, limits).is_ok_and(|v| v.display == "true")
 }
 
 /// Evaluate one of a case's texts (positions in it are the call's: [`Case::place`] maps
@@ -448,11 +441,12 @@ fn run(
     case: &Case,
     k: Option<u32>,
     limits: &EvalLimits,
+    dropped: &[TextRange],
 ) -> Outcome {
     let shown = &case.shown;
-    let text = case.at(&case.text, k);
-    let at = |e: &UserError, label: &str| related(db, file, case, &text, e, label);
-    let (thrown, kind) = match evaluate(db, file, &text, limits) {
+    let text = case.text(file.text(db), &case.value, k, dropped);
+    let at = |e: &UserError, label: &str| related(db, file, &text, e, label);
+    let (thrown, kind) = match evaluate(db, file, &text.text, limits) {
         Err(Failure { error, .. }) if k.is_some() && error.message == DONE => return Outcome::Done,
         Ok(_) if case.ask == Ask::Skip => return Outcome::Broken,
         Ok(_) if case.ask == Ask::NoWarn => {
@@ -473,7 +467,7 @@ fn run(
                 (Ask::Broken, _, _) => format!(
                     "Unexpected Pass: Expression: {shown}, Got correct result, please change to @test if no longer broken"
                 ),
-                (Ask::True | Ask::NoWarn | Ask::Skip, _, _) => match evaluated(db, file, case, k, limits) {
+                (Ask::True | Ask::NoWarn | Ask::Skip, _, _) => match evaluated(db, file, case, k, limits, dropped) {
                     Some(e) => format!("Test Failed: Expression: {shown}, Evaluated: {e}"),
                     None => format!("Test Failed: Expression: {shown}"),
                 },
@@ -484,7 +478,7 @@ fn run(
             kind: FailureKind::Zy,
             error,
         }) => {
-            let message = format!("zy cannot run this test: {}", error.message);
+            let message = format!("{CANNOT_RUN}: {}", error.message);
             return Outcome::Finding(TEST_NOT_RUN, message, at(&error, "zy stops here"));
         }
         Err(Failure {
@@ -540,13 +534,12 @@ const DONE: &str = "ErrorException: #done";
 fn related(
     db: &RootDatabase,
     file: SourceFile,
-    case: &Case,
-    text: &str,
+    text: &Texter,
     e: &UserError,
     label: &str,
 ) -> Vec<Related> {
     let start = if e.file == Path::new(CALL_FILE) {
-        text_offset(text, e.line, e.col).map(|t| case.place.file_offset(t))
+        text_offset(&text.text, e.line, e.col).map(|t| text.map.file_offset(t))
     } else if &e.file == file.path(db) {
         let at = zy_hir::LineCol {
             line: e.line,
@@ -592,76 +585,118 @@ fn evaluated(
     case: &Case,
     k: Option<u32>,
     limits: &EvalLimits,
+    dropped: &[TextRange],
 ) -> Option<String> {
     let o = case.operands.as_ref()?;
-    let a = evaluate(db, file, &case.at(&o.a, k), limits).ok()?;
-    let b = evaluate(db, file, &case.at(&o.b, k), limits).ok()?;
+    let operand = |e: &str| {
+        let text = case.text(file.text(db), e, k, dropped).text;
+        evaluate(db, file, &text, limits).ok()
+    };
+    let (a, b) = (operand(&o.a)?, operand(&o.b)?);
     Some(format!(
         "{} {} {}{}",
         a.display, o.op, b.display, o.keywords
     ))
 }
 
-/// The tests of the file with `text`, by its syntax tree.
-fn find(text: &str) -> Found {
+/// The starts of the top-level statements of `file` that change no top-level binding, by
+/// zy's analysis of the statements it skips (what they change in place through the
+/// program's functions included).
+fn unchanging(db: &RootDatabase, file: SourceFile) -> Vec<u32> {
+    let names = zy_hir::scope::scope_names(db, file);
+    zy_hir::item_tree(db, file)
+        .iter()
+        .filter(|&&item| item.kind(db) == zy_hir::ItemKind::Script)
+        .filter(|&&item| names.changed_by_statement(item).is_empty())
+        .filter_map(|&item| match zy_hir::item_ast(db, item).as_deref() {
+            Some(zy_syntax::ast::Item::Script(s)) => {
+                zy_hir::item_range(db, item, s.range.start, s.range.end).map(|(start, _)| start)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The tests of the file with `text`, by its syntax tree; `unchanging` the starts of the
+/// top-level statements that change no top-level binding.
+fn find(text: &str, unchanging: &[u32]) -> Found {
     let parse = zy_syntax::tree::parse(text, None);
     let mut found = Found::default();
-    statements(text, &parse.root.children, None, &mut found);
+    let code = Code { text, unchanging };
+    code.statements(&parse.root.children, None, &mut found);
     found
+}
+
+/// A file's text, with the starts of its top-level statements that change no top-level
+/// binding.
+struct Code<'t> {
+    text: &'t str,
+    unchanging: &'t [u32],
 }
 
 /// The tests among top-level statements, or a module's (`defined` the names the module
 /// defines: a test using one is not run, as zy runs the tests among the file's top-level
 /// names).
-fn statements(text: &str, stmts: &[SyntaxNode], defined: Option<&[&str]>, found: &mut Found) {
-    for stmt in stmts {
-        let scope = |base| Scope {
-            text,
-            base,
-            blanks: Vec::new(),
-            depth: 0,
-            kept: Vec::new(),
-            desc: None,
-            looped: false,
-            repeats: false,
-            in_module: defined.is_some(),
-        };
-        if let Some(name) = defined.and_then(|names| uses_any(text, stmt, names)) {
-            if holds_test(text, stmt) {
-                found.taken.push(stmt.range.start);
-                let reason = format!("zy runs a module's tests among the file's top-level names, and this one uses `{name}`, which its module defines");
-                not_run(text, stmt, &reason, found);
-            }
-            continue;
-        }
-        match test_macro(text, stmt) {
-            Some(TestMacro::Test) => {
-                found.taken.push(stmt.range.start);
-                scope(None).case(stmt, found);
-            }
-            Some(TestMacro::Testset) => {
-                found.taken.push(stmt.range.start);
-                scope(Some(stmt.range.start)).testset(stmt, found);
-            }
-            None if stmt.kind == Kind::For && holds_test(text, stmt) => {
-                found.taken.push(stmt.range.start);
-                scope(Some(stmt.range.start)).for_loop(stmt, stmt, None, found);
-            }
-            None if stmt.kind == Kind::Let && holds_test(text, stmt) => {
-                found.taken.push(stmt.range.start);
-                scope(Some(stmt.range.start)).let_block(stmt, found);
-            }
-            None if runs_as_written(text, stmt) && holds_test(text, stmt) => {
-                found.taken.push(stmt.range.start);
-                scope(Some(stmt.range.start)).as_written(stmt, found);
-            }
-            None if stmt.kind == Kind::Module && !stmt.leaf => {
-                if let Some(body) = stmt.children.get(1) {
-                    let names = module_names(text, &body.children);
-                    statements(text, &body.children, Some(&names), found);
+impl Code<'_> {
+    fn statements(&self, stmts: &[SyntaxNode], defined: Option<&[&str]>, found: &mut Found) {
+        let text = self.text;
+        for stmt in stmts {
+            let mut runs = Runs {
+                unchanging: self.unchanging.contains(&stmt.range.start),
+                ..Runs::default()
+            };
+            runs.add(text, stmt);
+            let runs = &runs;
+            let scope = |base| Scope {
+                text,
+                base,
+                edits: Vec::new(),
+                runs,
+                bound: Vec::new(),
+                depth: 0,
+                cut: None,
+                desc: None,
+                looped: false,
+                repeats: false,
+                in_module: defined.is_some(),
+            };
+            if let Some(name) = defined.and_then(|names| uses_any(text, stmt, names)) {
+                if holds_test(text, stmt) {
+                    found.taken.push(stmt.range.start);
+                    let reason = format!("zy runs a module's tests among the file's top-level names, and this one uses `{name}`, which its module defines");
+                    not_run(text, stmt, &reason, found);
                 }
+                continue;
             }
-            None => {}
+            match test_macro(text, stmt) {
+                Some(TestMacro::Test) => {
+                    found.taken.push(stmt.range.start);
+                    scope(None).case(stmt, found);
+                }
+                Some(TestMacro::Testset) => {
+                    found.taken.push(stmt.range.start);
+                    scope(Some(stmt.range.start)).testset(stmt, found);
+                }
+                None if stmt.kind == Kind::For && holds_test(text, stmt) => {
+                    found.taken.push(stmt.range.start);
+                    scope(Some(stmt.range.start)).for_loop(stmt, stmt, None, found);
+                }
+                None if stmt.kind == Kind::Let && holds_test(text, stmt) => {
+                    found.taken.push(stmt.range.start);
+                    scope(Some(stmt.range.start)).let_block(stmt, found);
+                }
+                None if runs_as_written(text, stmt) && holds_test(text, stmt) => {
+                    found.taken.push(stmt.range.start);
+                    scope(Some(stmt.range.start)).as_written(stmt, found);
+                }
+                None if stmt.kind == Kind::Module && !stmt.leaf => {
+                    if let Some(body) = stmt.children.get(1) {
+                        let names = module_names(text, &body.children);
+                        self.statements(&body.children, Some(&names), found);
+                    }
+                }
+                None => {}
+            }
         }
     }
 }
@@ -736,20 +771,27 @@ fn slice(text: &str, range: TextRange) -> &str {
         .unwrap_or_default()
 }
 
-/// Where a test is: the testsets and loops around it, as text to evaluate before its
-/// expression.
+/// Where a test is: the testsets and loops around it, and the code of its top-level
+/// statement that runs before it.
 #[derive(Clone)]
 struct Scope<'a> {
     text: &'a str,
     /// The start of the outermost testset or loop (none at top level).
     base: Option<u32>,
-    /// Ranges from `base` on that are left out (spaces; newlines kept), with what replaces
-    /// their first bytes (`begin` for a testset's header).
-    blanks: Vec<(TextRange, &'static str)>,
-    /// How many testsets and loops are open.
+    /// The edits of the testsets, loops and branches around the test (a testset's header
+    /// made `let`).
+    edits: Vec<Edit>,
+    /// How the other tests and testsets of the top-level statement run.
+    runs: &'a Runs<'a>,
+    /// The testsets, loops and branches around the test, with the names each binds: what
+    /// a testset before the test inside one can change that the test sees, where the
+    /// statement changes no top-level binding.
+    bound: Vec<(TextRange, Vec<&'a str>)>,
+    /// How many testsets, loops and branches are open.
     depth: usize,
-    /// The earlier tests' expressions kept (file ranges).
-    kept: Vec<TextRange>,
+    /// Where the outermost open loop ends, and how many were open around it: a test in it
+    /// runs with the rest of the loop's body (later iterations see what it does).
+    cut: Option<(u32, usize)>,
     /// The name of the innermost testset, as Julia text, where it is a `@testset for`'s.
     desc: Option<String>,
     /// Is a loop or a branch open (the test runs where control reaches it: see
@@ -761,42 +803,27 @@ struct Scope<'a> {
     in_module: bool,
 }
 
-impl Scope<'_> {
-    /// The text from `base` to `upto` with the blanks applied.
-    fn prefix(&self, base: u32, upto: u32) -> String {
-        let mut bytes = self
-            .text
-            .as_bytes()
-            .get(base as usize..upto as usize)
-            .unwrap_or_default()
-            .to_vec();
-        for (r, with) in &self.blanks {
-            let start = r.start.saturating_sub(base) as usize;
-            let end = (r.end.min(upto)).saturating_sub(base) as usize;
-            for b in bytes.iter_mut().take(end).skip(start) {
-                if *b != b'\n' {
-                    *b = b' ';
-                }
-            }
-            if end >= start + with.len() {
-                bytes[start..start + with.len()].copy_from_slice(with.as_bytes());
-            }
-        }
-        // Whole characters were replaced, so the bytes are still UTF-8.
-        String::from_utf8(bytes).unwrap_or_default()
+impl<'a> Scope<'a> {
+    /// Enter `node`, a testset, loop, branch or block around the test: the names it binds
+    /// are locals the test may see.
+    fn enter(&mut self, node: &SyntaxNode) {
+        let mut names = Vec::new();
+        bound_names(self.text, node, &mut names);
+        self.bound.push((node.range, names));
     }
 
     /// `@testset ["name"] begin ... end`, `@testset ["name $i"] for ... end`, or `@testset
-    /// let ... end`.
+    /// let ... end`: its body is a `let` (Julia's `Test` runs it in one).
     fn testset(mut self, node: &SyntaxNode, found: &mut Found) {
+        self.enter(node);
         match node.children.last() {
             Some(block) if block.kind == Kind::Block => {
                 let first = block
                     .children
                     .first()
                     .map_or(block.range.end, |s| s.range.start);
-                self.blanks
-                    .push((TextRange::new(node.range.start, first), "begin"));
+                let header = TextRange::new(node.range.start, first);
+                self.edits.push(Edit::new(node.range, header, "let\n"));
                 self.depth += 1;
                 self.desc = None;
                 self.body(block, found);
@@ -817,8 +844,8 @@ impl Scope<'_> {
                     not_run(self.text, node, "zy cannot read this `let`", found);
                     return;
                 };
-                self.blanks
-                    .push((TextRange::new(node.range.start, l.range.start), ""));
+                let header = TextRange::new(node.range.start, l.range.start);
+                self.edits.push(Edit::new(node.range, header, ""));
                 self.depth += 1;
                 self.desc = None;
                 self.body(block, found);
@@ -837,6 +864,7 @@ impl Scope<'_> {
             not_run(self.text, node, "zy cannot read this `let`", found);
             return;
         };
+        self.enter(node);
         self.depth += 1;
         self.body(block, found);
     }
@@ -856,93 +884,44 @@ impl Scope<'_> {
             return;
         };
         if node.range.start < f.range.start {
-            self.blanks
-                .push((TextRange::new(node.range.start, f.range.start), ""));
+            let header = TextRange::new(node.range.start, f.range.start);
+            self.edits.push(Edit::new(node.range, header, ""));
         }
-        self.depth += 1;
-        self.looped = true;
-        self.repeats = true;
+        self.enter(node);
+        self.enter_loop(node.range.end);
         if desc.is_some() {
             self.desc = desc;
         }
         self.body(body, found);
     }
 
+    /// Open a loop that ends at `end`.
+    fn enter_loop(&mut self, end: u32) {
+        self.cut.get_or_insert((end, self.depth));
+        self.depth += 1;
+        self.looped = true;
+        self.repeats = true;
+    }
+
     /// The statements of a testset's, loop's or branch's body, in order.
-    fn body(mut self, block: &SyntaxNode, found: &mut Found) {
+    fn body(self, block: &SyntaxNode, found: &mut Found) {
         for stmt in statements_of(block) {
             self.statement(stmt, found);
         }
     }
 
-    /// One statement of a body: its tests found, then what later tests see of it.
-    fn statement(&mut self, stmt: &SyntaxNode, found: &mut Found) {
+    /// One statement of a body: its tests found (the code of the statement runs before
+    /// later tests as [`Runs::add`] makes it).
+    fn statement(&self, stmt: &SyntaxNode, found: &mut Found) {
         match test_macro(self.text, stmt) {
-            Some(TestMacro::Test) => {
-                self.case(stmt, found);
-                // Later tests see it only if it may change what they read; a `@test_throws`
-                // expression throws, in the usual case (an argument check) before it changes
-                // anything.
-                let keep = expression(self.text, stmt).filter(|(ask, e, _)| {
-                    !matches!(ask, Ask::Throws(_))
-                        && mutates(self.text, e)
-                        && e.range.end <= stmt.range.end
-                });
-                match keep {
-                    Some((_, e, _)) => {
-                        self.blanks
-                            .push((TextRange::new(stmt.range.start, e.range.start), ""));
-                        self.blanks
-                            .push((TextRange::new(e.range.end, stmt.range.end), ""));
-                        self.kept.push(e.range);
-                    }
-                    None => self.blanks.push((stmt.range, "")),
-                }
-                return;
-            }
-            Some(TestMacro::Testset) => {
-                self.clone().testset(stmt, found);
-                // A testset is a scope of its own: later tests do not see its locals.
-                self.blanks.push((stmt.range, ""));
-            }
+            Some(TestMacro::Test) => self.case(stmt, found),
+            Some(TestMacro::Testset) => self.clone().testset(stmt, found),
             None if !holds_test(self.text, stmt) => {}
-            None => {
-                match stmt.kind {
-                    Kind::For => self.clone().for_loop(stmt, stmt, None, found),
-                    Kind::Let => self.clone().let_block(stmt, found),
-                    _ => self.clone().as_written(stmt, found),
-                }
-                // Later tests see what its code did (`steps += 1` in a `while` loop of
-                // tests), without its tests and testsets.
-                self.leave_out_tests(stmt);
-            }
-        }
-    }
-
-    /// Leave out the tests and testsets in `node`, keeping the statements around them: a
-    /// statement of a block or a branch that holds a test (`@test x`, `c && @testset ...`)
-    /// goes whole.
-    fn leave_out_tests(&mut self, node: &SyntaxNode) {
-        if !holds_test(self.text, node) {
-            return;
-        }
-        let compound = matches!(
-            node.kind,
-            Kind::Block | Kind::If | Kind::Elseif | Kind::For | Kind::While | Kind::Let
-        );
-        let statements = |c: &SyntaxNode| node.kind == Kind::Block || c.kind == Kind::Block;
-        if !compound
-            || node.leaf
-            || node
-                .children
-                .iter()
-                .any(|c| !statements(c) && c.kind != Kind::Elseif && holds_test(self.text, c))
-        {
-            self.blanks.push((node.range, ""));
-            return;
-        }
-        for c in &node.children {
-            self.leave_out_tests(c);
+            None => match stmt.kind {
+                Kind::For => self.clone().for_loop(stmt, stmt, None, found),
+                Kind::Let => self.clone().let_block(stmt, found),
+                _ => self.clone().as_written(stmt, found),
+            },
         }
     }
 
@@ -951,6 +930,7 @@ impl Scope<'_> {
     /// where control reaches it; a test control never reaches is not counted, as Julia never
     /// sees it.
     fn as_written(mut self, stmt: &SyntaxNode, found: &mut Found) {
+        self.enter(stmt);
         match (stmt.kind, stmt.children.as_slice()) {
             (Kind::If, _) => {
                 self.depth += 1;
@@ -958,9 +938,7 @@ impl Scope<'_> {
                 self.branches(stmt, found);
             }
             (Kind::While, [cond, body]) if !holds_test(self.text, cond) => {
-                self.depth += 1;
-                self.looped = true;
-                self.repeats = true;
+                self.enter_loop(stmt.range.end);
                 self.body(body, found);
             }
             // A test as the operand itself (`cond && @test x`) is left to a later version.
@@ -978,8 +956,8 @@ impl Scope<'_> {
             _ => match evaled_testset(self.text, stmt) {
                 // `@eval` of a testset runs it (among the module's names, as zy runs all).
                 Some(inner) => {
-                    self.blanks
-                        .push((TextRange::new(stmt.range.start, inner.range.start), ""));
+                    let eval = TextRange::new(stmt.range.start, inner.range.start);
+                    self.edits.push(Edit::new(stmt.range, eval, ""));
                     self.testset(inner, found);
                 }
                 None => {
@@ -990,10 +968,9 @@ impl Scope<'_> {
         }
     }
 
-    /// The branches of `if` (or of its `elseif`) `node`, in order: a test in a later branch
-    /// runs with the earlier branches' tests left out (control reaching it took none of
-    /// them).
-    fn branches(mut self, node: &SyntaxNode, found: &mut Found) {
+    /// The branches of `if` (or of its `elseif`) `node`, in order (control reaching a test
+    /// in a later branch took none of the earlier ones).
+    fn branches(self, node: &SyntaxNode, found: &mut Found) {
         let [cond, then, rest @ ..] = node.children.as_slice() else {
             not_run(self.text, node, "zy cannot read this `if`", found);
             return;
@@ -1004,7 +981,6 @@ impl Scope<'_> {
             return;
         }
         self.clone().body(then, found);
-        self.blanks.push((then.range, ""));
         match rest {
             [] => {}
             [next] if next.kind == Kind::Elseif && !next.leaf => self.branches(next, found),
@@ -1016,7 +992,8 @@ impl Scope<'_> {
     /// The test at `stmt`, made a [`Case`] (or a "not run" note).
     fn case(&self, stmt: &SyntaxNode, found: &mut Found) {
         let text = self.text;
-        let Some((ask, expr, keywords)) = expression(text, stmt) else {
+        let expression = expression(text, stmt).filter(|(_, e, _)| e.range.end <= stmt.range.end);
+        let Some((ask, expr, keywords)) = expression else {
             if is_skip(text, stmt) {
                 self.skip(stmt, found);
             } else {
@@ -1051,12 +1028,10 @@ impl Scope<'_> {
             found.skipped.push((stmt.range, reason.to_string()));
             return;
         };
-        let wrap = self.wrap(stmt, expr.range.start);
-        let texted = |e: &str| wrap.text(e);
         let operands = match ask {
             Ask::True => comparison(text, expr).map(|(a, op, b)| Operands {
-                a: texted(a),
-                b: texted(b),
+                a: a.to_string(),
+                b: b.to_string(),
                 op: op.to_string(),
                 keywords: match passed.as_slice() {
                     [] => String::new(),
@@ -1068,12 +1043,11 @@ impl Scope<'_> {
         found.cases.push(Case {
             ask,
             range: stmt.range,
-            shown,
-            text: texted(&written),
-            place: wrap.place,
+            shown: shown.clone(),
+            value: written,
+            wrap: self.wrap(stmt, expr.range, Some(shown)),
             operands,
-            kept: self.kept.clone(),
-            looped: self.looped(&wrap),
+            looped: self.looped(),
             in_module: self.in_module,
         });
     }
@@ -1085,81 +1059,285 @@ impl Scope<'_> {
             found.skips.push(stmt.range);
             return;
         }
-        let wrap = self.wrap(stmt, stmt.range.start);
+        let at = TextRange::new(stmt.range.end, stmt.range.end);
         found.cases.push(Case {
             ask: Ask::Skip,
             range: stmt.range,
             shown: slice(self.text, stmt.range).to_string(),
-            text: wrap.text("true"),
-            place: wrap.place,
+            value: "true".to_string(),
+            wrap: self.wrap(stmt, at, None),
             operands: None,
-            kept: self.kept.clone(),
-            looped: self.looped(&wrap),
+            looped: self.looped(),
             in_module: self.in_module,
         });
     }
 
-    /// How the test at `stmt`, whose expression starts at `start`, is made a text.
-    fn wrap(&self, stmt: &SyntaxNode, start: u32) -> Wrap {
-        let base = self.base.unwrap_or(start);
-        let head = match self.base {
-            Some(_) => {
-                let mut scope = self.clone();
-                scope
-                    .blanks
-                    .push((TextRange::new(stmt.range.start, start), ""));
-                scope.prefix(base, start)
+    /// How the texts of the test at `stmt`, whose expression is at `expr`, are made; `run`
+    /// is the expression an iteration that does not return it runs.
+    fn wrap(&self, stmt: &SyntaxNode, expr: TextRange, run: Option<String>) -> Wrap {
+        let (cut, depth) = match (self.repeats, self.cut) {
+            (true, Some(cut)) => cut,
+            _ => (stmt.range.end, self.depth),
+        };
+        let around = |e: &&Edit| !contains(e.owner, stmt.range);
+        let mut edits = self.edits.clone();
+        edits.extend(self.runs.edits.iter().filter(around).cloned());
+        // A statement that changes no top-level binding changes only its locals (and what
+        // they hold): a testset or test before the test that names none of the locals around
+        // the test changes nothing it sees, and is left out.
+        let mut inert = Vec::new();
+        if self.runs.unchanging {
+            let mut end = 0;
+            for c in &self.runs.constructs {
+                if contains(c.range, stmt.range) || c.range.start < end {
+                    continue;
+                }
+                end = c.range.end;
+                // The locals it may see: those of the constructs around both it and the test.
+                let seen: Vec<&str> = (self.bound.iter())
+                    .filter(|(around, _)| contains(*around, c.range))
+                    .flat_map(|(_, names)| names.iter().copied())
+                    .collect();
+                if uses_any(self.text, c, &seen).is_none() {
+                    inert.push(c.range);
+                }
             }
-            None => String::new(),
-        };
-        let closing = "\nend".repeat(self.depth);
-        // In a loop: a closure of `#k` that runs the loops and returns the test's value the
-        // `#k`-th time control reaches it (see the module documentation). Its names are
-        // spelled `var"#k"`, which no plain Julia name is, so the test's code cannot clash.
-        let (lead, probe, tail) = match self.looped {
-            true => (
-                "((var\"#k\") -> begin var\"#n\" = 0; ",
-                "var\"#n\" += 1; if var\"#n\" == var\"#k\"; return ",
-                format!("; end{closing}\nerror(\"#done\")\nend)("),
-            ),
-            false => ("", "", closing),
-        };
-        let place = Place {
-            base,
-            lead: lead.len() as u32,
-            head: head.len() as u32,
-            probe: probe.len() as u32,
-            expr: start,
-        };
+        }
         Wrap {
-            before: format!("{lead}{head}{probe}"),
-            after: tail,
-            place,
+            base: self.base.unwrap_or(stmt.range.start),
+            cut,
+            closing: "\nend".repeat(depth),
+            looped: self.looped,
+            edits,
+            inert,
+            stmt: stmt.range,
+            expr,
+            run,
         }
     }
 
-    /// What the iterations of a test wrapped as `wrap` need, in a loop.
-    fn looped(&self, wrap: &Wrap) -> Option<Looped> {
+    /// What the iterations of a test need, in a loop.
+    fn looped(&self) -> Option<Looped> {
         self.looped.then(|| Looped {
-            desc: self.desc.as_deref().map(|d| wrap.text(d)),
-            reached: wrap.text("true"),
+            desc: self.desc.clone(),
             repeats: self.repeats,
         })
     }
 }
 
-/// A test's expression made a text to evaluate: the statements of its testsets before it,
-/// and in a loop the closure around it (see [`Scope::wrap`]).
+/// The names the code of `node` binds outside the testsets in it: those assigned (`x = v`,
+/// `x += v`, `x .= v`, a `let`'s, `x[i] = v` and `x.f = v` writing into `x`) and a loop's
+/// variables.
+fn bound_names<'t>(text: &'t str, node: &SyntaxNode, out: &mut Vec<&'t str>) {
+    fn names<'t>(text: &'t str, node: &SyntaxNode, out: &mut Vec<&'t str>) {
+        if node.leaf {
+            if node.kind == Kind::Identifier {
+                out.push(slice(text, node.range));
+            }
+            return;
+        }
+        node.children.iter().for_each(|c| names(text, c, out));
+    }
+    if node.leaf {
+        return;
+    }
+    match node.kind {
+        Kind::Assign | Kind::OpAssign | Kind::DotAssign | Kind::DotOpAssign => {
+            if let Some(target) = node.children.first() {
+                names(text, target, out);
+            }
+        }
+        Kind::Iteration => {
+            for spec in &node.children {
+                if let Some(var) = spec.children.first() {
+                    names(text, var, out);
+                }
+            }
+        }
+        _ => {}
+    }
+    node.children
+        .iter()
+        .filter(|c| test_macro(text, c) != Some(TestMacro::Testset))
+        .for_each(|c| bound_names(text, c, out));
+}
+
+/// Is `inner` inside `outer`?
+fn contains(outer: TextRange, inner: TextRange) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// How the tests and testsets of a top-level statement run where their verdicts are not the
+/// one reported.
+#[derive(Default)]
+struct Runs<'n> {
+    /// The edits making them run as Julia runs them ([`Runs::add`]).
+    edits: Vec<Edit>,
+    /// The tests and testsets, in the order written (one before those inside it).
+    constructs: Vec<&'n SyntaxNode>,
+    /// Does the statement change no top-level binding (by zy's analysis of the statements it
+    /// skips, what the program's functions change in place included)?
+    unchanging: bool,
+}
+
+impl<'n> Runs<'n> {
+    /// Add the tests and testsets in `node`: a test's expression in a `try` (`Test` catches
+    /// its error), a testset's body a `let` in a `try` (an error outside its tests ends it,
+    /// and no more), an `@eval`'d testset the testset; a test zy cannot read, or a
+    /// `@test_skip`, `nothing`.
+    fn add(&mut self, text: &str, node: &'n SyntaxNode) {
+        if test_macro(text, node).is_some() {
+            self.constructs.push(node);
+        }
+        self.edits_of(text, node);
+    }
+
+    fn edits_of(&mut self, text: &str, node: &'n SyntaxNode) {
+        let r = node.range;
+        let out = &mut self.edits;
+        let ends = |out: &mut Vec<Edit>, header: TextRange, with: &str| {
+            out.push(Edit::new(r, header, with));
+            out.push(Edit::new(r, TextRange::new(r.end, r.end), "\ncatch\nend)"));
+        };
+        match test_macro(text, node) {
+            Some(TestMacro::Test) => match expression(text, node) {
+                Some((_, e, keywords))
+                    if e.range.end <= r.end
+                        && !keywords
+                            .iter()
+                            .any(|k| slice(text, k.range).replace(' ', "") == "skip=true") =>
+                {
+                    ends(out, TextRange::new(r.start, e.range.start), "(try ");
+                    let rest = TextRange::new(e.range.end, r.end);
+                    out.push(Edit::new(r, rest, ""));
+                }
+                _ => out.push(Edit::new(r, r, "nothing")),
+            },
+            Some(TestMacro::Testset) => match node.children.last() {
+                Some(block) if block.kind == Kind::Block => {
+                    let first = block
+                        .children
+                        .first()
+                        .map_or(block.range.end, |s| s.range.start);
+                    ends(out, TextRange::new(r.start, first), "(try\nlet\n");
+                    self.add(text, block);
+                }
+                Some(inner) if matches!(inner.kind, Kind::For | Kind::Let) => {
+                    ends(out, TextRange::new(r.start, inner.range.start), "(try\n");
+                    self.add(text, inner);
+                }
+                _ => out.push(Edit::new(r, r, "nothing")),
+            },
+            None => match evaled_testset(text, node) {
+                Some(inner) => {
+                    out.push(Edit::new(r, TextRange::new(r.start, inner.range.start), ""));
+                    self.add(text, inner);
+                }
+                None if holds_test(text, node) => {
+                    node.children.iter().for_each(|c| self.add(text, c));
+                }
+                None => {}
+            },
+        }
+    }
+}
+
+/// How a test's texts are made: the file's text from `base` to `cut` with `edits` (those of
+/// the testsets, loops and branches around the test, and the others' [`Runs::add`]), the
+/// test at `stmt` made one returning a value, then the blocks open at `cut` closed; in a
+/// loop, a closure of `#k` that runs the loops and returns the value the `#k`-th time control
+/// reaches the test (see the module documentation). Its names are spelled `var"#k"`, which no
+/// plain Julia name is, so the test's code cannot clash.
 struct Wrap {
-    before: String,
-    after: String,
-    place: Place,
+    base: u32,
+    cut: u32,
+    closing: String,
+    looped: bool,
+    edits: Vec<Edit>,
+    /// The other testsets and tests left out as changing nothing the test sees.
+    inert: Vec<TextRange>,
+    stmt: TextRange,
+    /// The test's expression (empty for a `@test_skip`).
+    expr: TextRange,
+    /// The expression run where the test's value is not returned, in a loop.
+    run: Option<String>,
 }
 
 impl Wrap {
-    /// The text evaluating `e` in the test's place.
-    fn text(&self, e: &str) -> String {
-        format!("{}{e}{}", self.before, self.after)
+    /// The text whose value is `value` in the test's place, with the testsets and tests at
+    /// `dropped` left out (`nothing`); in a loop, it ends in `(`.
+    fn text(&self, file: &str, value: &str, dropped: &[TextRange]) -> Texter {
+        let (stmt, expr) = (self.stmt, self.expr);
+        let (before, after) = match (self.looped, &self.run) {
+            (false, _) => (String::new(), String::new()),
+            (true, run) => (
+                "var\"#n\" += 1; if var\"#n\" == var\"#k\"; return ".to_string(),
+                match run {
+                    Some(run) => format!("; end; try {run}\ncatch\nend"),
+                    None => "; end".to_string(),
+                },
+            ),
+        };
+        // In the order written: the value (after the expression, for a `@test_skip`) is
+        // inserted before what follows it.
+        let mut own = vec![Edit::new(
+            stmt,
+            TextRange::new(stmt.start, expr.start),
+            &before,
+        )];
+        if value != slice(file, expr) {
+            own.push(Edit::new(stmt, expr, value));
+        }
+        own.push(Edit::new(stmt, TextRange::new(expr.end, stmt.end), &after));
+        let gone = |r: &TextRange| dropped.contains(r) || self.inert.contains(r);
+        let left_out: Vec<Edit> = dropped
+            .iter()
+            .chain(&self.inert)
+            .filter(|r| !contains(**r, stmt))
+            .map(|&r| Edit::new(r, r, "nothing"))
+            .collect();
+        let edits: Vec<&Edit> = self
+            .edits
+            .iter()
+            .filter(|e| !gone(&e.owner))
+            .chain(&own)
+            .chain(&left_out)
+            .collect();
+        let mut t = Texter::default();
+        if self.looped {
+            t.literal("((var\"#k\") -> begin var\"#n\" = 0; ", self.base);
+        }
+        t.file(file, self.base, self.cut, &edits);
+        t.literal(&self.closing, self.cut);
+        if self.looped {
+            t.literal("\nerror(\"#done\")\nend)(", self.cut);
+        }
+        t
+    }
+
+    /// The testsets and tests other than the reported one (and those around it) that its
+    /// text runs, in the order written (a testset before those inside it).
+    fn constructs(&self, dropped: &[TextRange]) -> Vec<TextRange> {
+        let mut owners: Vec<TextRange> = self
+            .edits
+            .iter()
+            .map(|e| e.owner)
+            .filter(|o| !contains(*o, self.stmt) && o.start < self.cut)
+            .filter(|o| !dropped.contains(o) && !self.inert.contains(o))
+            .collect();
+        owners.sort_by_key(|o| (o.start, std::cmp::Reverse(o.end)));
+        owners.dedup();
+        owners
+    }
+
+    /// The innermost testset or test other than the reported one (and those around it)
+    /// that the file's offset `at` is in.
+    fn construct_at(&self, at: u32) -> Option<TextRange> {
+        self.edits
+            .iter()
+            .map(|e| e.owner)
+            .filter(|o| !contains(*o, self.stmt) && o.start <= at && at < o.end)
+            .min_by_key(|o| o.end - o.start)
     }
 }
 
@@ -1258,16 +1436,6 @@ fn comparison<'t>(text: &'t str, e: &SyntaxNode) -> Option<(&'t str, &'t str, &'
         .then(|| (slice(text, a.range), op_text, slice(text, b.range)))
 }
 
-/// Does the expression call a function named with `!` (one that may change its arguments)?
-fn mutates(text: &str, e: &SyntaxNode) -> bool {
-    let own = e.kind == Kind::Call
-        && !e.is_infix()
-        && e.children
-            .first()
-            .is_some_and(|c| slice(text, c.range).ends_with('!'));
-    own || e.children.iter().any(|c| mutates(text, c))
-}
-
 /// Does `node` hold a test macro anywhere?
 fn holds_test(text: &str, node: &SyntaxNode) -> bool {
     test_macro(text, node).is_some() || node.children.iter().any(|c| holds_test(text, c))
@@ -1322,10 +1490,11 @@ mod tests {
 
     /// The evaluated texts of the tests of `text`, one per line.
     fn texts(text: &str) -> String {
-        let found = find(text);
+        let found = find(text, &[]);
         let mut out = String::new();
         for c in found.cases {
-            out.push_str(&format!("{:?} @{} {:?}\n", c.ask, c.place.base, c.text));
+            let t = c.text(text, &c.value, None, &[]).text;
+            out.push_str(&format!("{:?} @{} {:?}\n", c.ask, c.wrap.base, t));
         }
         for (r, why) in found.skipped {
             out.push_str(&format!("not run {}..{}: {why}\n", r.start, r.end));
@@ -1337,11 +1506,11 @@ mod tests {
     fn a_testset_keeps_its_statements_and_its_positions() {
         let text = "@testset \"a\" begin\n    m = 2.0\n    @test f(m) == 4.0\n    @test g!(m) ≈ 1 atol=0.1\n    @testset \"b\" begin\n        q = m\n        @test q > 0\n    end\n    @test_throws DomainError sqrt(-m)\nend\n@test h(1)\n@test_skip x\n";
         expect_test::expect![[r#"
-            True @0 "begin             \n    m = 2.0\n          f(m) == 4.0\nend"
-            True @0 "begin             \n    m = 2.0\n                     \n          isapprox(g!(m), 1; atol=0.1)\nend"
-            True @0 "begin             \n    m = 2.0\n                     \n          g!(m) ≈ 1         \n    begin             \n        q = m\n              q > 0\nend\nend"
-            Throws("DomainError") @0 "begin             \n    m = 2.0\n                     \n          g!(m) ≈ 1         \n                      \n             \n                   \n       \n                             sqrt(-m)\nend"
-            True @197 "h(1)"
+            True @0 "let\nm = 2.0\n    f(m) == 4.0\nend"
+            True @0 "let\nm = 2.0\n    (try f(m) == 4.0\ncatch\nend)\n    isapprox(g!(m), 1; atol=0.1)\nend"
+            True @0 "let\nm = 2.0\n    (try f(m) == 4.0\ncatch\nend)\n    (try g!(m) ≈ 1\ncatch\nend)\n    let\nq = m\n        q > 0\nend\nend"
+            Throws("DomainError") @0 "let\nm = 2.0\n    (try f(m) == 4.0\ncatch\nend)\n    (try g!(m) ≈ 1\ncatch\nend)\n    (try\nlet\nq = m\n        (try q > 0\ncatch\nend)\n    end\ncatch\nend)\n    sqrt(-m)\nend"
+            True @191 "h(1)"
         "#]]
         .assert_eq(&texts(text));
     }
@@ -1350,10 +1519,10 @@ mod tests {
     fn tests_in_loops_run_in_closures_and_unreadable_ones_are_not_run() {
         let text = "@testset \"a\" begin\n    for i in 1:2\n        @test i > 0\n    end\n    while false\n        @test true\n    end\nend\n@testset \"n $i\" for i in 1:2\n    @test i > 0\nend\nfor (a, b) in [(1, 2)]\n    @test a < b\nend\n@test\n";
         expect_test::expect![[r##"
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    for i in 1:2\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end\nend\nend\nerror(\"#done\")\nend)("
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    for i in 1:2\n                   \n    end\n    while false\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return true; end\nend\nend\nerror(\"#done\")\nend)("
-            True @111 "((var\"#k\") -> begin var\"#n\" = 0;                 for i in 1:2\n          var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end\nend\nerror(\"#done\")\nend)("
-            True @160 "((var\"#k\") -> begin var\"#n\" = 0; for (a, b) in [(1, 2)]\n          var\"#n\" += 1; if var\"#n\" == var\"#k\"; return a < b; end\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nfor i in 1:2\n        var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end; try i > 0\ncatch\nend\n    end\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nfor i in 1:2\n        (try i > 0\ncatch\nend)\n    end\n    while false\n        var\"#n\" += 1; if var\"#n\" == var\"#k\"; return true; end; try true\ncatch\nend\n    end\nend\nerror(\"#done\")\nend)("
+            True @111 "((var\"#k\") -> begin var\"#n\" = 0; for i in 1:2\n    var\"#n\" += 1; if var\"#n\" == var\"#k\"; return i > 0; end; try i > 0\ncatch\nend\nend\nerror(\"#done\")\nend)("
+            True @160 "((var\"#k\") -> begin var\"#n\" = 0; for (a, b) in [(1, 2)]\n    var\"#n\" += 1; if var\"#n\" == var\"#k\"; return a < b; end; try a < b\ncatch\nend\nend\nerror(\"#done\")\nend)("
             not run 203..208: zy cannot read this test macro's arguments
         "##]].assert_eq(&texts(text));
     }
@@ -1362,10 +1531,10 @@ mod tests {
     fn tests_under_conditions_run_as_written_and_a_later_branch_leaves_out_the_earlier() {
         let text = "@testset \"a\" begin\n    if c\n        @test x\n    else\n        @test y\n    end\n    c && @testset \"b\" begin\n        @test z\n    end\n    c && @test w\nend\n@eval @testset begin\n    @test v\nend\n";
         expect_test::expect![[r##"
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return x; end\nend\nend\nerror(\"#done\")\nend)("
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n               \n    else\n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return y; end\nend\nend\nerror(\"#done\")\nend)("
-            True @0 "((var\"#k\") -> begin var\"#n\" = 0; begin             \n    if c\n               \n    else\n               \n    end\n    c && begin             \n              var\"#n\" += 1; if var\"#n\" == var\"#k\"; return z; end\nend\nend\nerror(\"#done\")\nend)("
-            True @150 "      begin         \n          v\nend"
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nif c\n        var\"#n\" += 1; if var\"#n\" == var\"#k\"; return x; end; try x\ncatch\nend\nend\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nif c\n        (try x\ncatch\nend)\n    else\n        var\"#n\" += 1; if var\"#n\" == var\"#k\"; return y; end; try y\ncatch\nend\nend\nend\nerror(\"#done\")\nend)("
+            True @0 "((var\"#k\") -> begin var\"#n\" = 0; let\nif c\n        (try x\ncatch\nend)\n    else\n        (try y\ncatch\nend)\n    end\n    c && let\nvar\"#n\" += 1; if var\"#n\" == var\"#k\"; return z; end; try z\ncatch\nend\nend\nend\nerror(\"#done\")\nend)("
+            True @150 "let\nv\nend"
             not run 138..145: zy runs the tests of a testset's statements, loops, branches and `cond && @testset ...`, not of this construct
         "##]].assert_eq(&texts(text));
     }
@@ -1374,8 +1543,8 @@ mod tests {
     fn tests_in_a_module_and_a_let_run_unless_they_use_the_modules_names() {
         let text = "module T\nusing Test\nh(x) = x\n@testset begin\n    let y = 2\n        @test f(y) == 4\n    end\n    @test_nowarn f(1)\nend\n@test h(1) == 1\nend\n";
         expect_test::expect![[r#"
-            True @29 "begin         \n    let y = 2\n              f(y) == 4\nend\nend"
-            NoWarn @29 "begin         \n    let y = 2\n                       \n    end\n                 f(1)\nend"
+            True @29 "let\nlet y = 2\n        f(y) == 4\nend\nend"
+            NoWarn @29 "let\nlet y = 2\n        (try f(y) == 4\ncatch\nend)\n    end\n    f(1)\nend"
             not run 116..131: zy runs a module's tests among the file's top-level names, and this one uses `h`, which its module defines
         "#]].assert_eq(&texts(text));
     }
@@ -1383,19 +1552,18 @@ mod tests {
     #[test]
     fn a_loop_test_maps_its_text_to_the_file() {
         let text = "@testset for i in 1:2\n    x = i\n    @test x > 0\nend\n";
-        let found = find(text);
+        let found = find(text, &[]);
         let [case] = found.cases.as_slice() else {
             panic!("one case");
         };
-        let at = |t: &str| {
-            case.place
-                .file_offset(case.text.find(t).unwrap_or(0) as u32)
-        };
+        let t = case.text(text, &case.value, Some(2), &[]);
+        let at = |s: &str| t.map.file_offset(t.text.find(s).unwrap_or(0) as u32);
         let file = |t: &str| text.find(t).unwrap_or(usize::MAX) as u32;
         assert_eq!(at("x = i"), file("x = i"));
         assert_eq!(at("x > 0"), file("x > 0"));
         assert_eq!(at("var\"#n\" = 0"), 0);
-        assert_eq!(at("if var\"#n\""), file("x > 0"));
+        assert_eq!(at("if var\"#n\""), file("@test x"));
+        assert!(t.text.ends_with("end)(2)"), "{}", t.text);
         assert_eq!(
             case.looped
                 .as_ref()

@@ -20,6 +20,7 @@ mod runtime;
 mod suppress;
 mod tape;
 mod test_throws;
+mod test_text;
 
 use std::sync::Arc;
 
