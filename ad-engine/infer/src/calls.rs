@@ -618,7 +618,7 @@ impl<'a> Cx<'a> {
             .iter()
             .map(|t| (t.ty.clone(), t.konst.clone()))
             .collect();
-        let params = self.given_params(def, &given, "new")?;
+        let params = self.given_params(def, &given, "new", fields)?;
         if fields.len() > def.fields.len() {
             return Err(Fail::method(format!(
                 "ErrorException: new: too many arguments (expected {})",
@@ -754,7 +754,7 @@ impl<'a> Cx<'a> {
             .enumerate()
             .map(|(i, t)| (t.clone(), known.get(i).cloned().flatten()))
             .collect();
-        let bind = self.given_params(def, &given, &def.name)?;
+        let bind = self.given_params(def, &given, &def.name, fields)?;
         dispatch::construct_given(self.program, def, b, fields, Some(bind))
     }
 
@@ -792,16 +792,25 @@ impl<'a> Cx<'a> {
 
     /// The struct's type parameters bound to the types (or values, `S{3}`) given as values,
     /// each with its constant if it is known (`new{T}`, `S{T}(...)`, the callee named `callee`
-    /// in the refusal of a parameter that is neither).
+    /// in the refusal of a parameter that is neither). A parameter given as `Any`, `Real`,
+    /// `Number` or `Integer` is that abstract type, as Julia's `S{Any}`: the open union of
+    /// what the fields `fields` hold where their declared types name it (`new{Any}(Any[1,
+    /// "a"])`), and what the body stores into such containers.
     fn given_params(
         &self,
         def: &zy_ir::StructDef,
         given: &[(Type, Option<Const>)],
         callee: &str,
+        fields: &[Val],
     ) -> Result<crate::pattern::Bindings, Fail> {
         let mut bind = crate::pattern::Bindings::new();
         for (p, (t, konst)) in def.params.iter().zip(given) {
-            let ty = crate::type_params::param_type(t, konst.as_ref(), self.program);
+            let ty = crate::type_params::param_type(t, konst.as_ref(), self.program).or_else(
+                || match t {
+                    Type::Function(n) => self.open_param(def, p, n, fields),
+                    _ => None,
+                },
+            );
             let Some(ty) = ty else {
                 let callee = callee.strip_prefix("Base.").unwrap_or(callee);
                 let full: &str = &def.name;
@@ -820,6 +829,32 @@ impl<'a> Cx<'a> {
             bind.insert(p.clone(), ty);
         }
         Ok(bind)
+    }
+
+    /// The struct parameter `p` given as the open abstract type `name` ([`Cx::given_params`]):
+    /// the open union of the types the fields bind `p` to (the elements of a `Vector{T}`
+    /// field, the value of a `T` field) and of what the body stores into such containers.
+    fn open_param(
+        &self,
+        def: &zy_ir::StructDef,
+        p: &Name,
+        name: &str,
+        fields: &[Val],
+    ) -> Option<Type> {
+        if !crate::open::is_open(name) {
+            return None;
+        }
+        let pats = dispatch::field_patterns(self.program, def).ok()?;
+        let mut held: Vec<Type> = pats
+            .iter()
+            .zip(fields)
+            .filter_map(|(pat, v)| {
+                let mut bind = crate::pattern::Bindings::new();
+                crate::pattern::matches(pat, &v.ty, &mut bind).then(|| bind.remove(p))?
+            })
+            .collect();
+        held.extend(self.any_held.iter().cloned());
+        crate::open::open_union(name, &held)
     }
 
     /// A call of the builtin `builtin` (named `name` by the caller); a builtin that does not

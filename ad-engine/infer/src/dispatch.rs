@@ -1272,7 +1272,7 @@ pub(crate) fn struct_instance(program: &Program, name: &Name, params: Vec<Type>)
     (!recursive).then(|| Type::Struct(Arc::new(st)))
 }
 
-fn field_patterns(program: &Program, def: &StructDef) -> Result<Vec<Pat>, Fail> {
+pub(crate) fn field_patterns(program: &Program, def: &StructDef) -> Result<Vec<Pat>, Fail> {
     let bounds = def
         .param_bounds
         .iter()

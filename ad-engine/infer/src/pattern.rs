@@ -1135,10 +1135,15 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Pr
     // `::Type{T} where T` of a program's own struct type (`BH{Float64, MinT}()` passes
     // `MinT` to the constructor `BH{T, H}() where {T, H}`), or of any concrete type written
     // with parameters (`BH{Tuple{Int, Int}, MinT}()`), binding `T` to it.
+    // So does `::Type{T} where T<:Vector` of such a type (`P{Vector{Int}}(a)` calling
+    // `P{T}(a) where T<:Vector`), when it is below the bound.
     if let (Pat::TypeValue(inner), Type::Function(m)) = (p, t) {
-        if let Pat::Var(_) = &**inner {
-            let named =
-                struct_type_of(m, program).or_else(|| crate::type_values::concrete_of(m, program));
+        if let Pat::Var(_) | Pat::Bounded(..) = &**inner {
+            // `Any` (`B{Any}(n)`), Julia's abstract type, is its open union of what such
+            // containers hold where nothing says what.
+            let named = struct_type_of(m, program)
+                .or_else(|| crate::type_values::concrete_of(m, program))
+                .or_else(|| crate::open::open_union(m, &[]));
             if let Some(s) = named {
                 return matches_exact(inner, &s, b);
             }

@@ -111,6 +111,8 @@ pub(crate) fn concrete_of(name: &str, program: &Program) -> Option<Type> {
             "Float32" => Some(Type::Float32),
             "Bool" => Some(Type::Bool),
             "Nothing" => Some(Type::Nothing),
+            "String" => Some(Type::String),
+            "Symbol" => Some(Type::any_symbol()),
             // A program's struct without parameters (`Heap{Float64, Ascending}`).
             n => match program.structs.get(n) {
                 Some(def) if def.params.is_empty() && !def.is_abstract => {

@@ -2657,7 +2657,10 @@ function _vector_of(T, x::Union{AbstractVector, AbstractRange})
     return y
 end
 # Julia's `Vector{T}(x)` takes a vector (or `undef`, `missing` or `nothing` and a length).
-_vector_of(T, x) = error(:MethodError, "no method matching Vector{$(T)}(::$(typeof(x)))")
+# An array struct of the program (`struct V <: AbstractVector{Int}`): its elements, read by its
+# `getindex`, as Julia's `Vector{T}(a::AbstractVector)` copies them.
+_vector_of(T, x) = x isa AbstractVector ? _vector_of(T, _array_collect(x)) :
+    error(:MethodError, "no method matching Vector{$(T)}(::$(typeof(x)))")
 # `Vector{Union{Missing, T}}(missing, n)`, `Vector{Union{Nothing, T}}(nothing, n)`: `n` times
 # the absent value.
 function _vector_of(T, v::Union{Missing, Nothing}, n::Int)
@@ -3499,8 +3502,10 @@ convert(T::Type{Int}, x::Real) = T(x)
 convert(T::Type{Bool}, x::Real) = T(x)
 # Julia's `convert(::Type{T}, x::T) = x`, its `convert(::Type{T}, x::Number) where
 # {T<:Number} = T(x)` (the program's number types converted by their constructors), and its
-# MethodError for any other pair.
-convert(T, x) = x isa T ? x : _no_convert(T, x)
+# MethodError for any other pair. An array struct of the program converted to an array type
+# (`convert(Array, v)`) is Julia's `T(v)`: a new array of its elements, read by its `getindex`.
+convert(T, x) = x isa T ? x :
+    x isa AbstractArray && T <: AbstractArray ? convert(T, _array_collect(x)) : _no_convert(T, x)
 convert(T, x::Number) = x isa T ? x : T <: Number ? T(x) : _no_convert(T, x)
 _no_convert(T, x) = error(:MethodError, "Cannot `convert` an object of type $(typeof(x)) to an object of type $(T)")
 # Julia's `convert(::Type{T}, a::AbstractArray) where {T<:Array} = a isa T ? a : T(a)::T`: a

@@ -1263,7 +1263,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 93427..93431: abs2
-            <zy>/prelude/Base.jl (prelude) 446846..446850: abs2
+            <zy>/prelude/Base.jl (prelude) 447307..447311: abs2
         "#]],
     );
 }

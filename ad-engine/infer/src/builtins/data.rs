@@ -1074,7 +1074,11 @@ pub(crate) fn undef_objects(
     // holding what it holds).
     let (elem, dims) = match args.split_first().map(|(t, d)| (&t.ty, d)) {
         Some((Type::Array(e, _), dims)) => (Some((**e).clone()), dims),
-        Some((Type::Function(t), dims)) => (typed_elem(cx, t), dims),
+        // `Vector{Any}(undef, n)`: unset slots of the open union.
+        Some((Type::Function(t), dims)) => (
+            typed_elem(cx, t).or_else(|| crate::open::open_union(t, &cx.any_held)),
+            dims,
+        ),
         _ => return Some(Err(no_method(name, &types(args)))),
     };
     let Some(elem) = elem else {
