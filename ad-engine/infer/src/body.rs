@@ -514,12 +514,19 @@ impl<'a> Typer<'a> {
         held
     }
 
-    /// `b` and the block parameters every jump into passes `b` (or one of these) as: the
-    /// values that hold what `b` holds.
+    /// `b` and the block parameters every jump into passes `b` (or one of these) as, and the
+    /// values a destructuring takes it out of a tuple as (`a, s = n, Set()`): the values that
+    /// hold what `b` holds.
     fn passed_on(&self, b: Value) -> Vec<Value> {
         let mut boxes = vec![b];
         loop {
             let mut grew = false;
+            for v in self.destructured(&boxes) {
+                if !boxes.contains(&v) {
+                    boxes.push(v);
+                    grew = true;
+                }
+            }
             for blk in self.body.block_ids() {
                 for call in self.body.block(blk).term.calls() {
                     let params = &self.body.block(call.block).params;
@@ -537,6 +544,40 @@ impl<'a> Typer<'a> {
             }
         }
         boxes
+    }
+
+    /// The values `_destructure(t, i)` that take one of `boxes` out of the tuple `t` it was
+    /// put in at `i`.
+    fn destructured(&self, boxes: &[Value]) -> Vec<Value> {
+        let stmt = |v: &Operand| v.as_value().and_then(|v| self.body.stmt(v));
+        let mut out = Vec::new();
+        for i in 0..self.body.values.len() {
+            let Some(Stmt {
+                op: Op::Call(n),
+                args,
+            }) = self.body.stmt(Value(i as u32))
+            else {
+                continue;
+            };
+            let [t, Operand::Const(Const::Int(at))] = args.as_slice() else {
+                continue;
+            };
+            let Some(Stmt {
+                op: Op::Call(tuple),
+                args: elems,
+            }) = stmt(t)
+            else {
+                continue;
+            };
+            let taken = usize::try_from(*at - 1).ok().and_then(|k| elems.get(k));
+            let holds = taken
+                .and_then(Operand::as_value)
+                .is_some_and(|e| boxes.contains(&e));
+            if &**n == "Base._destructure" && &**tuple == "tuple" && holds {
+                out.push(Value(i as u32));
+            }
+        }
+        out
     }
 
     /// The join of the types of the values stored into the box `b` (through the φs that
