@@ -147,7 +147,6 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
         // A literal whose type its values decide may be a `Vector{Any}`.
         ("vect", args) => args.iter().any(|a| crate::open::runtime_element(&a.ty)),
         ("Base.getindex", [t, ..]) => any(t),
-        ("Base._typed_dict", _) => open_dict_key(name, ins).is_some(),
         // `Array{Any}(missing, n)`: a vector of `Any` holding `missing`s to begin with.
         ("#typed", [r, params, x, _]) if matches!(&r.ty, Type::Function(t) if matches!(&**t, "Array" | "Vector")) => {
             matches!(&params.ty, Type::Tuple(ps) if matches!(&ps[..], [Type::Function(t)] if &**t == "Any"))
@@ -172,19 +171,48 @@ fn makes_unbound_library_vector(cx: &Cx, name: &str, ins: &[Val]) -> bool {
     }
 }
 
-/// The key type's name of `Dict{K, Any}()` (lowered `_typed_dict((K, Any))`), whose values
-/// are what the function stores into it.
-fn open_dict_key<'v>(name: &str, ins: &'v [Val]) -> Option<&'v Name> {
-    let [kv] = ins else {
-        return None;
-    };
-    match (name, &kv.ty) {
-        ("Base._typed_dict", Type::Tuple(ts)) => match &ts[..] {
-            [Type::Function(k), Type::Function(v)] if &**v == "Any" => Some(k),
+/// The table of `Any` keys or values the call `name(ins...)` makes: `Dict()`, `Dict{K, Any}()`
+/// and `Dict{Any, V}()` (lowered `_typed_dict((K, V))`), `Set()` and `Set{Any}()` (lowered
+/// `_typed_set(Any)`), whose keys and values are what the function stores into it.
+fn open_table(name: &str, ins: &[Val]) -> Option<crate::calls::OpenTable> {
+    use crate::calls::OpenTable;
+    let any: Name = "Any".into();
+    let is_any = |t: &Name| **t == *"Any";
+    match (name, ins) {
+        ("Base.Dict", []) => Some(OpenTable::Dict(any.clone(), any)),
+        ("Base.Set", []) => Some(OpenTable::Set),
+        ("Base._typed_set", [t]) => {
+            matches!(&t.ty, Type::Function(t) if is_any(t)).then_some(OpenTable::Set)
+        }
+        ("Base._typed_dict", [kv]) => match &kv.ty {
+            Type::Tuple(ts) => match &ts[..] {
+                [Type::Function(k), Type::Function(v)] if is_any(k) || is_any(v) => {
+                    Some(OpenTable::Dict(k.clone(), v.clone()))
+                }
+                _ => None,
+            },
             _ => None,
         },
         _ => None,
     }
+}
+
+/// What of a container a store puts there: the elements of a vector (or `Ref`), the keys of a
+/// `Dict` or `Set`, the values of a `Dict`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub(crate) enum Part {
+    Elements,
+    Keys,
+    Values,
+}
+
+/// The key (or value, by `part`) of a `Pair` of type `t`; `None` for another type.
+fn pair_half(t: &Type, part: Part) -> Option<Type> {
+    let Type::Struct(s) = t else {
+        return None;
+    };
+    let at = usize::from(part == Part::Values);
+    (&*s.name == "Base.Pair").then(|| s.fields.get(at).map(|f| f.1.clone()))?
 }
 
 fn is_undef(stmt: &Stmt) -> bool {
@@ -329,24 +357,34 @@ impl<'a> Typer<'a> {
             (Op::Call(n), _)
                 if makes_open_container(n, ins) || makes_unbound_library_vector(cx, n, ins) =>
             {
-                cx.any_held = self.stored_into(cx, v);
-                let plan = match open_dict_key(n, ins) {
-                    Some(k) if !cx.any_held.is_empty() => cx.open_dict(k),
-                    _ => cx.resolve(&stmt.op, ins),
-                };
+                cx.any_held = self.stored_into(cx, v, Part::Elements);
+                let plan = cx.resolve(&stmt.op, ins);
                 cx.any_held.clear();
                 plan
+            }
+            // A table stored into by the function: its keys and values of `Any` hold what is
+            // stored (as it is made where nothing is).
+            (Op::Call(n), _) if open_table(n, ins).is_some() => {
+                let keys = self.stored_into(cx, v, Part::Keys);
+                let values = self.stored_into(cx, v, Part::Values);
+                match open_table(n, ins) {
+                    Some(table) if !keys.is_empty() || !values.is_empty() => {
+                        cx.open_table(&table, keys, values)
+                    }
+                    _ => cx.resolve(&stmt.op, ins),
+                }
             }
             _ => cx.resolve(&stmt.op, ins),
         }
     }
 
-    /// The types of the values the body stores into the container `c` (`push!(c, x...)`,
-    /// `pushfirst!(c, x...)`, `insert!(c, i, x)`, `c[i...] = x`, `c[] = x`, the elements of
-    /// `append!(c, xs)` and `prepend!(c, xs)`), through the φs
-    /// that only pass it on, and those the program's functions it is passed to store into it
-    /// ([`Typer::stored_by_callee`]): those typed so far.
-    fn stored_into(&self, cx: &mut Cx, c: Value) -> Vec<Type> {
+    /// The types of the values the body stores into the container `c` as its `part`
+    /// (elements: `push!(c, x...)`, `pushfirst!(c, x...)`, `insert!(c, i, x)`, `c[i...] = x`,
+    /// `c[] = x`, the elements of `append!(c, xs)` and `prepend!(c, xs)`; keys: `c[k] = v`,
+    /// `get!(c, k, v)`, `push!(c, k => v)` and a set's `push!(c, k)`; values: `v` of those),
+    /// through the φs that only pass it on, and those the program's functions it is passed to
+    /// store into it ([`Typer::stored_by_callee`]): those typed so far.
+    fn stored_into(&self, cx: &mut Cx, c: Value, part: Part) -> Vec<Type> {
         let containers = self.passed_on(c);
         let mut held = Vec::new();
         for i in 0..self.body.values.len() {
@@ -357,11 +395,31 @@ impl<'a> Typer<'a> {
                 continue;
             };
             let passed = |a: &Operand| a.as_value().is_some_and(|a| containers.contains(&a));
-            let stored = match &**n {
-                _ if !stmt.args.first().is_some_and(passed) => Vec::new(),
-                "Base.push!" | "Base.pushfirst!" => self.operand_types(&stmt.args[1..]),
+            let args = &stmt.args;
+            let stored = match (&**n, part) {
+                _ if !args.first().is_some_and(passed) => Vec::new(),
+                ("Base.push!" | "Base.pushfirst!", Part::Elements) => {
+                    self.operand_types(&args[1..])
+                }
+                // A `Dict`'s pairs, a `Set`'s keys.
+                ("Base.push!", Part::Keys | Part::Values) => self
+                    .operand_types(&args[1..])
+                    .into_iter()
+                    .map(|t| match (pair_half(&t, part), part) {
+                        (Some(half), _) => half,
+                        (None, Part::Keys) => t,
+                        (None, _) => Type::Bottom,
+                    })
+                    .collect(),
+                ("Base.setindex!", Part::Keys) if args.len() == 3 => self.operand_types(&args[2..]),
+                ("Base.setindex!", Part::Values) if args.len() == 3 => {
+                    self.operand_types(&args[1..2])
+                }
+                ("Base.get!", Part::Keys) if args.len() == 3 => self.operand_types(&args[1..2]),
+                ("Base.get!", Part::Values) if args.len() == 3 => self.operand_types(&args[2..]),
+                (_, Part::Keys | Part::Values) => Vec::new(),
                 // The elements of the arrays and tuples appended.
-                "Base.append!" | "Base.prepend!" => self
+                ("Base.append!" | "Base.prepend!", _) => self
                     .operand_types(&stmt.args[1..])
                     .into_iter()
                     .flat_map(|t| match t {
@@ -370,7 +428,7 @@ impl<'a> Typer<'a> {
                         _ => Vec::new(),
                     })
                     .collect(),
-                "Base.setindex!" | "Base.insert!" if stmt.args.len() > 1 => {
+                ("Base.setindex!" | "Base.insert!", _) if stmt.args.len() > 1 => {
                     let at = if &**n == "Base.insert!" { 2 } else { 1 };
                     self.operand_types(stmt.args.get(at..at + 1).unwrap_or_default())
                 }
@@ -382,7 +440,7 @@ impl<'a> Typer<'a> {
                 .position(passed)
                 .filter(|_| stored.is_empty());
             let stored = match by_callee {
-                Some(at) => self.stored_by_callee(cx, n, &stmt.args, at),
+                Some(at) => self.stored_by_callee(cx, n, &stmt.args, at, part),
                 None => stored,
             };
             for t in stored {
@@ -399,7 +457,14 @@ impl<'a> Typer<'a> {
     /// e)`): the method dispatch chooses for the argument types typed so far, typed for them,
     /// as Julia's `push!` stores any value at run time; calls nested [`MAX_STORE_DEPTH`] deep
     /// at most (a recursion stores what its first calls store).
-    fn stored_by_callee(&self, cx: &mut Cx, name: &Name, args: &[Operand], at: usize) -> Vec<Type> {
+    fn stored_by_callee(
+        &self,
+        cx: &mut Cx,
+        name: &Name,
+        args: &[Operand],
+        at: usize,
+        part: Part,
+    ) -> Vec<Type> {
         let program = cx.program;
         let types = self.operand_types(args);
         let Some(gf) = program.functions.get(name) else {
@@ -425,7 +490,7 @@ impl<'a> Typer<'a> {
             method,
             args: types.into(),
         });
-        let key = (inst.clone(), at);
+        let key = (inst.clone(), at, part);
         if let Some(held) = cx.stores.get(&key) {
             return held.clone();
         }
@@ -439,7 +504,7 @@ impl<'a> Typer<'a> {
         cx.stores_depth += 1;
         let mut typer = Typer::new(&m.body, &inst, program);
         let held = match (typer.fixpoint(cx), m.body.args().get(at)) {
-            (true, Some(&param)) => typer.stored_into(cx, param),
+            (true, Some(&param)) => typer.stored_into(cx, param, part),
             _ => Vec::new(),
         };
         cx.stores_depth -= 1;
@@ -449,12 +514,19 @@ impl<'a> Typer<'a> {
         held
     }
 
-    /// `b` and the block parameters every jump into passes `b` (or one of these) as: the
-    /// values that hold what `b` holds.
+    /// `b` and the block parameters every jump into passes `b` (or one of these) as, and the
+    /// values a destructuring takes it out of a tuple as (`a, s = n, Set()`): the values that
+    /// hold what `b` holds.
     fn passed_on(&self, b: Value) -> Vec<Value> {
         let mut boxes = vec![b];
         loop {
             let mut grew = false;
+            for v in self.destructured(&boxes) {
+                if !boxes.contains(&v) {
+                    boxes.push(v);
+                    grew = true;
+                }
+            }
             for blk in self.body.block_ids() {
                 for call in self.body.block(blk).term.calls() {
                     let params = &self.body.block(call.block).params;
@@ -472,6 +544,40 @@ impl<'a> Typer<'a> {
             }
         }
         boxes
+    }
+
+    /// The values `_destructure(t, i)` that take one of `boxes` out of the tuple `t` it was
+    /// put in at `i`.
+    fn destructured(&self, boxes: &[Value]) -> Vec<Value> {
+        let stmt = |v: &Operand| v.as_value().and_then(|v| self.body.stmt(v));
+        let mut out = Vec::new();
+        for i in 0..self.body.values.len() {
+            let Some(Stmt {
+                op: Op::Call(n),
+                args,
+            }) = self.body.stmt(Value(i as u32))
+            else {
+                continue;
+            };
+            let [t, Operand::Const(Const::Int(at))] = args.as_slice() else {
+                continue;
+            };
+            let Some(Stmt {
+                op: Op::Call(tuple),
+                args: elems,
+            }) = stmt(t)
+            else {
+                continue;
+            };
+            let taken = usize::try_from(*at - 1).ok().and_then(|k| elems.get(k));
+            let holds = taken
+                .and_then(Operand::as_value)
+                .is_some_and(|e| boxes.contains(&e));
+            if &**n == "Base._destructure" && &**tuple == "tuple" && holds {
+                out.push(Value(i as u32));
+            }
+        }
+        out
     }
 
     /// The join of the types of the values stored into the box `b` (through the φs that

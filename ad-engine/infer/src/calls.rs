@@ -168,6 +168,13 @@ fn wrapper_view_refused(name: &str, args: &[Type]) -> Option<Fail> {
 
 /// The resolution context of one instance: the program, the oracle for callees' return types,
 /// and the callees met so far.
+/// A table whose keys or values are of `Any`: a `Dict{K, V}` by the names of its types, or a
+/// `Set{Any}`.
+pub(crate) enum OpenTable {
+    Dict(Name, Name),
+    Set,
+}
+
 pub(crate) struct Cx<'a> {
     pub program: &'a Program,
     /// The memoised patterns of the program's method signatures.
@@ -183,7 +190,7 @@ pub(crate) struct Cx<'a> {
     pub any_held: Vec<Type>,
     /// What the program's functions called with a container of `Any` made here store into
     /// it, by callee instance and argument (`body.rs`'s `stored_by_callee`, typing each once).
-    pub stores: BTreeMap<(Arc<Instance>, usize), Vec<Type>>,
+    pub stores: BTreeMap<(Arc<Instance>, usize, crate::body::Part), Vec<Type>>,
     /// How many such callees are being typed one inside another.
     pub stores_depth: usize,
 }
@@ -295,19 +302,37 @@ impl<'a> Cx<'a> {
         Ok(Val::lit(Const::Bool(defined)))
     }
 
-    /// `Dict{K, Any}()` holding the types of [`Cx::any_held`] besides its defaults (`h["loss"]
-    /// = Float64[]` stored by the function making it): the prelude's `Dict(ks, vs)` of `K[]`
-    /// and `Any[]` made here, where those types are known.
-    pub fn open_dict(&mut self, key: &Name) -> Result<Plan, Fail> {
+    /// The `Dict` or `Set` `table` of `Any` keys or values holding the `keys` and `values`
+    /// the function making it stores (`d[c] = n`, `push!(s, (i, j))`), a `Dict`'s values of
+    /// `Any` also its defaults: the prelude's `Dict(ks, vs)` of `K[]` and `V[]` made here, where
+    /// those types are known, in a `Set`'s items for a set.
+    pub fn open_table(
+        &mut self,
+        table: &OpenTable,
+        keys: Vec<Type>,
+        values: Vec<Type>,
+    ) -> Result<Plan, Fail> {
         let mut b = PlanBuilder::default();
+        let (key, value) = match table {
+            OpenTable::Dict(k, v) => (k.clone(), v.clone()),
+            OpenTable::Set => ("Any".into(), "Bool".into()),
+        };
         let getindex: Name = "Base.getindex".into();
-        let mut defaults = crate::open::defaults("Any");
-        defaults.extend(self.any_held.iter().cloned());
-        self.any_held = defaults;
-        let ks = self.call_named(&mut b, &getindex, &[Val::lit(Const::Func(key.clone()))])?;
-        let vs = self.call_named(&mut b, &getindex, &[Val::lit(Const::Func("Any".into()))])?;
-        let d = self.call_named(&mut b, &"Base.Dict".into(), &[ks, vs])?;
-        Ok(b.finish(d.arg, d.ty))
+        self.any_held = keys;
+        let ks = self.call_named(&mut b, &getindex, &[Val::lit(Const::Func(key))]);
+        self.any_held = crate::open::defaults("Any");
+        self.any_held.extend(values);
+        let vs = self.call_named(&mut b, &getindex, &[Val::lit(Const::Func(value))]);
+        self.any_held.clear();
+        let d = self.call_named(&mut b, &"Base.Dict".into(), &[ks?, vs?])?;
+        let made = match table {
+            OpenTable::Dict(..) => d,
+            OpenTable::Set => {
+                let items = self.call_named(&mut b, &"Base._SetItems".into(), &[d])?;
+                self.call_named(&mut b, &"Base.Set".into(), &[items])?
+            }
+        };
+        Ok(b.finish(made.arg, made.ty))
     }
 
     /// `pairs(t)[k]` of a tuple or named tuple `t` and a literal `k`: `t[k]` by its constant

@@ -578,10 +578,13 @@ pub(crate) fn construct_given(
     // The other untyped fields of such a node hold any value of its own type, as Julia's
     // `Any` (a list's head holding `"root"`, its nodes numbers): every node is of one type.
     // So does a mutable struct's untyped field built empty and filled later (`tree.data = x`
-    // of a tree built holding `nothing`).
+    // of a tree built holding `nothing`), or assigned a value of another type than it was
+    // built with (`s.n = 1.5` of `S(0)`).
     if def.mutable {
         for (k, pat) in pats.iter().enumerate() {
-            let open = !links.is_empty() || crate::links::filled_later(program, def, k);
+            let open = !links.is_empty()
+                || crate::links::filled_later(program, def, k)
+                || crate::links::retyped(program, def, k, &fields[k].1);
             if matches!(pat, Pat::Any) && open && !links.iter().any(|(i, _)| *i == k) {
                 fields[k].1 = any_field(program, &fields[k].1)?;
             }

@@ -7,7 +7,7 @@
 //! later with a value of another kind (`tree.data = x`) holds Julia's `Any`.
 
 use zy_ir::{
-    Block, Const, Function, Method, Op, Operand, Program, StructDef, Type, TypeExpr, Value,
+    Block, Const, Function, Method, Op, Operand, Program, Stmt, StructDef, Type, TypeExpr, Value,
     ValueKind, NEW,
 };
 
@@ -42,6 +42,23 @@ pub(crate) fn filled_later(program: &Program, def: &StructDef, k: usize) -> bool
     Uses::of(program, def, k).is_some_and(|u| !u.built.is_empty() && u.filled)
 }
 
+/// Is the untyped field `k` of the mutable struct `def`, built holding a `built`, assigned a
+/// value of another type later: a constant of another type (`s.n = 1.5` of `S(0)`), or, where
+/// it holds an integer, arithmetic on a value computed elsewhere (`a.total += x`, which is a
+/// `Float64` for a `Float64` `x`), or a division? Julia's field holds each value with its own
+/// type, so zy gives it Julia's `Any`.
+pub(crate) fn retyped(program: &Program, def: &StructDef, k: usize, built: &Type) -> bool {
+    let Some(uses) = Uses::of(program, def, k) else {
+        return false;
+    };
+    let integer = matches!(built, Type::Int64 | Type::Bool);
+    uses.stored.iter().any(|s| match s {
+        Stored::Constant(t) => t != built,
+        Stored::Arithmetic => integer,
+        Stored::Other => false,
+    })
+}
+
 /// How the program uses one untyped field of a mutable struct.
 struct Uses {
     /// The ends the program builds a value of the struct with there.
@@ -52,6 +69,19 @@ struct Uses {
     relinked: bool,
     /// Does it assign the field any value but an end?
     filled: bool,
+    /// What it assigns the field (but the ends).
+    stored: Vec<Stored>,
+}
+
+/// A value the program assigns to a field, as far as its type shows before typing.
+enum Stored {
+    /// A constant of this type (`s.n = 1.5`).
+    Constant(Type),
+    /// Arithmetic that may change an integer's type: a division, or one on a value that is
+    /// neither a constant nor the field itself (`a.total += x`).
+    Arithmetic,
+    /// Any other value.
+    Other,
 }
 
 impl Uses {
@@ -63,6 +93,7 @@ impl Uses {
             assigned: Vec::new(),
             relinked: false,
             filled: false,
+            stored: Vec::new(),
         };
         // The program's functions, and its methods of the library's (`Base.push!(t::Tree,
         // x)`): those that take a `def`.
@@ -82,14 +113,18 @@ impl Uses {
                 let (ends, stored) = match (&**n, stmt.args.as_slice()) {
                     (
                         "setfield!" | "Base.setproperty!",
-                        [_, Operand::Const(Const::Symbol(s)), v],
-                    ) if s == field => {
+                        [x, Operand::Const(Const::Symbol(s)), v],
+                    ) if s == field && !of_another(program, m, x, def) => {
                         let end = end_of(body, v);
                         uses.filled |= end.is_none();
                         uses.relinked |= end.is_none()
                             && !matches!(v, Operand::Const(_))
                             && !other_argument(m, v, def)
+                            && !untyped_argument(m, v)
                             && !arithmetic(body, v);
+                        if end.is_none() {
+                            uses.stored.push(stored(body, v, field));
+                        }
                         (&mut uses.assigned, end)
                     }
                     (n, args) if n == &*def.name => {
@@ -120,6 +155,60 @@ fn arithmetic(body: &Function, v: &Operand) -> bool {
         n.strip_prefix("Base.").unwrap_or(n),
         "+" | "-" | "*" | "/" | "^"
     )
+}
+
+/// What the operand `v` of `body`, assigned to the field `field`, is.
+fn stored(body: &Function, v: &Operand, field: &str) -> Stored {
+    let stmt = |v: &Operand| v.as_value().and_then(|v| body.stmt(v));
+    if let Operand::Const(c) = v {
+        return Stored::Constant(c.ty());
+    }
+    let Some(Stmt {
+        op: Op::Call(n),
+        args,
+    }) = stmt(v)
+    else {
+        return Stored::Other;
+    };
+    // The field itself, `s.n` of `s.n += 1`, or a constant beside it.
+    let known = |a: &Operand| match a {
+        Operand::Const(_) => true,
+        a => matches!(stmt(a), Some(Stmt { op: Op::Call(g), args })
+            if matches!(&**g, "getfield" | "Base.getproperty")
+                && matches!(args.get(1), Some(Operand::Const(Const::Symbol(s))) if &**s == field)),
+    };
+    let division = n.strip_prefix("Base.").unwrap_or(n) == "/";
+    if division || (arithmetic(body, v) && !args.iter().all(known)) {
+        Stored::Arithmetic
+    } else {
+        Stored::Other
+    }
+}
+
+/// Is the operand `x` of the method `m` evidently no `def`: an argument declared of a type
+/// that holds none, or a value built by another struct's constructor (a store to `a.next` of
+/// an `A` leaves a `B`'s `next` as it is)?
+fn of_another(program: &Program, m: &Method, x: &Operand, def: &StructDef) -> bool {
+    if other_argument(m, x, def) {
+        return true;
+    }
+    let built = x.as_value().and_then(|x| m.body.stmt(x)).map(|s| &s.op);
+    matches!(built, Some(Op::Call(n)) if *n != def.name && program.structs.contains_key(n))
+}
+
+/// Is the operand `v` of the method `m` one of its arguments declared of no type (`x` of
+/// `set!(s, x)`), which the program may call with any value: no node of its own?
+fn untyped_argument(m: &Method, v: &Operand) -> bool {
+    let Some(v) = v.as_value() else {
+        return false;
+    };
+    match m.body.value(v).kind {
+        ValueKind::Param {
+            block: Block::ENTRY,
+            index,
+        } => matches!(m.sig.get(index as usize), Some(None)),
+        _ => false,
+    }
 }
 
 /// Does the method `m` take a `def` (an argument declared of a type that names it)?

@@ -61,13 +61,17 @@ pub const HOOKS: &[Hooks] = &[
             "Base.insert!",
             "Base.append!",
             "Base.prepend!",
+            // (The keys and values of a `Dict()`.)
+            "Base.get!",
         ],
         hooks: &[],
     },
     // An `AbstractSet` annotation takes the library's `Set` and `BitSet` (inference's
     // `pattern` names them): only code making one has one, so the types trigger nothing more.
+    // A `Set()` stored into is made of its `_SetItems` (inference's `open_table`), which
+    // `Set()` reaches.
     Hooks {
-        triggers: &["Base.AbstractSet", "Base.Set", "Base.BitSet"],
+        triggers: &["Base.AbstractSet", "Base.Set", "Base.BitSet", "Base._SetItems"],
         hooks: &[],
     },
     // A named tuple type called through an alias (`Item((2, 3))`) calls these constructors,
