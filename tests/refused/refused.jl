@@ -24,7 +24,7 @@ s6(x) = `ls`
 
 # Operators.
 o1(x) = x // 2
-o2(x) = x ⊇ x
+o2(x) = x ⊃ x
 # (o3, o4: `a .&& b` and `a .|| b` are accepted now: a broadcast of `&&` and `||`)
 # (o5: `x .=> y` is accepted now: the broadcast of `Pair`)
 # (o6: `x .|> sin` is accepted now: `sin.(x)`)

@@ -704,7 +704,10 @@ end |> sum"#,
     (r#"sqrt <| 4"#, r#"error: UndefVarError: `<|` not defined"#),
     (r#"Set([1, 2]) ⊇ Set([1])"#, r#"true"#),
     (r#"Set([1, 2]) ⊊ Set([1, 2])"#, r#"false"#),
-    (r#"Set([1, 2]) ⊃ Set([1])"#, r#"error: unsupported: operator `⊃`"#),
+    (
+        r#"Set([1, 2]) ⊃ Set([1])"#,
+        r#"error: unsupported: operator `⊃`"#,
+    ),
     (
         r#"x = 2.0; x::Int"#,
         r#"error: TypeError: in typeassert, expected Int64, got a value of type Float64"#,

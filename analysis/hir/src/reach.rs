@@ -71,7 +71,12 @@ pub const HOOKS: &[Hooks] = &[
     // A `Set()` stored into is made of its `_SetItems` (inference's `open_table`), which
     // `Set()` reaches.
     Hooks {
-        triggers: &["Base.AbstractSet", "Base.Set", "Base.BitSet", "Base._SetItems"],
+        triggers: &[
+            "Base.AbstractSet",
+            "Base.Set",
+            "Base.BitSet",
+            "Base._SetItems",
+        ],
         hooks: &[],
     },
     // A named tuple type called through an alias (`Item((2, 3))`) calls these constructors,

@@ -1263,7 +1263,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 93427..93431: abs2
-            <zy>/prelude/Base.jl (prelude) 447307..447311: abs2
+            <zy>/prelude/Base.jl (prelude) 449461..449465: abs2
         "#]],
     );
 }
@@ -1760,7 +1760,7 @@ total(x) = halves(x, 3) + 1.0
 fn an_unsupported_construct_refuses_only_the_calls_that_reach_its_function() {
     let file = r#"
 function guarded(x)
-    q = x ⊇ 1.0
+    q = x ⊃ 1.0
     sqrt(x)
 end
 cube(x) = x^3
@@ -1778,7 +1778,7 @@ uses_guarded(x) = guarded(x) + 1.0
         file,
         "uses_guarded(2.0)",
         expect![[r#"
-            main.jl:3:11: error: unsupported: operator `⊇`; write a function with a name and call it instead
+            main.jl:3:11: error: unsupported: operator `⊃`; write a function with a name and call it instead
         "#]],
     );
 }

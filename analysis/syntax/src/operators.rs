@@ -296,9 +296,7 @@ fn dotted_pipe_chain(
 
 /// Operators of Julia's Base that zy's library lacks, refused by name (a call would find no
 /// function where Julia has one), and those that are not functions in Julia either.
-const UNCALLED: &[&str] = &[
-    "⊼", "⊽", "⊂", "⊃", "⊄", "⊅", "<:", ">:", "$", ":=", "-->",
-];
+const UNCALLED: &[&str] = &["⊼", "⊽", "⊂", "⊃", "⊄", "⊅", "<:", ">:", "$", ":=", "-->"];
 
 /// Is `text` an operator that Julia calls as the function of that name (`a ⊕ b` is
 /// `⊕(a, b)`), one the program may define: not one of zy's own nor one of [`UNCALLED`]?

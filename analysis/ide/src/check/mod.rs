@@ -19,8 +19,8 @@ mod rrule;
 mod runtime;
 mod suppress;
 mod tape;
-mod test_throws;
 mod test_text;
+mod test_throws;
 
 use std::sync::Arc;
 
