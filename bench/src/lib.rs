@@ -5,6 +5,7 @@
 //! time from the editor's gradient lens to its result over the LSP.
 
 pub mod cases;
+#[cfg(feature = "chart")]
 pub mod chart;
 pub mod first;
 pub mod hand;

@@ -7,7 +7,7 @@
 //! cold first gradient.
 
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use serde_json::json;
@@ -18,7 +18,7 @@ use zy_bench::peers::Peers;
 use zy_bench::report::{details, table, to_json, Row, RowEngine, ZyTimes};
 use zy_bench::timing::{median, medians_ns};
 use zy_bench::zy::{evaluate_arguments, prepare, Runner};
-use zy_bench::{chart, lsp, tape};
+use zy_bench::{lsp, tape};
 use zy_interp::Value;
 
 /// Fresh processes timed for the first gradient.
@@ -174,13 +174,28 @@ fn run(options: &Options) -> Result<(), String> {
     let json = serde_json::to_string_pretty(&to_json(&rows, &extra)).map_err(|e| e.to_string())?;
     std::fs::write(&options.json, json + "\n")
         .map_err(|e| format!("{}: {e}", options.json.display()))?;
-    chart::draw(&rows, &options.chart)?;
+    draw_chart(&rows, &options.chart)?;
     println!(
         "wrote {} and {}",
         options.json.display(),
         options.chart.display()
     );
     Ok(())
+}
+
+/// Draws the chart of `rows` to `path`.
+#[cfg(feature = "chart")]
+fn draw_chart(rows: &[Row], path: &Path) -> Result<(), String> {
+    zy_bench::chart::draw(rows, path)
+}
+
+/// Without the `chart` feature there is no chart: says so, after the JSON is written.
+#[cfg(not(feature = "chart"))]
+fn draw_chart(_: &[Row], path: &Path) -> Result<(), String> {
+    Err(format!(
+        "{} not drawn: zy-bench was built without its `chart` feature (bench/run-table turns it on)",
+        path.display()
+    ))
 }
 
 /// Time one benchmark; also the pow tape bytes for `loop`. A benchmark zy cannot run keeps its
