@@ -160,6 +160,11 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     }
 }
 
+/// Is `name` one of the program's own functions (not the library's)?
+fn is_own_function(cx: &Cx, name: &str) -> bool {
+    cx.program.functions.contains_key(name) && !crate::calls::is_library(name)
+}
+
 /// `T[]` of a parametric library struct named without its parameters (`Task[]`): a vector of
 /// the one instance type the function stores into it.
 fn makes_unbound_library_vector(cx: &Cx, name: &str, ins: &[Val]) -> bool {
@@ -374,8 +379,42 @@ impl<'a> Typer<'a> {
                     _ => cx.resolve(&stmt.op, ins),
                 }
             }
+            (Op::Call(n), _) if is_own_function(cx, n) => {
+                let plan = cx.resolve(&stmt.op, ins)?;
+                Ok(self.filled_here(cx, v, plan))
+            }
             _ => cx.resolve(&stmt.op, ins),
         }
+    }
+
+    /// The plan of the call `v` of one of the program's functions, where it returns a container
+    /// of `Any` that this body stores into or passes to a function that does (`school =
+    /// new_school()` of `new_school() = []`, then `add!(students, school)`): Julia's
+    /// `Vector{Any}` holds whatever is stored into it, so the value returned is taken as a
+    /// container of what its maker saw stored and what is stored here (the same object: only
+    /// its type widens).
+    fn filled_here(&self, cx: &mut Cx, v: Value, plan: Plan) -> Plan {
+        let Type::Array(elem, n) = &plan.ty else {
+            return plan;
+        };
+        let Type::Union(u) = &**elem else {
+            return plan;
+        };
+        if &*u.name != "Any" {
+            return plan;
+        }
+        let mut held = u.members.clone();
+        held.extend(self.stored_into(cx, v, Part::Elements));
+        let Some(wider) = crate::open::open_union("Any", &held).filter(|w| w != &**elem) else {
+            return plan;
+        };
+        let ty = Type::Array(Arc::new(wider), *n);
+        let mut b = PlanBuilder::default();
+        for s in plan.steps {
+            b.push(s.op, s.args, s.ty);
+        }
+        let widened = b.prim(Prim::UnionConvert, vec![plan.result], ty.clone());
+        b.finish(widened, ty)
     }
 
     /// The types of the values the body stores into the container `c` as its `part`

@@ -26,7 +26,7 @@ mod twice;
 use zy_ir::{Prim, Type};
 
 use crate::show::{show, type_string};
-use crate::value::Value;
+use crate::value::{ArrayData, Value};
 
 pub use data::new_struct;
 pub use linalg::{gemm_f64, gemm_f64_add, gemm_f64_op, is_blocked, GEMM_DEPTH_BLOCK};
@@ -313,6 +313,14 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         },
         UnionConvert => match args {
             [v] if matches!(ret, Type::Union(_) | Type::Any) || of_type(v, ret) => Ok(v.clone()),
+            // A container of `Any` taken where more kinds of values are stored into it: the
+            // same array, now holding the wider union.
+            [Value::Array(a)] if widens_open(&a.borrow().data, ret) => {
+                if let (ArrayData::Obj(o), Some(e)) = (&mut a.borrow_mut().data, ret.elem()) {
+                    o.elem = e.clone();
+                }
+                Ok(args[0].clone())
+            }
             // A union's gradient that nothing reached: the member's zero.
             [Value::Nothing] => tangent::zero_tangent(&[], ret),
             // A branch on a comparison of a value that may be `missing`.
@@ -572,6 +580,20 @@ fn range_length(a: &Value, s: &Value, b: &Value) -> Result<Value, String> {
     i64::try_from(n)
         .map(Value::Int)
         .map_err(|_| format!("OverflowError: the length of the range {a}:{s}:{b} overflows Int64"))
+}
+
+/// Is an array of `data` one of `Any` whose elements `to` (an array of a wider union of
+/// `Any`) also holds?
+fn widens_open(data: &ArrayData, to: &Type) -> bool {
+    let (ArrayData::Obj(o), Some(Type::Union(wide))) = (data, to.elem()) else {
+        return false;
+    };
+    let Type::Union(narrow) = &o.elem else {
+        return false;
+    };
+    &*narrow.name == "Any"
+        && &*wide.name == "Any"
+        && narrow.members.iter().all(|m| wide.members.contains(m))
 }
 
 /// Is `v` of the concrete type `t`? A struct built with a fixed shape (a `Node` holding
