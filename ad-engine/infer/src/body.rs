@@ -160,6 +160,24 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     }
 }
 
+/// The array type `t` of a container of `Any` holding `stored` too: `None` where it holds
+/// them already, or is no such array.
+fn widened(t: &Type, stored: Vec<Type>) -> Option<Type> {
+    let Type::Array(elem, n) = t else {
+        return None;
+    };
+    let Type::Union(u) = &**elem else {
+        return None;
+    };
+    if &*u.name != "Any" {
+        return None;
+    }
+    let mut held = u.members.clone();
+    held.extend(stored);
+    let wider = crate::open::open_union("Any", &held).filter(|w| w != &**elem)?;
+    Some(Type::Array(Arc::new(wider), *n))
+}
+
 /// Is `name` one of the program's own functions (not the library's)?
 fn is_own_function(cx: &Cx, name: &str) -> bool {
     cx.program.functions.contains_key(name) && !crate::calls::is_library(name)
@@ -362,7 +380,7 @@ impl<'a> Typer<'a> {
             (Op::Call(n), _)
                 if makes_open_container(n, ins) || makes_unbound_library_vector(cx, n, ins) =>
             {
-                cx.any_held = self.stored_into(cx, v, Part::Elements);
+                cx.any_held = self.stored_into(cx, v, Part::Elements, None);
                 let plan = cx.resolve(&stmt.op, ins);
                 cx.any_held.clear();
                 plan
@@ -370,8 +388,8 @@ impl<'a> Typer<'a> {
             // A table stored into by the function: its keys and values of `Any` hold what is
             // stored (as it is made where nothing is).
             (Op::Call(n), _) if open_table(n, ins).is_some() => {
-                let keys = self.stored_into(cx, v, Part::Keys);
-                let values = self.stored_into(cx, v, Part::Values);
+                let keys = self.stored_into(cx, v, Part::Keys, None);
+                let values = self.stored_into(cx, v, Part::Values, None);
                 match open_table(n, ins) {
                     Some(table) if !keys.is_empty() || !values.is_empty() => {
                         cx.open_table(&table, keys, values)
@@ -394,21 +412,31 @@ impl<'a> Typer<'a> {
     /// container of what its maker saw stored and what is stored here (the same object: only
     /// its type widens).
     fn filled_here(&self, cx: &mut Cx, v: Value, plan: Plan) -> Plan {
-        let Type::Array(elem, n) = &plan.ty else {
+        let ty = match &plan.ty {
+            Type::Array(..) => widened(&plan.ty, self.stored_into(cx, v, Part::Elements, None)),
+            // A struct whose untyped field holds one (`School() = School([])`, then
+            // `add!(s, x) = push!(s.students, x)`): the struct with that field widened.
+            Type::Struct(s) => {
+                let mut fields = s.fields.clone();
+                for (name, t) in &mut fields {
+                    let stored = match t {
+                        Type::Array(..) => self.stored_into(cx, v, Part::Elements, Some(&**name)),
+                        _ => continue,
+                    };
+                    *t = widened(t, stored).unwrap_or_else(|| t.clone());
+                }
+                (fields != s.fields).then(|| {
+                    Type::Struct(Arc::new(zy_ir::StructType {
+                        fields,
+                        ..(**s).clone()
+                    }))
+                })
+            }
+            _ => None,
+        };
+        let Some(ty) = ty else {
             return plan;
         };
-        let Type::Union(u) = &**elem else {
-            return plan;
-        };
-        if &*u.name != "Any" {
-            return plan;
-        }
-        let mut held = u.members.clone();
-        held.extend(self.stored_into(cx, v, Part::Elements));
-        let Some(wider) = crate::open::open_union("Any", &held).filter(|w| w != &**elem) else {
-            return plan;
-        };
-        let ty = Type::Array(Arc::new(wider), *n);
         let mut b = PlanBuilder::default();
         for s in plan.steps {
             b.push(s.op, s.args, s.ty);
@@ -422,8 +450,9 @@ impl<'a> Typer<'a> {
     /// `c[] = x`, the elements of `append!(c, xs)` and `prepend!(c, xs)`; keys: `c[k] = v`,
     /// `get!(c, k, v)`, `push!(c, k => v)` and a set's `push!(c, k)`; values: `v` of those),
     /// through the φs that only pass it on, and those the program's functions it is passed to
-    /// store into it ([`Typer::stored_by_callee`]): those typed so far.
-    fn stored_into(&self, cx: &mut Cx, c: Value, part: Part) -> Vec<Type> {
+    /// store into it ([`Typer::stored_by_callee`]): those typed so far. With a `field`, what
+    /// it stores so into the container that field of `c` holds (`push!(s.students, x)`).
+    fn stored_into(&self, cx: &mut Cx, c: Value, part: Part, field: Option<&str>) -> Vec<Type> {
         let containers = self.passed_on(c);
         let mut held = Vec::new();
         for i in 0..self.body.values.len() {
@@ -436,6 +465,13 @@ impl<'a> Typer<'a> {
             let passed = |a: &Operand| a.as_value().is_some_and(|a| containers.contains(&a));
             let args = &stmt.args;
             let stored = match (&**n, part) {
+                ("getfield" | "Base.getproperty", _) if field.is_some() => match args.as_slice() {
+                    [x, Operand::Const(Const::Symbol(f))] if passed(x) && Some(&**f) == field => {
+                        self.stored_into(cx, Value(i as u32), part, None)
+                    }
+                    _ => Vec::new(),
+                },
+                _ if field.is_some() => Vec::new(),
                 _ if !args.first().is_some_and(passed) => Vec::new(),
                 ("Base.push!" | "Base.pushfirst!", Part::Elements) => {
                     self.operand_types(&args[1..])
@@ -479,7 +515,7 @@ impl<'a> Typer<'a> {
                 .position(passed)
                 .filter(|_| stored.is_empty());
             let stored = match by_callee {
-                Some(at) => self.stored_by_callee(cx, n, &stmt.args, at, part),
+                Some(at) => self.stored_by_callee(cx, n, &stmt.args, at, part, field),
                 None => stored,
             };
             for t in stored {
@@ -503,6 +539,7 @@ impl<'a> Typer<'a> {
         args: &[Operand],
         at: usize,
         part: Part,
+        field: Option<&str>,
     ) -> Vec<Type> {
         let program = cx.program;
         let types = self.operand_types(args);
@@ -529,7 +566,7 @@ impl<'a> Typer<'a> {
             method,
             args: types.into(),
         });
-        let key = (inst.clone(), at, part);
+        let key = (inst.clone(), at, part, field.map(Name::from));
         if let Some(held) = cx.stores.get(&key) {
             return held.clone();
         }
@@ -543,7 +580,7 @@ impl<'a> Typer<'a> {
         cx.stores_depth += 1;
         let mut typer = Typer::new(&m.body, &inst, program);
         let held = match (typer.fixpoint(cx), m.body.args().get(at)) {
-            (true, Some(&param)) => typer.stored_into(cx, param, part),
+            (true, Some(&param)) => typer.stored_into(cx, param, part, field),
             _ => Vec::new(),
         };
         cx.stores_depth -= 1;

@@ -313,14 +313,9 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         },
         UnionConvert => match args {
             [v] if matches!(ret, Type::Union(_) | Type::Any) || of_type(v, ret) => Ok(v.clone()),
-            // A container of `Any` taken where more kinds of values are stored into it: the
-            // same array, now holding the wider union.
-            [Value::Array(a)] if widens_open(&a.borrow().data, ret) => {
-                if let (ArrayData::Obj(o), Some(e)) = (&mut a.borrow_mut().data, ret.elem()) {
-                    o.elem = e.clone();
-                }
-                Ok(args[0].clone())
-            }
+            // A container of `Any` taken where more kinds of values are stored into it (or a
+            // struct's shadow holding one): the same value, its arrays holding the wider union.
+            [v] if widen_open(v, ret) => Ok(v.clone()),
             // A union's gradient that nothing reached: the member's zero.
             [Value::Nothing] => tangent::zero_tangent(&[], ret),
             // A branch on a comparison of a value that may be `missing`.
@@ -580,6 +575,28 @@ fn range_length(a: &Value, s: &Value, b: &Value) -> Result<Value, String> {
     i64::try_from(n)
         .map(Value::Int)
         .map_err(|_| format!("OverflowError: the length of the range {a}:{s}:{b} overflows Int64"))
+}
+
+/// Is `v` a value of `to` but for the arrays of `Any` it holds, of which `to` holds wider
+/// unions (a struct's shadow whose field holds one)? Those arrays are widened in place.
+fn widen_open(v: &Value, to: &Type) -> bool {
+    match (v, to) {
+        (Value::Array(a), _) => {
+            let fits = widens_open(&a.borrow().data, to);
+            if let (true, ArrayData::Obj(o), Some(e)) = (fits, &mut a.borrow_mut().data, to.elem()) {
+                o.elem = e.clone();
+            }
+            fits
+        }
+        (Value::Ref(r), Type::Ref(inner)) => widen_open(&r.borrow(), inner),
+        (Value::NamedTuple(names, vs), Type::NamedTuple(fs)) => {
+            names.len() == fs.len()
+                && names.iter().zip(vs.iter()).zip(fs.iter()).all(|((n, v), (m, f))| {
+                    n == m && (of_type(v, f) || widen_open(v, f))
+                })
+        }
+        _ => false,
+    }
 }
 
 /// Is an array of `data` one of `Any` whose elements `to` (an array of a wider union of
