@@ -107,19 +107,9 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
         }
     }
     match (results.is_empty(), failed) {
-        (true, Some(fail)) => no_member_result(u).ok_or(fail),
+        (true, Some(fail)) => Err(fail),
         _ => split_join(cx, &all[0].ty, u, &results),
     }
-}
-
-/// What a call on a value of `Any` returns where no member of the union zy holds it as has a
-/// method (`s.name` of an element of `[]`, which holds no named tuple): Julia's inferred
-/// `Any`, each member throwing where it is met, so that the values of no such calls (`[s.name
-/// for s in Any[]]`) are Julia's `Any[]`. `None` for another union.
-fn no_member_result(u: &UnionType) -> Option<Type> {
-    (&*u.name == "Any")
-        .then(|| crate::open::open_union("Any", &[]))
-        .flatten()
 }
 
 /// The members of a union that convert to the number `to` (itself among them).
@@ -881,8 +871,7 @@ impl Synth {
             }
         }
         if let (true, Some(fail)) = (results.is_empty(), failed) {
-            self.f.ret = no_member_result(&u).ok_or(fail)?;
-            return Ok(());
+            return Err(fail);
         }
         let types: Vec<Type> = results.iter().map(|(_, _, t)| t.clone()).collect();
         let ret = split_join(cx, &args[0].1, &u, &types)?;
