@@ -160,13 +160,15 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     }
 }
 
+/// Is `t` an array of `Any` (`[]`)?
+fn holds_any(t: &Type) -> bool {
+    matches!(t, Type::Array(e, _) if matches!(&**e, Type::Union(u) if &*u.name == "Any"))
+}
+
 /// The array type `t` of a container of `Any` holding `stored` too: `None` where it holds
 /// them already, or is no such array.
 fn widened(t: &Type, stored: Vec<Type>) -> Option<Type> {
-    let Type::Array(elem, n) = t else {
-        return None;
-    };
-    let Type::Union(u) = &**elem else {
+    let (Type::Array(elem, n), Type::Union(u)) = (t, t.elem()?) else {
         return None;
     };
     if &*u.name != "Any" {
@@ -413,17 +415,16 @@ impl<'a> Typer<'a> {
     /// its type widens).
     fn filled_here(&self, cx: &mut Cx, v: Value, plan: Plan) -> Plan {
         let ty = match &plan.ty {
-            Type::Array(..) => widened(&plan.ty, self.stored_into(cx, v, Part::Elements, None)),
+            t if holds_any(t) => widened(t, self.stored_into(cx, v, Part::Elements, None)),
             // A struct whose untyped field holds one (`School() = School([])`, then
             // `add!(s, x) = push!(s.students, x)`): the struct with that field widened.
             Type::Struct(s) => {
                 let mut fields = s.fields.clone();
                 for (name, t) in &mut fields {
-                    let stored = match t {
-                        Type::Array(..) => self.stored_into(cx, v, Part::Elements, Some(&**name)),
-                        _ => continue,
-                    };
-                    *t = widened(t, stored).unwrap_or_else(|| t.clone());
+                    if holds_any(t) {
+                        let stored = self.stored_into(cx, v, Part::Elements, Some(&**name));
+                        *t = widened(t, stored).unwrap_or_else(|| t.clone());
+                    }
                 }
                 (fields != s.fields).then(|| {
                     Type::Struct(Arc::new(zy_ir::StructType {
@@ -554,10 +555,11 @@ impl<'a> Typer<'a> {
         let Ok(method) = crate::dispatch::select(cx.signatures, program, gf, &types) else {
             return Vec::new();
         };
+        // (A library method not read yet is a stub without blocks.)
         let Some(m) = gf
             .methods
             .get(method as usize)
-            .filter(|m| m.vararg().is_none())
+            .filter(|m| m.vararg().is_none() && !m.body.blocks.is_empty())
         else {
             return Vec::new();
         };
