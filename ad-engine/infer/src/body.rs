@@ -160,6 +160,31 @@ fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     }
 }
 
+/// Is `t` an array of `Any` (`[]`)?
+fn holds_any(t: &Type) -> bool {
+    matches!(t, Type::Array(e, _) if matches!(&**e, Type::Union(u) if &*u.name == "Any"))
+}
+
+/// The array type `t` of a container of `Any` holding `stored` too: `None` where it holds
+/// them already, or is no such array.
+fn widened(t: &Type, stored: Vec<Type>) -> Option<Type> {
+    let (Type::Array(elem, n), Type::Union(u)) = (t, t.elem()?) else {
+        return None;
+    };
+    if &*u.name != "Any" {
+        return None;
+    }
+    let mut held = u.members.clone();
+    held.extend(stored);
+    let wider = crate::open::open_union("Any", &held).filter(|w| w != &**elem)?;
+    Some(Type::Array(Arc::new(wider), *n))
+}
+
+/// Is `name` one of the program's own functions (not the library's)?
+fn is_own_function(cx: &Cx, name: &str) -> bool {
+    cx.program.functions.contains_key(name) && !crate::calls::is_library(name)
+}
+
 /// `T[]` of a parametric library struct named without its parameters (`Task[]`): a vector of
 /// the one instance type the function stores into it.
 fn makes_unbound_library_vector(cx: &Cx, name: &str, ins: &[Val]) -> bool {
@@ -357,7 +382,7 @@ impl<'a> Typer<'a> {
             (Op::Call(n), _)
                 if makes_open_container(n, ins) || makes_unbound_library_vector(cx, n, ins) =>
             {
-                cx.any_held = self.stored_into(cx, v, Part::Elements);
+                cx.any_held = self.stored_into(cx, v, Part::Elements, None);
                 let plan = cx.resolve(&stmt.op, ins);
                 cx.any_held.clear();
                 plan
@@ -365,8 +390,8 @@ impl<'a> Typer<'a> {
             // A table stored into by the function: its keys and values of `Any` hold what is
             // stored (as it is made where nothing is).
             (Op::Call(n), _) if open_table(n, ins).is_some() => {
-                let keys = self.stored_into(cx, v, Part::Keys);
-                let values = self.stored_into(cx, v, Part::Values);
+                let keys = self.stored_into(cx, v, Part::Keys, None);
+                let values = self.stored_into(cx, v, Part::Values, None);
                 match open_table(n, ins) {
                     Some(table) if !keys.is_empty() || !values.is_empty() => {
                         cx.open_table(&table, keys, values)
@@ -374,8 +399,51 @@ impl<'a> Typer<'a> {
                     _ => cx.resolve(&stmt.op, ins),
                 }
             }
+            (Op::Call(n), _) if is_own_function(cx, n) => {
+                let plan = cx.resolve(&stmt.op, ins)?;
+                Ok(self.filled_here(cx, v, plan))
+            }
             _ => cx.resolve(&stmt.op, ins),
         }
+    }
+
+    /// The plan of the call `v` of one of the program's functions, where it returns a container
+    /// of `Any` that this body stores into or passes to a function that does (`school =
+    /// new_school()` of `new_school() = []`, then `add!(students, school)`): Julia's
+    /// `Vector{Any}` holds whatever is stored into it, so the value returned is taken as a
+    /// container of what its maker saw stored and what is stored here (the same object: only
+    /// its type widens).
+    fn filled_here(&self, cx: &mut Cx, v: Value, plan: Plan) -> Plan {
+        let ty = match &plan.ty {
+            t if holds_any(t) => widened(t, self.stored_into(cx, v, Part::Elements, None)),
+            // A struct whose untyped field holds one (`School() = School([])`, then
+            // `add!(s, x) = push!(s.students, x)`): the struct with that field widened.
+            Type::Struct(s) => {
+                let mut fields = s.fields.clone();
+                for (name, t) in &mut fields {
+                    if holds_any(t) {
+                        let stored = self.stored_into(cx, v, Part::Elements, Some(&**name));
+                        *t = widened(t, stored).unwrap_or_else(|| t.clone());
+                    }
+                }
+                (fields != s.fields).then(|| {
+                    Type::Struct(Arc::new(zy_ir::StructType {
+                        fields,
+                        ..(**s).clone()
+                    }))
+                })
+            }
+            _ => None,
+        };
+        let Some(ty) = ty else {
+            return plan;
+        };
+        let mut b = PlanBuilder::default();
+        for s in plan.steps {
+            b.push(s.op, s.args, s.ty);
+        }
+        let widened = b.prim(Prim::UnionConvert, vec![plan.result], ty.clone());
+        b.finish(widened, ty)
     }
 
     /// The types of the values the body stores into the container `c` as its `part`
@@ -383,8 +451,9 @@ impl<'a> Typer<'a> {
     /// `c[] = x`, the elements of `append!(c, xs)` and `prepend!(c, xs)`; keys: `c[k] = v`,
     /// `get!(c, k, v)`, `push!(c, k => v)` and a set's `push!(c, k)`; values: `v` of those),
     /// through the φs that only pass it on, and those the program's functions it is passed to
-    /// store into it ([`Typer::stored_by_callee`]): those typed so far.
-    fn stored_into(&self, cx: &mut Cx, c: Value, part: Part) -> Vec<Type> {
+    /// store into it ([`Typer::stored_by_callee`]): those typed so far. With a `field`, what
+    /// it stores so into the container that field of `c` holds (`push!(s.students, x)`).
+    fn stored_into(&self, cx: &mut Cx, c: Value, part: Part, field: Option<&str>) -> Vec<Type> {
         let containers = self.passed_on(c);
         let mut held = Vec::new();
         for i in 0..self.body.values.len() {
@@ -397,6 +466,13 @@ impl<'a> Typer<'a> {
             let passed = |a: &Operand| a.as_value().is_some_and(|a| containers.contains(&a));
             let args = &stmt.args;
             let stored = match (&**n, part) {
+                ("getfield" | "Base.getproperty", _) if field.is_some() => match args.as_slice() {
+                    [x, Operand::Const(Const::Symbol(f))] if passed(x) && Some(&**f) == field => {
+                        self.stored_into(cx, Value(i as u32), part, None)
+                    }
+                    _ => Vec::new(),
+                },
+                _ if field.is_some() => Vec::new(),
                 _ if !args.first().is_some_and(passed) => Vec::new(),
                 ("Base.push!" | "Base.pushfirst!", Part::Elements) => {
                     self.operand_types(&args[1..])
@@ -440,7 +516,7 @@ impl<'a> Typer<'a> {
                 .position(passed)
                 .filter(|_| stored.is_empty());
             let stored = match by_callee {
-                Some(at) => self.stored_by_callee(cx, n, &stmt.args, at, part),
+                Some(at) => self.stored_by_callee(cx, n, &stmt.args, at, part, field),
                 None => stored,
             };
             for t in stored {
@@ -464,6 +540,7 @@ impl<'a> Typer<'a> {
         args: &[Operand],
         at: usize,
         part: Part,
+        field: Option<&str>,
     ) -> Vec<Type> {
         let program = cx.program;
         let types = self.operand_types(args);
@@ -478,10 +555,11 @@ impl<'a> Typer<'a> {
         let Ok(method) = crate::dispatch::select(cx.signatures, program, gf, &types) else {
             return Vec::new();
         };
+        // (A library method not read yet is a stub without blocks.)
         let Some(m) = gf
             .methods
             .get(method as usize)
-            .filter(|m| m.vararg().is_none())
+            .filter(|m| m.vararg().is_none() && !m.body.blocks.is_empty())
         else {
             return Vec::new();
         };
@@ -490,7 +568,7 @@ impl<'a> Typer<'a> {
             method,
             args: types.into(),
         });
-        let key = (inst.clone(), at, part);
+        let key = (inst.clone(), at, part, field.map(Name::from));
         if let Some(held) = cx.stores.get(&key) {
             return held.clone();
         }
@@ -504,7 +582,7 @@ impl<'a> Typer<'a> {
         cx.stores_depth += 1;
         let mut typer = Typer::new(&m.body, &inst, program);
         let held = match (typer.fixpoint(cx), m.body.args().get(at)) {
-            (true, Some(&param)) => typer.stored_into(cx, param, part),
+            (true, Some(&param)) => typer.stored_into(cx, param, part, field),
             _ => Vec::new(),
         };
         cx.stores_depth -= 1;

@@ -189,8 +189,9 @@ pub(crate) struct Cx<'a> {
     /// holds beside its literal's values.
     pub any_held: Vec<Type>,
     /// What the program's functions called with a container of `Any` made here store into
-    /// it, by callee instance and argument (`body.rs`'s `stored_by_callee`, typing each once).
-    pub stores: BTreeMap<(Arc<Instance>, usize, crate::body::Part), Vec<Type>>,
+    /// it (or into the container a field of it holds), by callee instance, argument and field
+    /// (`body.rs`'s `stored_by_callee`, typing each once).
+    pub stores: BTreeMap<(Arc<Instance>, usize, crate::body::Part, Option<Name>), Vec<Type>>,
     /// How many such callees are being typed one inside another.
     pub stores_depth: usize,
 }

@@ -436,16 +436,21 @@ pub(crate) fn one_struct(shapes: &[Type]) -> Option<Type> {
 
 /// Is a value of type `t` one that may be `nothing` on another path, joining with it to
 /// Julia's `Union{Nothing, T}`: a number (`tryparse`), a tuple (`iterate`), a string, a range
-/// (`findfirst` of a string), a Cartesian index (`findfirst` of a matrix), or a node: a value
-/// of one of the program's structs (`l = nothing` before `l = Node(x, l)`), or a recursive
-/// struct's own type inside its fields?
+/// (`findfirst` of a string), a Cartesian index (`findfirst` of a matrix), a table (a search
+/// that returns a `Dict` or a `Set` it found, `nothing` where it finds none), or a node: a
+/// value of one of the program's structs (`l = nothing` before `l = Node(x, l)`), or a
+/// recursive struct's own type inside its fields?
 fn joins_nothing(t: &Type) -> bool {
     match t {
         Type::Tuple(ts) => !ts.is_empty(),
         Type::Struct(s)
             if matches!(
                 &*s.name,
-                "Base.UnitRange" | "Base.RegexMatch" | "Base.CartesianIndex"
+                "Base.UnitRange"
+                    | "Base.RegexMatch"
+                    | "Base.CartesianIndex"
+                    | "Base.Dict"
+                    | "Base.Set"
             ) =>
         {
             true

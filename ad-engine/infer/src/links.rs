@@ -45,16 +45,20 @@ pub(crate) fn filled_later(program: &Program, def: &StructDef, k: usize) -> bool
 /// Is the untyped field `k` of the mutable struct `def`, built holding a `built`, assigned a
 /// value of another type later: a constant of another type (`s.n = 1.5` of `S(0)`), or, where
 /// it holds an integer, arithmetic on a value computed elsewhere (`a.total += x`, which is a
-/// `Float64` for a `Float64` `x`), or a division? Julia's field holds each value with its own
-/// type, so zy gives it Julia's `Any`.
+/// `Float64` for a `Float64` `x`), or a division, or, where it holds a number or a string, an
+/// untyped argument of the function storing it (`set!(s, x) = (s.n = x)`, which the program
+/// may call with any value)? Julia's field holds each value with its own type, so zy gives it
+/// Julia's `Any`.
 pub(crate) fn retyped(program: &Program, def: &StructDef, k: usize, built: &Type) -> bool {
     let Some(uses) = Uses::of(program, def, k) else {
         return false;
     };
     let integer = matches!(built, Type::Int64 | Type::Bool);
+    let scalar = built.is_number() || built.is_string();
     uses.stored.iter().any(|s| match s {
         Stored::Constant(t) => t != built,
         Stored::Arithmetic => integer,
+        Stored::Argument => scalar,
         Stored::Other => false,
     })
 }
@@ -80,6 +84,8 @@ enum Stored {
     /// Arithmetic that may change an integer's type: a division, or one on a value that is
     /// neither a constant nor the field itself (`a.total += x`).
     Arithmetic,
+    /// An argument of the storing function declared of no type (`x` of `set!(s, x)`).
+    Argument,
     /// Any other value.
     Other,
 }
@@ -123,7 +129,11 @@ impl Uses {
                             && !untyped_argument(m, v)
                             && !arithmetic(body, v);
                         if end.is_none() {
-                            uses.stored.push(stored(body, v, field));
+                            uses.stored.push(if untyped_argument(m, v) {
+                                Stored::Argument
+                            } else {
+                                stored(body, v, field)
+                            });
                         }
                         (&mut uses.assigned, end)
                     }

@@ -162,6 +162,10 @@ pub(crate) fn concrete_in(p: &Pat, b: &pattern::Bindings, program: &Program) -> 
             ..
         } => Some(Type::Array(Arc::new(concrete_in(e, b, program)?), *n)),
         Pat::Ref(Some(p)) => Some(Type::Ref(Arc::new(concrete_in(p, b, program)?))),
+        // A union written out (`S{Union{Int, String}}`): Julia's union of its concrete members.
+        Pat::Union(ps) if !ps.is_empty() => ps.iter().try_fold(Type::Bottom, |u, p| {
+            crate::join::join(&u, &concrete_in(p, b, program)?)
+        }),
         _ => pattern::concrete(p, b),
     }
 }

@@ -3634,6 +3634,22 @@ sort!(x::AbstractVector; rev::Bool = false, by = identity, lt = _sort_isless) =
     copyto!(x, sort(x; rev = rev, by = by, lt = lt))
 reverse!(x::AbstractVector) = copyto!(x, reverse(x))
 
+# `x[start:stop]` reversed in place (Julia's `reverse!(v, start, stop)`): a `BoundsError` at
+# the first end outside `x` where the part holds two elements or more.
+function reverse!(x::AbstractVector, start::Integer, stop::Integer = lastindex(x))
+    s, n = Int(start), Int(stop)
+    if n > s
+        1 <= s <= length(x) || throw(BoundsError(x, s))
+        1 <= n <= length(x) || throw(BoundsError(x, n))
+        while s < n
+            x[s], x[n] = x[n], x[s]
+            s += 1
+            n -= 1
+        end
+    end
+    return x
+end
+
 """
     partialsort(x, k; rev = false, by = identity), partialsortperm(x, k; ...)
 

@@ -26,7 +26,7 @@ mod twice;
 use zy_ir::{Prim, Type};
 
 use crate::show::{show, type_string};
-use crate::value::Value;
+use crate::value::{ArrayData, Value};
 
 pub use data::new_struct;
 pub use linalg::{gemm_f64, gemm_f64_add, gemm_f64_op, is_blocked, GEMM_DEPTH_BLOCK};
@@ -313,6 +313,9 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
         },
         UnionConvert => match args {
             [v] if matches!(ret, Type::Union(_) | Type::Any) || of_type(v, ret) => Ok(v.clone()),
+            // A container of `Any` taken where more kinds of values are stored into it (or a
+            // struct's shadow holding one): the same value, its arrays holding the wider union.
+            [v] if widen_open(v, ret) => Ok(v.clone()),
             // A union's gradient that nothing reached: the member's zero.
             [Value::Nothing] => tangent::zero_tangent(&[], ret),
             // A branch on a comparison of a value that may be `missing`.
@@ -572,6 +575,42 @@ fn range_length(a: &Value, s: &Value, b: &Value) -> Result<Value, String> {
     i64::try_from(n)
         .map(Value::Int)
         .map_err(|_| format!("OverflowError: the length of the range {a}:{s}:{b} overflows Int64"))
+}
+
+/// Is `v` a value of `to` but for the arrays of `Any` it holds, of which `to` holds wider
+/// unions (a struct's shadow whose field holds one)? Those arrays are widened in place.
+fn widen_open(v: &Value, to: &Type) -> bool {
+    match (v, to) {
+        (Value::Array(a), _) => {
+            let fits = widens_open(&a.borrow().data, to);
+            if let (true, ArrayData::Obj(o), Some(e)) = (fits, &mut a.borrow_mut().data, to.elem()) {
+                o.elem = e.clone();
+            }
+            fits
+        }
+        (Value::Ref(r), Type::Ref(inner)) => widen_open(&r.borrow(), inner),
+        (Value::NamedTuple(names, vs), Type::NamedTuple(fs)) => {
+            names.len() == fs.len()
+                && names.iter().zip(vs.iter()).zip(fs.iter()).all(|((n, v), (m, f))| {
+                    n == m && (of_type(v, f) || widen_open(v, f))
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Is an array of `data` one of `Any` whose elements `to` (an array of a wider union of
+/// `Any`) also holds?
+fn widens_open(data: &ArrayData, to: &Type) -> bool {
+    let (ArrayData::Obj(o), Some(Type::Union(wide))) = (data, to.elem()) else {
+        return false;
+    };
+    let Type::Union(narrow) = &o.elem else {
+        return false;
+    };
+    &*narrow.name == "Any"
+        && &*wide.name == "Any"
+        && narrow.members.iter().all(|m| wide.members.contains(m))
 }
 
 /// Is `v` of the concrete type `t`? A struct built with a fixed shape (a `Node` holding
