@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 use zy_ir::{
-    callable_name, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Program, Span,
-    Stmt, Terminator, Type, TypedProgram, Value, ValueKind,
+    callable_name, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, Stmt,
+    Terminator, Type, TypedProgram, Value, ValueKind,
 };
 
 use crate::forward::{add_pushforwards, chunk, dual_type, pushforward_key, pushforward_ret};
@@ -26,11 +26,17 @@ pub fn expand(prog: &TypedProgram) -> Result<TypedProgram, AdError> {
 }
 
 /// [`expand`], with the `rrule`s of `source` overriding derived adjoints.
-pub fn expand_with_rrules(source: &Program, prog: &TypedProgram) -> Result<TypedProgram, AdError> {
+pub fn expand_with_rrules(
+    source: &dyn crate::RuleSource,
+    prog: &TypedProgram,
+) -> Result<TypedProgram, AdError> {
     expand_in(Some(source), prog)
 }
 
-fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgram, AdError> {
+fn expand_in(
+    source: Option<&dyn crate::RuleSource>,
+    prog: &TypedProgram,
+) -> Result<TypedProgram, AdError> {
     let mut out = prog.clone();
     // Every user body is rewritten before any adjoint is built, so adjoints see rewritten code.
     let mut pending = Vec::new();
@@ -65,7 +71,7 @@ fn expand_in(source: Option<&Program>, prog: &TypedProgram) -> Result<TypedProgr
 /// Build the generated code of `item` (see [`Pending`]) into `out`, after that of the other
 /// `pending` items its function reaches.
 fn build(
-    source: Option<&Program>,
+    source: Option<&dyn crate::RuleSource>,
     out: &mut TypedProgram,
     pending: &[(Arc<Instance>, Pending)],
     done: &mut FxHashSet<(Arc<Instance>, Pending)>,

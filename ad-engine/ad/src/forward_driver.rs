@@ -13,8 +13,8 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Program, Span,
-    SsaBuilder, Terminator, Type, TypedProgram,
+    tangent_type, Block, BlockCall, Const, Function, Instance, Op, Operand, Prim, Span, SsaBuilder,
+    Terminator, Type, TypedProgram,
 };
 
 use crate::forward::{add_pushforwards, dual_type, pushforward_key, pushforward_ret};
@@ -27,7 +27,7 @@ use crate::AdError;
 /// the reverse transform refused `inst` with `refusal` ([`AdError::nested_reverse`]). Where
 /// forward mode cannot stand in either, the error is `refusal`'s, at its place, saying why.
 pub fn forward_gradient_program(
-    source: Option<&Program>,
+    source: Option<&dyn crate::RuleSource>,
     prog: &TypedProgram,
     inst: &Arc<Instance>,
     refusal: AdError,
@@ -40,7 +40,7 @@ pub fn forward_gradient_program(
 /// Insert into `prog` the driver `∇f` of `inst` by forward mode (see
 /// [`forward_gradient_program`]), or `refusal` with why forward mode cannot take `inst`.
 pub(crate) fn add_forward_driver(
-    source: Option<&Program>,
+    source: Option<&dyn crate::RuleSource>,
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
     refusal: AdError,

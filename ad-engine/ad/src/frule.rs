@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use zy_ir::{
-    Block, Const, Function, Instance, Name, Op, Operand, Prim, Program, Span, SsaBuilder,
+    Block, Const, Function, Instance, Method, Name, Op, Operand, Prim, Program, Span, SsaBuilder,
     Terminator, Type, TypeExpr, TypedProgram,
 };
 
@@ -17,66 +17,79 @@ use crate::rules::Emit;
 use crate::{names, AdError};
 
 /// The typed frule for one instance.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Frule {
     /// `frule(Δ, ::typeof(f), args...)`.
     pub rule: Arc<Instance>,
+    /// What the rule returns.
+    pub ret: Type,
     /// The frule method's signature span, for errors.
     pub span: Span,
+    /// The typed bodies of the rule and what it reaches.
+    pub support: TypedProgram,
+}
+
+impl Frule {
+    /// Does the rule return `(y, ẏ)` for `f` returning `ret`? Else the error saying so.
+    pub fn check(&self, inst: &Instance, ret: &Type) -> Result<(), AdError> {
+        let want = pushforward_ret(ret);
+        if self.ret != want && self.ret != Type::Bottom {
+            return Err(AdError::new(
+                self.span,
+                format!(
+                    "the frule for `{}` must return (y, ẏ) of type {want} (the value and its tangent), not {}",
+                    inst.name, self.ret
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The `frule` method of `program` for `inst`'s function, unless `inst` takes a callee (which
+/// [`find`] leaves to the transform).
+fn method<'p>(program: &'p Program, inst: &Instance) -> Option<&'p Method> {
+    let wanted = Some(TypeExpr::Typeof(inst.name.clone()));
+    let generic = program.functions.get("frule")?;
+    let method = generic
+        .methods
+        .iter()
+        .find(|m| m.sig.get(1) == Some(&wanted))?;
+    (!names::has_callee_arg(inst)).then_some(method)
+}
+
+/// Does `program` have an `frule` method for `inst`'s function (which [`find`] may find to
+/// apply to its argument types)?
+pub fn may_apply(program: &Program, inst: &Instance) -> bool {
+    method(program, inst).is_some()
 }
 
 /// The frule overriding forward mode for `inst`, if `program` has one that applies to its
-/// argument types; its typed bodies are added to `out`.
-pub fn find(
-    program: &Program,
-    inst: &Instance,
-    out: &mut TypedProgram,
-) -> Result<Option<Frule>, AdError> {
-    let Some(generic) = program.functions.get("frule") else {
+/// argument types, with its typed bodies (its return type unchecked: [`Frule::check`]).
+pub fn find(program: &Program, inst: &Instance) -> Result<Option<Frule>, AdError> {
+    let Some(method) = method(program, inst) else {
         return Ok(None);
     };
-    let wanted = Some(TypeExpr::Typeof(inst.name.clone()));
-    let Some(method) = generic
-        .methods
-        .iter()
-        .find(|m| m.sig.get(1) == Some(&wanted))
-    else {
-        return Ok(None);
-    };
-    if names::has_callee_arg(inst) {
-        return Ok(None);
-    }
     let span = method.span;
     let mut dx = vec![Type::Nothing];
     dx.extend(inst.args.iter().map(dual_type));
     let mut args = vec![Type::tuple(dx), Type::Function(inst.name.clone())];
     args.extend(inst.args.iter().cloned());
-    let (rule, rprog) = match zy_infer::infer_entry(program, "frule", &args) {
+    let (rule, support) = match zy_infer::infer_entry(program, "frule", &args) {
         Ok(r) => r,
         // This frule does not apply to these argument types.
         Err(_) => return Ok(None),
     };
-    let got = rprog
+    let ret = support
         .functions
         .get(&rule)
         .map_or(Type::Any, |f| f.ret.clone());
-    let ret = out.functions.get(inst).map_or(Type::Any, |f| f.ret.clone());
-    let want = pushforward_ret(&ret);
-    if got != want && got != Type::Bottom {
-        return Err(AdError::new(
-            span,
-            format!(
-                "the frule for `{}` must return (y, ẏ) of type {want} (the value and its tangent), not {got}",
-                inst.name
-            ),
-        ));
-    }
-    for (k, f) in rprog.functions {
-        out.functions.entry(k).or_insert(f);
-    }
-    for (k, g) in rprog.globals {
-        out.globals.entry(k).or_insert(g);
-    }
-    Ok(Some(Frule { rule, span }))
+    Ok(Some(Frule {
+        rule,
+        ret,
+        span,
+        support,
+    }))
 }
 
 /// `∂→f(x1, ẋ1, ..., globals' tangents...)` of `inst` (returning `ret`) made from its frule:

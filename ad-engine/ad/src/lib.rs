@@ -48,6 +48,7 @@ mod recursion;
 mod remat;
 pub mod revolve;
 pub mod rrule;
+mod rule_source;
 pub mod rules;
 mod simplify;
 pub mod tangent;
@@ -58,6 +59,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use zy_ir::{Instance, Program, Span, TypedProgram};
+
+pub use rule_source::RuleSource;
 
 pub use activity::{
     analyse, analyse_in, analyse_masked, Activity, ArgGradient, UseSite, ValueActivity,
@@ -125,7 +128,7 @@ pub fn gradient_program_with_rrules(
 }
 
 fn gradient_program_in(
-    source: Option<&Program>,
+    source: Option<&dyn RuleSource>,
     prog: &TypedProgram,
     inst: &Instance,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {
@@ -205,7 +208,7 @@ pub enum AdjointOrigin {
 /// with respect to the arguments `mask` leaves active, from an `rrule` of `source` where one
 /// applies, else by transforming its body. `globals` are the reaches of `prog`'s functions.
 pub fn instance_adjoint(
-    source: Option<&Program>,
+    source: Option<&dyn RuleSource>,
     prog: &TypedProgram,
     globals: &GlobalShadows,
     inst: &Arc<Instance>,
@@ -219,7 +222,7 @@ pub fn instance_adjoint(
 /// run of the interpreter sees (a function under an in-source rule is one row, its value and
 /// the adjoint its rule was given, with where the rule is).
 pub fn traced_instance_adjoint(
-    source: Option<&Program>,
+    source: Option<&dyn RuleSource>,
     prog: &TypedProgram,
     globals: &GlobalShadows,
     inst: &Arc<Instance>,
@@ -229,7 +232,7 @@ pub fn traced_instance_adjoint(
 }
 
 fn instance_adjoint_in(
-    source: Option<&Program>,
+    source: Option<&dyn RuleSource>,
     prog: &TypedProgram,
     globals: &GlobalShadows,
     inst: &Arc<Instance>,
@@ -245,13 +248,12 @@ fn instance_adjoint_in(
     if let Some(why) = tangent::recursive_refusal(func, &active, false) {
         return Err(why);
     }
-    let mut support = TypedProgram::default();
     let rule = match source {
-        Some(src) => rrule::find(src, inst, &mut support)?,
+        Some(src) => src.rrule(inst)?,
         None => None,
     };
     let fixed = |i: &Instance| {
-        checkpoint::is_checkpointed(i) || source.is_some_and(|s| rrule::may_apply(s, i))
+        checkpoint::is_checkpointed(i) || source.is_some_and(|s| rrule::may_apply(s.program(), i))
     };
     if !mask.is_all() && (rule.is_some() || checkpoint::is_checkpointed(inst)) {
         return Err(AdError::new(
@@ -279,7 +281,7 @@ fn instance_adjoint_in(
             pullback: Arc::new(p),
             callees: Vec::new(),
             origin: AdjointOrigin::Rule { span: rule.span },
-            support,
+            support: rule.support.clone(),
         });
     }
     if checkpoint::is_checkpointed(inst) && func.ret != zy_ir::Type::Bottom {
@@ -320,7 +322,7 @@ fn instance_adjoint_in(
 /// Add `f⁺`/`f⁻` for `inst` and, transitively, for the user functions it calls (from an rrule
 /// of `source` where one applies).
 pub fn add_adjoints(
-    source: Option<&Program>,
+    source: Option<&dyn RuleSource>,
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
 ) -> Result<(), AdError> {

@@ -16,6 +16,7 @@ use crate::tangent::{fdata_type, has_fdata, rdata_type};
 use crate::AdError;
 
 /// The typed pieces of an rrule for one instance.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Rrule {
     /// `rrule(::typeof(f), args...)`.
     pub rule: Arc<Instance>,
@@ -27,6 +28,8 @@ pub struct Rrule {
     pub back_ret: Type,
     /// The rrule method's signature span, for errors.
     pub span: Span,
+    /// The typed bodies of the rule, its pullback and what they reach.
+    pub support: TypedProgram,
 }
 
 /// Does `program` have an `rrule` method for `inst`'s function (which [`find`] may find to
@@ -41,12 +44,8 @@ pub fn may_apply(program: &Program, inst: &Instance) -> bool {
     }) && !names::has_callee_arg(inst)
 }
 
-/// The rrule overriding `inst`, if `program` has one; its typed bodies are added to `out`.
-pub fn find(
-    program: &Program,
-    inst: &Instance,
-    out: &mut TypedProgram,
-) -> Result<Option<Rrule>, AdError> {
+/// The rrule overriding `inst`, if `program` has one, with its typed bodies.
+pub fn find(program: &Program, inst: &Instance) -> Result<Option<Rrule>, AdError> {
     let Some(generic) = program.functions.get("rrule") else {
         return Ok(None);
     };
@@ -139,11 +138,12 @@ pub fn find(
             ));
         }
     }
+    let mut support = TypedProgram::default();
     for (k, f) in rprog.functions.into_iter().chain(bprog.functions) {
-        out.functions.entry(k).or_insert(f);
+        support.functions.entry(k).or_insert(f);
     }
     for (k, g) in bprog.globals {
-        out.globals.entry(k).or_insert(g);
+        support.globals.entry(k).or_insert(g);
     }
     Ok(Some(Rrule {
         rule,
@@ -151,6 +151,7 @@ pub fn find(
         back,
         back_ret,
         span,
+        support,
     }))
 }
 

@@ -23,6 +23,7 @@ use zy_ad::{Activity, AdError, AdjointOrigin, ArgMask, GlobalShadows, InstanceAd
 use zy_ir::{Instance, TypedProgram};
 
 use crate::call::{raised_when_reached, typed_program, Thrown};
+use crate::rule::Rules;
 use crate::specialise::{typed, InstanceId};
 
 /// The program that runs the specialisation `id`: what it reaches, typed, with the
@@ -43,8 +44,7 @@ pub fn expanded(db: &dyn salsa::Database, id: InstanceId) -> Result<Arc<TypedPro
             format!("`{inst}` does not type: {}", e.message),
         ));
     }
-    let source = id.program(db).rule_source(db, &program);
-    let program = zy_ad::expand_with_rrules(source, &program)?;
+    let program = zy_ad::expand_with_rrules(&Rules::of(db, id.program(db)), &program)?;
     // The index compares by signatures, and the rrules of nested derivatives are inferred by
     // the AD from it: depend on the typed body of every user instance the program holds.
     depend_on_bodies(db, id, &program);
@@ -79,16 +79,10 @@ pub fn adjoint(db: &dyn salsa::Database, key: AdjointKey) -> Result<InstanceAdjo
     let program = expanded(db, key.program(db))
         .as_ref()
         .map_err(Clone::clone)?;
-    let source = key.program(db).program(db).rule_source(db, program);
+    let rules = Rules::of(db, key.program(db).program(db));
     let globals = shadows(db, key.program(db));
     let (inst, mask) = (key.instance(db), key.mask(db));
-    let adj = zy_ad::instance_adjoint(Some(source), program, globals, inst, mask)?;
-    if let AdjointOrigin::Rule { .. } = adj.origin {
-        // The rule was inferred from the index, which compares by signatures: depend on the
-        // bodies of the rule and its pullback.
-        depend_on_bodies(db, key.program(db), &adj.support);
-    }
-    Ok(adj)
+    zy_ad::instance_adjoint(Some(&rules), program, globals, inst, mask)
 }
 
 /// The reaching-gradient facts of the body that `key`'s adjoint differentiates, as the
@@ -145,9 +139,9 @@ pub fn gradient(db: &dyn salsa::Database, id: InstanceId) -> Result<GradientProg
         // pullback closures, a pullback leaving a loop nest early), forward mode may.
         Err(e) if e.nested_reverse => {
             let why = e.message.clone();
-            let source = &id.index(db).program;
+            let rules = Rules::of(db, id.program(db));
             let (driver, program) =
-                zy_ad::forward_gradient_program(Some(source), program, inst, e)?;
+                zy_ad::forward_gradient_program(Some(&rules), program, inst, e)?;
             (driver, program, Some(why))
         }
         Err(e) => return Err(e),

@@ -247,8 +247,7 @@ fn type_in(
     call: &Global,
 ) -> (TypedCall, Vec<TypeError>) {
     let program = &key.index(db).program;
-    let mut oracle =
-        |callee: &Instance| ret_type(db, InstanceId::new(db, key, Arc::new(callee.clone())));
+    let mut oracle = |callee: &Instance| ret_type(db, InstanceId::in_program(db, key, callee));
     let entry = zy_infer::infer_thunk(program, &call.name, &call.body, &mut oracle);
     let (program, mut errors) = typed_program(db, key, &entry.callees);
     for e in entry.errors.iter().rev() {
@@ -308,7 +307,7 @@ pub fn typed_program(
     // The program's call through which each library instance was first reached.
     let mut entered_at: FxHashMap<Arc<Instance>, Span> = FxHashMap::default();
     while let Some(inst) = queue.pop_front() {
-        let id = InstanceId::new(db, key, inst.clone());
+        let id = InstanceId::in_program(db, key, &inst);
         let r = typed(db, id);
         let library = in_library(db, r.func.span.file);
         let entry = entered_at.get(&inst).copied().filter(|_| library);

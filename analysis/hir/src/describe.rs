@@ -34,6 +34,7 @@ pub fn describe_query(db: &RootDatabase, key: DatabaseKeyIndex) -> String {
                 format!("{inst} in {program}")
             }
         }
+        "rrule" | "frule" => crate::rule::RuleUse::from_id(id).instance(db).to_string(),
         "compiled" => {
             let key = CompileKey::from_id(id);
             format!("{}, {}", key.instance(db).instance(db), key.target(db))

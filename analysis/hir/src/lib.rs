@@ -51,6 +51,7 @@ pub mod prelude;
 pub mod program;
 mod reach;
 mod resolve;
+pub mod rule;
 pub mod scope;
 mod scope_names;
 mod signature;
@@ -77,6 +78,7 @@ pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
 pub use program::{needed_names, program_index, resolved_ssa, ProgramIndex, ProgramKey};
 pub use resolve::UNKNOWN_BINDING;
+pub use rule::Rules;
 pub use scope::{
     file_module, includes, is_prelude, item_module, module_at, package_sources, program_items,
     qualify, scope_files, scope_root, MAIN, UNKNOWN_PACKAGE,

@@ -260,6 +260,31 @@ impl ProgramKey {
         root_program(db, self)
     }
 
+    /// The program `inst`, an instance of this one, is typed in: for a call's program, the
+    /// program without the call's own functions when `inst` names none of them (nor their
+    /// environments' structs) and they are new names (a closure's, `#...`, which no other
+    /// code can call), so that the typing of the instances every call reaches is shared by
+    /// all of them (one call per test of a file).
+    pub fn home(self, db: &dyn salsa::Database, inst: &Instance) -> ProgramKey {
+        let Some(own) = self.own(db) else {
+            return self;
+        };
+        let own = own.program(db);
+        let without = ProgramKey::new(db, self.root(db), self.reach(db).clone(), None);
+        let base = &without.index(db).program;
+        let new = |n: &Name| n.starts_with('#') && !base.functions.contains_key(n);
+        let separate = own.functions.keys().all(new)
+            && own
+                .structs
+                .keys()
+                .all(|n| n.starts_with('#') && !base.structs.contains_key(n));
+        let is_own = |n: &Name| own.functions.contains_key(n) || own.structs.contains_key(n);
+        match separate && !is_own(&inst.name) && !inst.args.iter().any(|t| names_any(t, &is_own)) {
+            true => without,
+            false => self,
+        }
+    }
+
     /// The program the AD finds in-source rules (`rrule`, `frule`) in, to differentiate the
     /// instances of `typed` (a typed program of this one), and infers them over: inference of
     /// a rule runs over the program itself, not through `typed`, so the bodies of the library
@@ -283,6 +308,26 @@ impl ProgramKey {
         subjects.sort();
         subjects.dedup();
         &rule_program(db, RuleKey::new(db, self, Arc::from(subjects))).0
+    }
+
+    /// The program the AD infers the in-source rules for the function `name` over, as
+    /// [`Self::rule_source`] for that function alone; the caller depends on the bodies of the
+    /// rules and of what they reach.
+    pub fn rules_for<'db>(self, db: &'db dyn salsa::Database, name: &Name) -> &'db Program {
+        let index = self.index(db);
+        let ruled = RULES
+            .iter()
+            .filter_map(|r| index.program.functions.get(*r))
+            .flat_map(|g| &g.methods)
+            .any(|m| rule_subject(m).as_ref() == Some(name));
+        if !ruled {
+            return &index.program;
+        }
+        let rules = rule_program(db, RuleKey::new(db, self, Arc::from([name.clone()])));
+        for &item in &rules.1 {
+            resolved_in_root(db, self.root(db), item);
+        }
+        &rules.0
     }
 
     /// The program that runs `inst` of the code of `file`: the file's, with the library's
@@ -421,13 +466,13 @@ struct RuleKey {
 }
 
 /// A program compared as the index is, bodies left out (the AD depends on the bodies of the
-/// rules it uses by itself).
+/// rules it uses by itself), with the items whose bodies it holds.
 #[derive(Clone, Debug)]
-struct RuleProgram(Program);
+struct RuleProgram(Program, Vec<ItemId>);
 
 impl PartialEq for RuleProgram {
     fn eq(&self, other: &RuleProgram) -> bool {
-        same_but_bodies(&self.0, &other.0)
+        same_but_bodies(&self.0, &other.0) && self.1 == other.1
     }
 }
 
@@ -481,7 +526,9 @@ fn rule_program(db: &dyn salsa::Database, key: RuleKey) -> RuleProgram {
             }
         }
     }
-    RuleProgram(program)
+    let mut items: Vec<ItemId> = items.into_iter().collect();
+    items.sort_by_key(|i| salsa::plumbing::AsId::as_id(i));
+    RuleProgram(program, items)
 }
 
 /// The generic functions whose methods are in-source rules.
@@ -840,6 +887,15 @@ fn is_matrix_type(name: &str) -> bool {
 #[salsa::tracked(returns(ref))]
 fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> {
     let root = key.root(db);
+    if let Some(own) = key.own(db) {
+        // What a program reaches follows from its root and names alone ([`reached_items`]):
+        // a call's own functions are added to the program without them, whose index every
+        // call with the same names shares (a test's text, one per test, has closures).
+        let without = ProgramKey::new(db, root, key.reach(db).clone(), None);
+        let mut index = (**root_program(db, without)).clone();
+        add_own(&mut index.program, own.program(db));
+        return Arc::new(index);
+    }
     // Code of the prelude itself (hover in a prelude file) sees all of it.
     let reached = (!is_prelude(db, root)).then(|| reached_items(db, key));
     let mut index = ProgramIndex::default();
@@ -867,22 +923,6 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
             part.add_to(&mut index.program, &mut index.errors);
         }
     }
-    if let Some(own) = key.own(db) {
-        let own = own.program(db);
-        for (name, f) in &own.functions {
-            for m in &f.methods {
-                index.program.add_method(name.clone(), m.clone());
-            }
-        }
-        index
-            .program
-            .structs
-            .extend(own.structs.iter().map(|(n, s)| (n.clone(), s.clone())));
-        index
-            .program
-            .aliases
-            .extend(own.aliases.iter().map(|(n, s)| (n.clone(), s.clone())));
-    }
     let names = root_scope_names(db, root);
     index.program.refused = names.refused().clone();
     index.program.refused_beside = names.refused_beside().clone();
@@ -904,6 +944,38 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
         None => prelude_items(db, root).keys().cloned().collect(),
     };
     Arc::new(index)
+}
+
+/// Does `t` name a function or struct that `hit` holds?
+fn names_any(t: &Type, hit: &impl Fn(&Name) -> bool) -> bool {
+    let any = |ts: &[Type]| ts.iter().any(|t| names_any(t, hit));
+    match t {
+        Type::Struct(s) => {
+            hit(&s.name) || any(&s.params) || s.fields.iter().any(|(_, t)| names_any(t, hit))
+        }
+        Type::Union(u) => hit(&u.name) || any(&u.members),
+        Type::Recur(n, ps) => hit(n) || any(ps),
+        Type::Function(n) => hit(n),
+        Type::Tuple(ts) | Type::Pullback(ts) => any(ts),
+        Type::NamedTuple(fs) => fs.iter().any(|(_, t)| names_any(t, hit)),
+        Type::Ref(t) | Type::Array(t, _) | Type::Adjoint(t) | Type::Stack(t) => names_any(t, hit),
+        _ => false,
+    }
+}
+
+/// Add a call's own functions, structs and aliases (see [`ProgramKey::own`]) to `program`.
+fn add_own(program: &mut Program, own: &Program) {
+    for (name, f) in &own.functions {
+        for m in &f.methods {
+            program.add_method(name.clone(), m.clone());
+        }
+    }
+    program
+        .structs
+        .extend(own.structs.iter().map(|(n, s)| (n.clone(), s.clone())));
+    program
+        .aliases
+        .extend(own.aliases.iter().map(|(n, s)| (n.clone(), s.clone())));
 }
 
 impl ProgramIndex {

@@ -34,14 +34,15 @@ impl InstanceId {
         )
     }
 
-    /// The id of `inst` in the program `key`.
+    /// The id of `inst` in the program `key` (typed in the program without a call's own
+    /// functions where it cannot reach them: [`ProgramKey::home`]).
     pub fn in_program(db: &dyn salsa::Database, key: ProgramKey, inst: &Instance) -> InstanceId {
-        InstanceId::new(db, key, Arc::new(inst.clone()))
+        InstanceId::new(db, key.home(db, inst), Arc::new(inst.clone()))
     }
 
     /// The id of `inst` in the same program as `self` (a callee of it).
     pub fn callee(self, db: &dyn salsa::Database, inst: &Instance) -> InstanceId {
-        InstanceId::new(db, self.program(db), Arc::new(inst.clone()))
+        InstanceId::in_program(db, self.program(db), inst)
     }
 
     /// The root file of the instance's program.

@@ -86,8 +86,7 @@ impl Watch for Recorder<'_> {
         }
         let source = self.source;
         let rule = *self.ruled.entry(inst.clone()).or_insert_with(|| {
-            let mut scratch = TypedProgram::default();
-            zy_ad::rrule::find(source, inst, &mut scratch)
+            zy_ad::rrule::find(source, inst)
                 .ok()
                 .flatten()
                 .map(|r| r.span)

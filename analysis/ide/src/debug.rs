@@ -89,8 +89,7 @@ impl<'a> Debugger<'a> {
             if zy_ad::names::is_generated(&inst.name) {
                 continue;
             }
-            let mut scratch = TypedProgram::default();
-            let rule = zy_ad::rrule::find(source, inst, &mut scratch)
+            let rule = zy_ad::rrule::find(source, inst)
                 .ok()
                 .flatten()
                 .map(|r| (r.span, r.back));

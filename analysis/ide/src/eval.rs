@@ -234,8 +234,8 @@ pub(crate) fn expand(
     program
         .globals
         .insert(zy_hir::CALL_NAME.into(), typed.body.clone());
-    let source = typed.key.rule_source(db, &program);
-    let mut program = zy_ad::expand_with_rrules(source, &program)?;
+    let rules = zy_hir::Rules::of(db, typed.key);
+    let mut program = zy_ad::expand_with_rrules(&rules, &program)?;
     let body = program
         .globals
         .remove(zy_hir::CALL_NAME)

@@ -531,9 +531,9 @@ impl<'a> Prepared<'a> {
         db: &RootDatabase,
         args: Vec<Value>,
     ) -> Result<Value, UserError> {
-        let source = self.id.program(db).rule_source(db, &self.program);
+        let rules = zy_hir::Rules::of(db, self.id.program(db));
         let (driver, program) =
-            zy_ad::forward::pushforward_program(Some(source), &self.program, &self.inst)
+            zy_ad::forward::pushforward_program(Some(&rules), &self.program, &self.inst)
                 .map_err(|e| error_at(db, e.span, self.site, e.message))?;
         zy_interp::run(&program, &driver, args, &self.limits).map_err(|e| self.runtime_error(db, e))
     }
@@ -630,11 +630,11 @@ impl<'a> Prepared<'a> {
             };
             error_at(db, e.span, self.site, message)
         };
-        let source = self.id.program(db).rule_source(db, &self.program);
+        let rules = zy_hir::Rules::of(db, self.id.program(db));
         let globals = zy_ad::GlobalShadows::of(&self.program);
         let (driver, program) =
             zy_ad::gradient_program_with(&self.program, &self.inst, &mut |_, i, mask| {
-                zy_ad::traced_instance_adjoint(Some(source), &self.program, &globals, i, mask)
+                zy_ad::traced_instance_adjoint(Some(&rules), &self.program, &globals, i, mask)
             })
             .map_err(ad_error)?;
         let args = self.arguments(db)?;

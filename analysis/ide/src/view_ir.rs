@@ -126,8 +126,8 @@ fn stage_texts(
             IrStage::Pushforward => {
                 // The transform of the body the builtins push forward: the expanded program's.
                 let expanded = zy_hir::expanded(db, id).as_ref().map_err(ad_error)?;
-                let source = id.program(db).rule_source(db, expanded);
-                let (_, prog) = zy_ad::forward::pushforward_program(Some(source), expanded, inst)
+                let rules = zy_hir::Rules::of(db, id.program(db));
+                let (_, prog) = zy_ad::forward::pushforward_program(Some(&rules), expanded, inst)
                     .map_err(|e| ad_error(&e))?;
                 let pinst = zy_ad::forward::pushforward_instance(inst);
                 prog.functions.get(&pinst).map(|f| print_function(f))

@@ -30,8 +30,8 @@ pub mod chunk;
 use std::sync::Arc;
 
 use zy_ir::{
-    tangent_type, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, Program,
-    SsaBuilder, Terminator, Type, TypedProgram, Value,
+    tangent_type, BlockCall, Const, Function, Instance, Name, Op, Operand, Prim, SsaBuilder,
+    Terminator, Type, TypedProgram, Value,
 };
 
 use crate::globals::GlobalShadows;
@@ -776,7 +776,7 @@ pub fn global_tangents(e: &mut Emit, globals: &GlobalShadows, inst: &Instance) -
 /// names. The caller has checked that `inst` writes no object it did not make if `active`
 /// leaves an argument out.
 pub fn add_pushforwards(
-    source: Option<&Program>,
+    source: Option<&dyn crate::RuleSource>,
     prog: &mut TypedProgram,
     inst: &Arc<Instance>,
     active: &[bool],
@@ -789,12 +789,15 @@ pub fn add_pushforwards(
         if prog.functions.contains_key(&pinst) {
             continue;
         }
-        if let Some(rule) = source
-            .map(|s| crate::frule::find(s, &i, prog))
-            .transpose()?
-            .flatten()
-        {
+        if let Some(rule) = source.map(|s| s.frule(&i)).transpose()?.flatten() {
             let ret = prog.functions.get(&i).map_or(Type::Any, |f| f.ret.clone());
+            rule.check(&i, &ret)?;
+            for (k, f) in &rule.support.functions {
+                prog.functions.entry(k.clone()).or_insert_with(|| f.clone());
+            }
+            for (k, g) in &rule.support.globals {
+                prog.globals.entry(k.clone()).or_insert_with(|| g.clone());
+            }
             let f = crate::frule::pushforward(&i, &active, &ret, &rule, globals.reached(&i));
             prog.functions.insert(pinst, Arc::new(f));
             continue;
@@ -867,7 +870,7 @@ fn drop_dead_powers(body: &mut Function) {
 /// `source` applying), and the driver `∂ᵈf(x1, ẋ1, x2, ...)` that runs it with fresh tangents
 /// of the globals it reaches; returns the driver's instance (the same arguments as `∂→f`'s).
 pub fn pushforward_program(
-    source: Option<&Program>,
+    source: Option<&dyn crate::RuleSource>,
     prog: &TypedProgram,
     inst: &Arc<Instance>,
 ) -> Result<(Arc<Instance>, TypedProgram), AdError> {

@@ -96,7 +96,7 @@ impl Case {
     /// The text returning `value` in the test's place (the `k`-th time it is reached, in a
     /// loop), with the testsets and tests at `dropped` left out.
     fn text(&self, file: &str, value: &str, k: Option<u32>, dropped: &[TextRange]) -> Texter {
-        let mut t = self.wrap.text(file, value, dropped);
+        let mut t = self.wrap.text(file, value, dropped, false);
         if let Some(k) = k {
             t.literal(&format!("{k})"), self.wrap.cut);
         }
@@ -265,6 +265,15 @@ fn run_iterations(
     dropped: &mut Vec<TextRange>,
 ) {
     let repeats = case.looped.as_ref().is_some_and(|l| l.repeats);
+    if repeats && case.ask == Ask::True {
+        if let Some(reached) = sweep(db, file, case, limits, dropped) {
+            ran.counts.passed += reached.min(MAX_ITERATIONS) as usize;
+            if reached > MAX_ITERATIONS {
+                ran.findings.push(later_iterations(db, file, case));
+            }
+            return;
+        }
+    }
     let last = if repeats { MAX_ITERATIONS } else { 1 };
     for k in 1..=last {
         match settle(db, file, case, Some(k), limits, dropped) {
@@ -290,17 +299,37 @@ fn run_iterations(
         }
     }
     if repeats && reached(db, file, case, MAX_ITERATIONS + 1, limits, dropped) {
-        let message = format!(
-            "zy ran this test in the first {MAX_ITERATIONS} iterations of its loop, not the later ones"
-        );
-        ran.findings.push(finding(
-            db,
-            file,
-            case.range,
-            TEST_NOT_RUN,
-            message,
-            Vec::new(),
-        ));
+        ran.findings.push(later_iterations(db, file, case));
+    }
+}
+
+/// The note on a test in a loop that control reaches more than [`MAX_ITERATIONS`] times.
+fn later_iterations(db: &RootDatabase, file: SourceFile, case: &Case) -> Diagnostic {
+    let message = format!(
+        "zy ran this test in the first {MAX_ITERATIONS} iterations of its loop, not the later ones"
+    );
+    finding(db, file, case.range, TEST_NOT_RUN, message, Vec::new())
+}
+
+/// Run a `@test` in a loop through all its iterations at once, as one run of its loop's text
+/// (up to the time after [`MAX_ITERATIONS`] that control reaches it): how many times control
+/// reached it, if each of those gave `true`. One run where the test holds every time, which
+/// is what the run per iteration ([`run_iterations`]) would find in as many runs, each
+/// repeating the iterations before its own; `None` (an iteration gave another value, threw, or
+/// zy stopped) leaves the verdicts to that run per iteration.
+fn sweep(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &Case,
+    limits: &EvalLimits,
+    dropped: &[TextRange],
+) -> Option<u32> {
+    let mut t = case.wrap.text(file.text(db), &case.value, dropped, true);
+    t.literal(&format!("{})", MAX_ITERATIONS + 1), case.wrap.cut);
+    let value = evaluate(db, file, &t.text, limits).ok()?;
+    match value.ty.as_str() {
+        "Int64" => value.display.parse().ok(),
+        _ => None,
     }
 }
 
@@ -1265,11 +1294,18 @@ struct Wrap {
 
 impl Wrap {
     /// The text whose value is `value` in the test's place, with the testsets and tests at
-    /// `dropped` left out (`nothing`); in a loop, it ends in `(`.
-    fn text(&self, file: &str, value: &str, dropped: &[TextRange]) -> Texter {
+    /// `dropped` left out (`nothing`); in a loop, it ends in `(`. A `sweep`'s, in a loop, runs
+    /// the loops through and returns how many times control reached the test, if `value` was
+    /// `true` each of those times up to the `#k`-th, else -1 ([`sweep`]).
+    fn text(&self, file: &str, value: &str, dropped: &[TextRange], sweep: bool) -> Texter {
         let (stmt, expr) = (self.stmt, self.expr);
         let (before, after) = match (self.looped, &self.run) {
             (false, _) => (String::new(), String::new()),
+            (true, _) if sweep => (
+                "var\"#n\" += 1; if var\"#n\" > var\"#k\"; return var\"#n\"; end; if !(("
+                    .to_string(),
+                ") === true); return -1; end".to_string(),
+            ),
             (true, run) => (
                 "var\"#n\" += 1; if var\"#n\" == var\"#k\"; return ".to_string(),
                 match run {
@@ -1309,8 +1345,10 @@ impl Wrap {
         }
         t.file(file, self.base, self.cut, &edits);
         t.literal(&self.closing, self.cut);
-        if self.looped {
-            t.literal("\nerror(\"#done\")\nend)(", self.cut);
+        match (self.looped, sweep) {
+            (true, false) => t.literal("\nerror(\"#done\")\nend)(", self.cut),
+            (true, true) => t.literal("\nvar\"#n\"\nend)(", self.cut),
+            (false, _) => {}
         }
         t
     }
