@@ -488,25 +488,13 @@ _steps(A, d::Int, r::UnitRange{Int}) = StepRange(r.start, 1, r.stop)
 _steps(A, d::Int, r::StepRange{Int, Int}) = r
 _steps(A, d::Int, c::Colon) = StepRange(1, 1, size(A, d))
 
-# The linear indices of `A[i, J]` (a row) and `A[I, j]` (a column), after checking that the
-# index of the other dimension is in bounds (an error names the array and that index).
-function _row(A::Matrix, i::Int, J::StepRange{Int, Int})
-    m = size(A, 1)
-    if length(J) > 0
-        A[i, J.start]
-        A[i, J.stop]
-    end
-    return StepRange(i + (J.start - 1) * m, J.step * m, i + (J.stop - 1) * m)
-end
-
-function _column(A::Matrix, I::StepRange{Int, Int}, j::Int)
-    m = size(A, 1)
-    if length(I) > 0
-        A[I.start, j]
-        A[I.stop, j]
-    end
-    return StepRange(I.start + (j - 1) * m, I.step, I.stop + (j - 1) * m)
-end
+# The linear indices of `A[i, J]` (a row) and `A[I, j]` (a column). Their callers check the
+# bounds first (`checkbounds`, which reads no element: a matrix of strings made with `undef`
+# has none to read until it is written).
+_row(A::Matrix, i::Int, J::StepRange{Int, Int}) =
+    StepRange(i + (J.start - 1) * size(A, 1), J.step * size(A, 1), i + (J.stop - 1) * size(A, 1))
+_column(A::Matrix, I::StepRange{Int, Int}, j::Int) =
+    StepRange(I.start + (j - 1) * size(A, 1), I.step, I.stop + (j - 1) * size(A, 1))
 
 # An array for `n` elements of `x`'s element type.
 _vector(x::Array{Float64}, n::Int) = zeros(n)
@@ -596,24 +584,24 @@ function _block!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int})
     return A
 end
 
-setindex!(x::Array, v, r::UnitRange{Int}) = _slice!(x, v, _steps(x, 1, r))
-setindex!(x::Array, v, r::StepRange{Int, Int}) = _slice!(x, v, r)
-setindex!(x::Array, v, c::Colon) = _slice!(x, v, StepRange(1, 1, length(x)))
-setindex!(A::Matrix, v, i::Int, J::UnitRange{Int}) = _slice!(A, v, _row(A, i, _steps(A, 2, J)))
-setindex!(A::Matrix, v, i::Int, J::StepRange{Int, Int}) = _slice!(A, v, _row(A, i, J))
-setindex!(A::Matrix, v, i::Int, J::Colon) = _slice!(A, v, _row(A, i, _steps(A, 2, J)))
-setindex!(A::Matrix, v, I::UnitRange{Int}, j::Int) = _slice!(A, v, _column(A, _steps(A, 1, I), j))
-setindex!(A::Matrix, v, I::StepRange{Int, Int}, j::Int) = _slice!(A, v, _column(A, I, j))
-setindex!(A::Matrix, v, I::Colon, j::Int) = _slice!(A, v, _column(A, _steps(A, 1, I), j))
-setindex!(A::Matrix, B, I::UnitRange{Int}, J::UnitRange{Int}) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
-setindex!(A::Matrix, B, I::UnitRange{Int}, J::StepRange{Int, Int}) = _block!(A, B, _steps(A, 1, I), J)
-setindex!(A::Matrix, B, I::UnitRange{Int}, J::Colon) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
-setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::UnitRange{Int}) = _block!(A, B, I, _steps(A, 2, J))
-setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int}) = _block!(A, B, I, J)
-setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::Colon) = _block!(A, B, I, _steps(A, 2, J))
-setindex!(A::Matrix, B, I::Colon, J::UnitRange{Int}) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
-setindex!(A::Matrix, B, I::Colon, J::StepRange{Int, Int}) = _block!(A, B, _steps(A, 1, I), J)
-setindex!(A::Matrix, B, I::Colon, J::Colon) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
+setindex!(x::Array, v, r::UnitRange{Int}) = (checkbounds(x, r); _slice!(x, v, _steps(x, 1, r)))
+setindex!(x::Array, v, r::StepRange{Int, Int}) = (checkbounds(x, r); _slice!(x, v, r))
+setindex!(x::Array, v, c::Colon) = (checkbounds(x, c); _slice!(x, v, StepRange(1, 1, length(x))))
+setindex!(A::Matrix, v, i::Int, J::UnitRange{Int}) = (checkbounds(A, i, J); _slice!(A, v, _row(A, i, _steps(A, 2, J))))
+setindex!(A::Matrix, v, i::Int, J::StepRange{Int, Int}) = (checkbounds(A, i, J); _slice!(A, v, _row(A, i, J)))
+setindex!(A::Matrix, v, i::Int, J::Colon) = (checkbounds(A, i, J); _slice!(A, v, _row(A, i, _steps(A, 2, J))))
+setindex!(A::Matrix, v, I::UnitRange{Int}, j::Int) = (checkbounds(A, I, j); _slice!(A, v, _column(A, _steps(A, 1, I), j)))
+setindex!(A::Matrix, v, I::StepRange{Int, Int}, j::Int) = (checkbounds(A, I, j); _slice!(A, v, _column(A, I, j)))
+setindex!(A::Matrix, v, I::Colon, j::Int) = (checkbounds(A, I, j); _slice!(A, v, _column(A, _steps(A, 1, I), j)))
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::UnitRange{Int}) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), J))
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::Colon) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::UnitRange{Int}) = (checkbounds(A, I, J); _block!(A, B, I, _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block!(A, B, I, J))
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::Colon) = (checkbounds(A, I, J); _block!(A, B, I, _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::Colon, J::UnitRange{Int}) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::Colon, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), J))
+setindex!(A::Matrix, B, I::Colon, J::Colon) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), _steps(A, 2, J)))
 
 # Views: `view(x, I)` and the targets of `x[I] .= v` are windows on their parent, whose
 # elements they read and write (a write through a view changes the parent, and the AD
