@@ -13447,7 +13447,7 @@ function intersect(a::Set, b::Set)
     return length(a) < length(b) ? _set_push_held!(s, b, a) : _set_push_held!(s, a, b)
 end
 # `s` with each element of `from` that `other` holds pushed in turn.
-function _set_push_held!(s::Set, from::Set, other::Set)
+function _set_push_held!(s, from, other)
     for x in from
         if x in other
             push!(s, x)
@@ -13613,6 +13613,38 @@ issubset(a::BitSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b,
 issubset(a::AbstractSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b, a)
 ==(a::AbstractSet, b::AbstractSet) = length(a) == length(b) && issubset(a, b)
 issetequal(a::AbstractSet, b::AbstractSet) = a == b
+# A new set of the elements of `s` and `sets` (`union`), of `s` that `itr` holds (`intersect`)
+# or that none of `itrs` holds (`setdiff`): Julia's `emptymutable(s, T)`, a `Set{T}` unless
+# the program defines one for its set type, filled by `push!` and emptied by `delete!`, as
+# Julia's `union!` and `setdiff!` of an `AbstractSet` do.
+emptymutable(s::AbstractSet, T) = _typed_set(T)
+union(s::AbstractSet, sets...) = _union_each!(emptymutable(s, _promote_eltype(s, sets...)), s, sets...)
+_promote_eltype(xs...) = eltype(vcat(map(collect, xs)...))
+_union_each!(u) = u
+_union_each!(u, x, rest...) = _union_each!(union!(u, x), rest...)
+function union!(s::AbstractSet, itr)
+    for x in itr
+        push!(s, x)
+    end
+    return s
+end
+# Julia's: through `s` when `itr` is a longer collection with a fast `in`, else through `itr`.
+function intersect(s::AbstractSet, itr)
+    out = emptymutable(s, _promote_eltype(s, itr))
+    return _fast_in(itr) && length(s) < length(itr) ? _set_push_held!(out, s, itr) : _set_push_held!(out, itr, s)
+end
+intersect(s::AbstractSet, itr, itrs...) = intersect(intersect(s, itr), itrs...)
+_fast_in(itr) = false
+_fast_in(itr::Union{AbstractSet, Dict}) = true
+setdiff(s::AbstractSet, itrs...) = _setdiff_each!(union!(emptymutable(s, eltype(s)), s), itrs...)
+_setdiff_each!(s) = s
+_setdiff_each!(s, itr, rest...) = _setdiff_each!(setdiff!(s, itr), rest...)
+function setdiff!(s::AbstractSet, itr)
+    for x in itr
+        delete!(s, x)
+    end
+    return s
+end
 
 """
     a ⊇ b, a ⊉ b, a ⊊ b, a ⊋ b, c ∋ x, c ∌ x
