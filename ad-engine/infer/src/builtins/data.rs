@@ -944,7 +944,8 @@ fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
         })));
     }
     let pat = crate::type_values::pattern_of_name(t, cx.program).ok()?;
-    let elem = crate::dispatch::concrete_type(cx.program, &pat)?;
+    let elem = crate::dispatch::concrete_type(cx.program, &pat)
+        .or_else(|| crate::dispatch::number_fields_type(cx.program, t))?;
     (!elem.is_number() && is_element_type(&elem)).then_some(elem)
 }
 
