@@ -1262,8 +1262,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 93427..93431: abs2
-            <zy>/prelude/Base.jl (prelude) 449461..449465: abs2
+            <zy>/prelude/Base.jl (prelude) 94272..94276: abs2
+            <zy>/prelude/Base.jl (prelude) 450306..450310: abs2
         "#]],
     );
 }
