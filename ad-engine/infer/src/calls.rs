@@ -542,7 +542,7 @@ impl<'a> Cx<'a> {
     /// synthesised [`crate::synth::UNION_SPLIT`].
     fn split_call(&mut self, b: &mut PlanBuilder, all: &[Val], at: usize) -> Result<Val, Fail> {
         // Refused here, at the call, rather than in the synthesised body.
-        crate::synth::split_result(self, all, at)?;
+        let precise = crate::synth::split_result(self, all, at)?;
         let inst = Instance {
             name: crate::synth::UNION_SPLIT.into(),
             method: crate::SYNTH_METHOD,
@@ -550,7 +550,21 @@ impl<'a> Cx<'a> {
         };
         let (inst, ret) = self.invoke(inst);
         let ops = all.iter().map(|a| a.arg.clone()).collect();
-        Ok(Val::of(b.push(Op::Invoke(inst), ops, ret.clone()), ret))
+        let y = b.push(Op::Invoke(inst), ops, ret.clone());
+        // `r[1]` of a union of tuples (`(keep, item, state)` of a call on an element of a
+        // `Vector{Any}`): the synthesised split reads the element at a run-time index, its type
+        // the join of every element's; at the constant index it is that element's.
+        let constant_index = at == 1 && all.get(2).and_then(Val::int).is_some();
+        let held = |t: &Type| matches!(&ret, Type::Union(u) if u.members.contains(t));
+        let narrower = match &precise {
+            Type::Union(p) => p.members.iter().all(held),
+            t => held(t),
+        };
+        if constant_index && narrower {
+            let narrowed = b.prim(zy_ir::Prim::UnionConvert, vec![y], precise.clone());
+            return Ok(Val::of(narrowed, precise));
+        }
+        Ok(Val::of(y, ret))
     }
 
     /// Element `k` of a collection a `for` loop iterates (no [`ITERATED`] method for it):

@@ -9,7 +9,8 @@ use zy_ir::{
 
 use crate::error::{ambiguous, no_method, Fail};
 use crate::pattern::{
-    concrete, dims_type, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings, Pat,
+    concrete, dims_type, matches, matches_as_julia, pattern, subtype, with_bounds, Bindings,
+    NumClass, Pat,
 };
 use crate::plan::PlanBuilder;
 use crate::signatures::Signatures;
@@ -1023,6 +1024,54 @@ pub(crate) fn is_below(program: &Program, def: &StructDef, name: &str) -> bool {
 /// annotated with concrete types); `None` where it stands for several types.
 pub(crate) fn concrete_type(program: &Program, p: &Pat) -> Option<Type> {
     concrete_within(program, p, 0)
+}
+
+/// The type of the values of an immutable struct without parameters whose fields are declared
+/// with concrete types or Julia's abstract number types (`c::Integer`, `x::Real`), as the
+/// element of a container made before any is built (`Pt[]`, `Set{Pt}()`): Julia's one type
+/// `Pt`, each abstract field the union of the numbers a literal gives it (`Integer`: `Int64`;
+/// `Real` and `Number`: `Float64` and `Int64`), so a value built with either widens to it when
+/// stored (one built with a `Bool` is refused there, `Cannot convert`). `None` for other
+/// structs.
+pub(crate) fn number_fields_type(program: &Program, name: &str) -> Option<Type> {
+    let def = program.structs.get(name)?;
+    if def.kind != StructKind::User || def.is_abstract || def.mutable || !def.params.is_empty() {
+        return None;
+    }
+    let union = |members: &[Type]| {
+        let (first, rest) = members.split_first()?;
+        rest.iter()
+            .try_fold(first.clone(), |u, t| crate::join::join(&u, t))
+    };
+    let mut abstract_fields = 0;
+    let fields = def
+        .fields
+        .iter()
+        .zip(field_patterns(program, def).ok()?)
+        .map(|((n, _), p)| {
+            // (With the number types below `Real` beside the class: the library's `Rational`.)
+            let class = match &p {
+                Pat::Union(ps) => ps.first(),
+                p => Some(p),
+            };
+            let t = match class {
+                Some(Pat::Num(NumClass::Integer)) => Some(Type::Int64),
+                Some(Pat::Num(NumClass::Real)) => union(&[Type::Float64, Type::Int64]),
+                _ => return Some((n.clone(), concrete_type(program, &p)?)),
+            };
+            abstract_fields += 1;
+            Some((n.clone(), t?))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    (abstract_fields > 0).then(|| {
+        Type::Struct(Arc::new(StructType {
+            name: def.name.clone(),
+            params: Vec::new(),
+            fields,
+            mutable: false,
+            kind: StructKind::User,
+        }))
+    })
 }
 
 /// The type of a field of `def` declared as an array of `def` itself (`kids::Vector{Tree}`): an

@@ -418,10 +418,7 @@ pub(crate) fn pattern(expr: &TypeExpr, vars: &[Name], program: &Program) -> Resu
         "AbstractString" => no_params(Pat::AbstractString),
         "Function" => no_params(with_user_functions(program)),
         "AbstractSet" | "Base.AbstractSet" if params.is_empty() => Ok(abstract_set(program)),
-        "AbstractSet" | "Base.AbstractSet" => Err(Fail::unsupported(
-            "`AbstractSet{T}` in an annotation (a set's element type is not matched); write \
-             `AbstractSet`",
-        )),
+        "AbstractSet" | "Base.AbstractSet" => abstract_set_of(params, vars, program),
         "NamedTuple" => named_tuple(params, vars, program),
         "Symbol" => no_params(Pat::Symbol),
         "Vector" => array(false, Some(1), 1),
@@ -727,6 +724,36 @@ fn abstract_set(program: &Program) -> Pat {
         });
     }
     Pat::Union(members)
+}
+
+/// Julia's `AbstractSet{T}`: a `Set{T}`, a `BitSet` where `T` is `Int64`, and the program's
+/// structs declared below `AbstractSet` giving it a parameter that matches (`struct
+/// CustomSet{T} <: AbstractSet{T}`).
+fn abstract_set_of(params: &[TypeExpr], vars: &[Name], program: &Program) -> Result<Pat, Fail> {
+    let [elem] = params else {
+        return Err(Fail::method("too many parameters for type AbstractSet"));
+    };
+    let p = pattern(elem, vars, program)?;
+    let bit_set = p == Pat::Leaf(Type::Int64);
+    let mut members = vec![Pat::Struct {
+        name: "Base.Set".into(),
+        params: Some(vec![p]),
+    }];
+    if bit_set {
+        members.push(Pat::Struct {
+            name: "Base.BitSet".into(),
+            params: None,
+        });
+    }
+    if !subtypes_of(&["AbstractSet"], program).is_empty() {
+        members.push(parametric_abstract(
+            &"AbstractSet".into(),
+            params,
+            vars,
+            program,
+        )?);
+    }
+    Ok(Pat::Union(members))
 }
 
 /// Is `name` one of Julia's abstract array types that a struct of the program may subtype

@@ -94,7 +94,8 @@ pub(crate) fn split_result(cx: &mut Cx, all: &[Val], at: usize) -> Result<Type, 
             0 => callee = Val::of(Arg::Input(0), m.clone()),
             _ => ts[at - 1] = m.clone(),
         }
-        if let Some(parts) = tuple_elements(&callee, &ts) {
+        let index = all.get(2).and_then(Val::int).filter(|_| at == 1);
+        if let Some(parts) = tuple_elements(&callee, &ts, index) {
             results.extend(parts);
             continue;
         }
@@ -133,13 +134,23 @@ fn tested_last(members: &[Type]) -> Vec<Type> {
 }
 
 /// The types of the elements of a tuple whose elements differ in type, where `callee(args...)`
-/// is `getindex(t, i)` at an index known at run time only ([`Synth::tuple_by_index`]).
-fn tuple_elements(callee: &Val, args: &[Type]) -> Option<Vec<Type>> {
+/// is `getindex(t, i)`: at an index known at run time only every element's
+/// ([`Synth::tuple_by_index`]), at a constant `index` that element's (none past the end, Julia's
+/// `BoundsError`).
+fn tuple_elements(callee: &Val, args: &[Type], index: Option<i64>) -> Option<Vec<Type>> {
     let by_index =
         matches!(&callee.ty, Type::Function(f) if matches!(&**f, "getindex" | "Base.getindex"));
     match args {
         [Type::Tuple(ts), Type::Int64] if by_index && ts.iter().any(|e| *e != ts[0]) => {
-            Some(ts.to_vec())
+            Some(match index {
+                Some(k) => usize::try_from(k - 1)
+                    .ok()
+                    .and_then(|k| ts.get(k))
+                    .cloned()
+                    .into_iter()
+                    .collect(),
+                None => ts.to_vec(),
+            })
         }
         _ => None,
     }

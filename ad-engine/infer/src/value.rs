@@ -191,6 +191,23 @@ pub(crate) fn convert(b: &mut PlanBuilder, v: Val, to: &Type) -> Result<Val, Fai
                  or declare the field `AbstractArray`"
             )));
         }
+        // One struct whose abstractly typed fields hold values of other types than those the
+        // container keeps (`Pt(true, 1)` into a `Set{Pt}()` of `Int64` fields): one type in
+        // Julia, two in zy.
+        (Type::Struct(a), Type::Struct(t)) if a.name == t.name && a.params == t.params => {
+            let shown = |s: &zy_ir::StructType| {
+                let fields: Vec<String> = s.fields.iter().map(|(_, f)| f.to_string()).collect();
+                fields.join(", ")
+            };
+            return Err(Fail::unsupported(format!(
+                "storing a {} whose fields hold ({}) where one whose fields hold ({}) is kept \
+                 (Julia's one type; zy types a struct by what its abstractly typed fields \
+                 hold); build it with values of those types",
+                a.name,
+                shown(a),
+                shown(t)
+            )));
+        }
         _ => return Err(no_convert(&v.ty, to)),
     };
     Ok(Val::of(b.prim(prim, vec![v.arg], to.clone()), to.clone()))

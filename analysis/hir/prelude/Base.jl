@@ -488,25 +488,13 @@ _steps(A, d::Int, r::UnitRange{Int}) = StepRange(r.start, 1, r.stop)
 _steps(A, d::Int, r::StepRange{Int, Int}) = r
 _steps(A, d::Int, c::Colon) = StepRange(1, 1, size(A, d))
 
-# The linear indices of `A[i, J]` (a row) and `A[I, j]` (a column), after checking that the
-# index of the other dimension is in bounds (an error names the array and that index).
-function _row(A::Matrix, i::Int, J::StepRange{Int, Int})
-    m = size(A, 1)
-    if length(J) > 0
-        A[i, J.start]
-        A[i, J.stop]
-    end
-    return StepRange(i + (J.start - 1) * m, J.step * m, i + (J.stop - 1) * m)
-end
-
-function _column(A::Matrix, I::StepRange{Int, Int}, j::Int)
-    m = size(A, 1)
-    if length(I) > 0
-        A[I.start, j]
-        A[I.stop, j]
-    end
-    return StepRange(I.start + (j - 1) * m, I.step, I.stop + (j - 1) * m)
-end
+# The linear indices of `A[i, J]` (a row) and `A[I, j]` (a column). Their callers check the
+# bounds first (`checkbounds`, which reads no element: a matrix of strings made with `undef`
+# has none to read until it is written).
+_row(A::Matrix, i::Int, J::StepRange{Int, Int}) =
+    StepRange(i + (J.start - 1) * size(A, 1), J.step * size(A, 1), i + (J.stop - 1) * size(A, 1))
+_column(A::Matrix, I::StepRange{Int, Int}, j::Int) =
+    StepRange(I.start + (j - 1) * size(A, 1), I.step, I.stop + (j - 1) * size(A, 1))
 
 # An array for `n` elements of `x`'s element type.
 _vector(x::Array{Float64}, n::Int) = zeros(n)
@@ -596,24 +584,24 @@ function _block!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int})
     return A
 end
 
-setindex!(x::Array, v, r::UnitRange{Int}) = _slice!(x, v, _steps(x, 1, r))
-setindex!(x::Array, v, r::StepRange{Int, Int}) = _slice!(x, v, r)
-setindex!(x::Array, v, c::Colon) = _slice!(x, v, StepRange(1, 1, length(x)))
-setindex!(A::Matrix, v, i::Int, J::UnitRange{Int}) = _slice!(A, v, _row(A, i, _steps(A, 2, J)))
-setindex!(A::Matrix, v, i::Int, J::StepRange{Int, Int}) = _slice!(A, v, _row(A, i, J))
-setindex!(A::Matrix, v, i::Int, J::Colon) = _slice!(A, v, _row(A, i, _steps(A, 2, J)))
-setindex!(A::Matrix, v, I::UnitRange{Int}, j::Int) = _slice!(A, v, _column(A, _steps(A, 1, I), j))
-setindex!(A::Matrix, v, I::StepRange{Int, Int}, j::Int) = _slice!(A, v, _column(A, I, j))
-setindex!(A::Matrix, v, I::Colon, j::Int) = _slice!(A, v, _column(A, _steps(A, 1, I), j))
-setindex!(A::Matrix, B, I::UnitRange{Int}, J::UnitRange{Int}) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
-setindex!(A::Matrix, B, I::UnitRange{Int}, J::StepRange{Int, Int}) = _block!(A, B, _steps(A, 1, I), J)
-setindex!(A::Matrix, B, I::UnitRange{Int}, J::Colon) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
-setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::UnitRange{Int}) = _block!(A, B, I, _steps(A, 2, J))
-setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int}) = _block!(A, B, I, J)
-setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::Colon) = _block!(A, B, I, _steps(A, 2, J))
-setindex!(A::Matrix, B, I::Colon, J::UnitRange{Int}) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
-setindex!(A::Matrix, B, I::Colon, J::StepRange{Int, Int}) = _block!(A, B, _steps(A, 1, I), J)
-setindex!(A::Matrix, B, I::Colon, J::Colon) = _block!(A, B, _steps(A, 1, I), _steps(A, 2, J))
+setindex!(x::Array, v, r::UnitRange{Int}) = (checkbounds(x, r); _slice!(x, v, _steps(x, 1, r)))
+setindex!(x::Array, v, r::StepRange{Int, Int}) = (checkbounds(x, r); _slice!(x, v, r))
+setindex!(x::Array, v, c::Colon) = (checkbounds(x, c); _slice!(x, v, StepRange(1, 1, length(x))))
+setindex!(A::Matrix, v, i::Int, J::UnitRange{Int}) = (checkbounds(A, i, J); _slice!(A, v, _row(A, i, _steps(A, 2, J))))
+setindex!(A::Matrix, v, i::Int, J::StepRange{Int, Int}) = (checkbounds(A, i, J); _slice!(A, v, _row(A, i, J)))
+setindex!(A::Matrix, v, i::Int, J::Colon) = (checkbounds(A, i, J); _slice!(A, v, _row(A, i, _steps(A, 2, J))))
+setindex!(A::Matrix, v, I::UnitRange{Int}, j::Int) = (checkbounds(A, I, j); _slice!(A, v, _column(A, _steps(A, 1, I), j)))
+setindex!(A::Matrix, v, I::StepRange{Int, Int}, j::Int) = (checkbounds(A, I, j); _slice!(A, v, _column(A, I, j)))
+setindex!(A::Matrix, v, I::Colon, j::Int) = (checkbounds(A, I, j); _slice!(A, v, _column(A, _steps(A, 1, I), j)))
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::UnitRange{Int}) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), J))
+setindex!(A::Matrix, B, I::UnitRange{Int}, J::Colon) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::UnitRange{Int}) = (checkbounds(A, I, J); _block!(A, B, I, _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block!(A, B, I, J))
+setindex!(A::Matrix, B, I::StepRange{Int, Int}, J::Colon) = (checkbounds(A, I, J); _block!(A, B, I, _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::Colon, J::UnitRange{Int}) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), _steps(A, 2, J)))
+setindex!(A::Matrix, B, I::Colon, J::StepRange{Int, Int}) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), J))
+setindex!(A::Matrix, B, I::Colon, J::Colon) = (checkbounds(A, I, J); _block!(A, B, _steps(A, 1, I), _steps(A, 2, J)))
 
 # Views: `view(x, I)` and the targets of `x[I] .= v` are windows on their parent, whose
 # elements they read and write (a write through a view changes the parent, and the AD
@@ -1383,6 +1371,11 @@ end
 _vcat_vector(xs...) = _cat_vector!(fill(_cat_zero_of(xs...), _cat_total(1, xs...)), 0, xs...)
 _vcat_matrix(x, rest...) = _cat_rows!(fill(_cat_zero_of(x, rest...), _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
 _hcat(x, rest...) = _cat_columns!(fill(_cat_zero_of(x, rest...), _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)
+# `vcat` and `hcat` with an array of Julia's `Any` (or `Real`, ...) among the parts: unset slots
+# of the element type of `proto`, which holds every part's elements (inference joins them), filled.
+_vcat_open(proto, xs...) = _cat_vector!(undef_objects(proto, _cat_total(1, xs...)), 0, xs...)
+_vcat_open_matrix(proto, x, rest...) = _cat_rows!(undef_objects(proto, _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
+_hcat_open(proto, x, rest...) = _cat_columns!(undef_objects(proto, _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)
 # The block rows of `[A B; C D]` or `[A; B C]`, each already one matrix, stacked: Julia's
 # `hvcat` asks every block row to be as wide as the first.
 function _hvcat_stack(x, rest...)
@@ -13475,7 +13468,7 @@ function intersect(a::Set, b::Set)
     return length(a) < length(b) ? _set_push_held!(s, b, a) : _set_push_held!(s, a, b)
 end
 # `s` with each element of `from` that `other` holds pushed in turn.
-function _set_push_held!(s::Set, from::Set, other::Set)
+function _set_push_held!(s, from, other)
     for x in from
         if x in other
             push!(s, x)
@@ -13641,6 +13634,38 @@ issubset(a::BitSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b,
 issubset(a::AbstractSet, b::AbstractSet) = length(a) <= length(b) && all(x -> x in b, a)
 ==(a::AbstractSet, b::AbstractSet) = length(a) == length(b) && issubset(a, b)
 issetequal(a::AbstractSet, b::AbstractSet) = a == b
+# A new set of the elements of `s` and `sets` (`union`), of `s` that `itr` holds (`intersect`)
+# or that none of `itrs` holds (`setdiff`): Julia's `emptymutable(s, T)`, a `Set{T}` unless
+# the program defines one for its set type, filled by `push!` and emptied by `delete!`, as
+# Julia's `union!` and `setdiff!` of an `AbstractSet` do.
+emptymutable(s::AbstractSet, T) = _typed_set(T)
+union(s::AbstractSet, sets...) = _union_each!(emptymutable(s, _promote_eltype(s, sets...)), s, sets...)
+_promote_eltype(xs...) = eltype(vcat(map(collect, xs)...))
+_union_each!(u) = u
+_union_each!(u, x, rest...) = _union_each!(union!(u, x), rest...)
+function union!(s::AbstractSet, itr)
+    for x in itr
+        push!(s, x)
+    end
+    return s
+end
+# Julia's: through `s` when `itr` is a longer collection with a fast `in`, else through `itr`.
+function intersect(s::AbstractSet, itr)
+    out = emptymutable(s, _promote_eltype(s, itr))
+    return _fast_in(itr) && length(s) < length(itr) ? _set_push_held!(out, s, itr) : _set_push_held!(out, itr, s)
+end
+intersect(s::AbstractSet, itr, itrs...) = intersect(intersect(s, itr), itrs...)
+_fast_in(itr) = false
+_fast_in(itr::Union{AbstractSet, Dict}) = true
+setdiff(s::AbstractSet, itrs...) = _setdiff_each!(union!(emptymutable(s, eltype(s)), s), itrs...)
+_setdiff_each!(s) = s
+_setdiff_each!(s, itr, rest...) = _setdiff_each!(setdiff!(s, itr), rest...)
+function setdiff!(s::AbstractSet, itr)
+    for x in itr
+        delete!(s, x)
+    end
+    return s
+end
 
 """
     a ⊇ b, a ⊉ b, a ⊊ b, a ⊋ b, c ∋ x, c ∌ x

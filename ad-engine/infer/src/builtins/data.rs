@@ -757,6 +757,8 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
             t
         } else if let Some(u) = crate::absent::literal_elem(&t, &e.ty) {
             u
+        } else if let Some(u) = functions(&t, &e.ty) {
+            u
         } else if let (Type::Struct(a), Type::Struct(b)) = (&t, &e.ty) {
             if is_library(&a.name) || is_library(&b.name) {
                 return Err(Fail::unsupported(format!(
@@ -804,6 +806,21 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
         Some(why) => Err(Fail::unsupported(why)),
         None => Ok(t),
     }
+}
+
+/// The element type of an array literal of different functions (`[sin, cos]`, the values of
+/// `Dict('A' => advance!, 'L' => turn_left!)`): Julia's `Function`, held as the union of the
+/// functions, so that a call of an element runs the one it holds. `None` unless `a` and `b` are
+/// functions or such unions.
+fn functions(a: &Type, b: &Type) -> Option<Type> {
+    let members = |t: &Type| match t {
+        Type::Function(_) => Some(vec![t.clone()]),
+        Type::Union(u) if &*u.name == "Function" => Some(u.members.clone()),
+        _ => None,
+    };
+    let mut all = members(a)?;
+    all.extend(members(b)?);
+    Some(Type::union("Function".into(), all))
 }
 
 /// `T[...]`, `T[]` and `Vector{T}()` (`getindex` of a type) of a struct type, an abstract
@@ -927,7 +944,8 @@ fn typed_elem(cx: &Cx, t: &str) -> Option<Type> {
         })));
     }
     let pat = crate::type_values::pattern_of_name(t, cx.program).ok()?;
-    let elem = crate::dispatch::concrete_type(cx.program, &pat)?;
+    let elem = crate::dispatch::concrete_type(cx.program, &pat)
+        .or_else(|| crate::dispatch::number_fields_type(cx.program, t))?;
     (!elem.is_number() && is_element_type(&elem)).then_some(elem)
 }
 
