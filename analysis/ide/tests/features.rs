@@ -1262,8 +1262,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 93427..93431: abs2
-            <zy>/prelude/Base.jl (prelude) 449998..450002: abs2
+            <zy>/prelude/Base.jl (prelude) 93723..93727: abs2
+            <zy>/prelude/Base.jl (prelude) 450294..450298: abs2
         "#]],
     );
 }
