@@ -583,7 +583,8 @@ fn widen_open(v: &Value, to: &Type) -> bool {
     match (v, to) {
         (Value::Array(a), _) => {
             let fits = widens_open(&a.borrow().data, to);
-            if let (true, ArrayData::Obj(o), Some(e)) = (fits, &mut a.borrow_mut().data, to.elem()) {
+            if let (true, ArrayData::Obj(o), Some(e)) = (fits, &mut a.borrow_mut().data, to.elem())
+            {
                 o.elem = e.clone();
             }
             fits
@@ -591,9 +592,11 @@ fn widen_open(v: &Value, to: &Type) -> bool {
         (Value::Ref(r), Type::Ref(inner)) => widen_open(&r.borrow(), inner),
         (Value::NamedTuple(names, vs), Type::NamedTuple(fs)) => {
             names.len() == fs.len()
-                && names.iter().zip(vs.iter()).zip(fs.iter()).all(|((n, v), (m, f))| {
-                    n == m && (of_type(v, f) || widen_open(v, f))
-                })
+                && names
+                    .iter()
+                    .zip(vs.iter())
+                    .zip(fs.iter())
+                    .all(|((n, v), (m, f))| n == m && (of_type(v, f) || widen_open(v, f)))
         }
         _ => false,
     }
