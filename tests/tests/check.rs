@@ -1301,7 +1301,7 @@ fn test_files_included_in_a_loop_over_their_names_are_the_programs() {
 fn a_package_named_by_its_project_runs_its_tests() {
     // A clone whose folder is not the package's name (`Project.toml` names it), submodules
     // that `using` their own package as Julia's loader allows, and one function holding a
-    // literal past Int64 (Julia's BigInt): that function alone is refused, the tests run.
+    // literal past Int128 (Julia's BigInt): that function alone is refused, the tests run.
     let dir = dir_with(&[
         ("repo/Project.toml", "name = \"Algos\"\nversion = \"0.1.0\"\n"),
         (
@@ -1310,7 +1310,7 @@ fn a_package_named_by_its_project_runs_its_tests() {
         ),
         (
             "repo/src/math/Math.jl",
-            "export Math\nmodule Math\nusing Algos\nexport square, big\nsquare(x) = x^2\nbig() = 100000000000000000000000\nend\n",
+            "export Math\nmodule Math\nusing Algos\nexport square, big\nsquare(x) = x^2\nbig() = 1000000000000000000000000000000000000000000\nend\n",
         ),
         (
             "repo/test/runtests.jl",
@@ -1319,7 +1319,7 @@ fn a_package_named_by_its_project_runs_its_tests() {
     ]);
     let (status, out, err) = run(dir.path(), &["check", "repo", "--format", "short"]);
     expect![[r#"
-        repo/src/math/Math.jl:6:9: error[unsupported]: unsupported: integer literal `100000000000000000000000` (an Int128); zy's widest integer is Int64
+        repo/src/math/Math.jl:6:9: error[unsupported]: unsupported: integer literal `1000000000000000000000000000000000000000000` (a BigInt); zy's widest integer is Int128
         repo/test/runtests.jl:6:5: error[test-failed]: Test Failed: Expression: square(2.0) == 5.0, Evaluated: 4.0 == 5.0
     "#]]
     .assert_eq(&format!("{out}{err}"));
@@ -1329,7 +1329,7 @@ fn a_package_named_by_its_project_runs_its_tests() {
         &["check", "src/math/Math.jl", "--format", "short"],
     );
     expect![[r#"
-        src/math/Math.jl:6:9: error[unsupported]: unsupported: integer literal `100000000000000000000000` (an Int128); zy's widest integer is Int64
+        src/math/Math.jl:6:9: error[unsupported]: unsupported: integer literal `1000000000000000000000000000000000000000000` (a BigInt); zy's widest integer is Int128
     "#]]
     .assert_eq(&format!("{out}{err}"));
     assert_eq!(status, 1);

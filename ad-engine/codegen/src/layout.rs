@@ -216,6 +216,12 @@ impl Layout {
                 out.push(Slot::Ptr)
             }
             Type::Any => return Err(JitError::unsupported("a value of type Any (untyped IR)")),
+            // An `Int128` or `UInt128`: its function is the interpreter's.
+            Type::Int(k) if k.wide() => {
+                return Err(JitError::interpreted(format!(
+                    "a value of type {k} (the interpreter holds its 128 bits)"
+                )))
+            }
             // A fixed-width integer: held as the interpreter holds it (sign- or
             // zero-extended; a `UInt64` its bits), every result wrapped to its width
             // (`translate/scalar.rs`, `sized`).

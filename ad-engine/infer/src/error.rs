@@ -60,9 +60,9 @@ impl Fail {
             "IdDict" | "WeakKeyDict" => Fail::unsupported(format!(
                 "{name} (zy's dictionaries are `Dict`s; dictionaries by identity are outside its subset of Julia); use a `Dict` instead"
             )),
-            "big" | "Float16" | "BigFloat" | "Int128" | "BigInt" | "UInt128" => {
+            "big" | "Float16" | "BigFloat" | "BigInt" => {
                 Fail::unsupported(format!(
-                    "{name}: zy computes with Float64, Float32, Int64, Bool and the integers Int8 to Int32 and UInt8 to UInt64 only; write `Float64(x)` or `Int(x)` instead"
+                    "{name}: zy computes with Float64, Float32, Int64, Bool and the integers Int8 to Int128 and UInt8 to UInt128 only; write `Float64(x)`, `Int(x)` or `Int128(x)` instead"
                 ))
             }
             "Inf16" | "NaN16" => Fail::unsupported(format!(
@@ -240,6 +240,8 @@ const TYPE_VALUES: &[(&str, &str)] = &[
     ("UInt32", "UInt32"),
     ("UInt16", "UInt16"),
     ("UInt8", "UInt8"),
+    ("Int128", "Int128"),
+    ("UInt128", "UInt128"),
     ("Float64", "Float64"),
     ("Float32", "Float32"),
     ("Bool", "Bool"),

@@ -15,6 +15,16 @@ pub fn to_json(v: &Value) -> Json {
         Value::Int(i) => Json::from(*i),
         Value::Sized(zy_ir::IntKind::UInt64, i) => Json::from(*i as u64),
         Value::Sized(_, i) => Json::from(*i),
+        // An Int128 or UInt128: a number where 64 bits hold it, else its digits as a string
+        // (JSON readers hold no wider integers exactly).
+        Value::Wide(k, bits) => {
+            let v = crate::wide::Exact::of(*k, bits.get());
+            match (v.to_i128().map(i64::try_from), u64::try_from(v.bits())) {
+                (Some(Ok(i)), _) => Json::from(i),
+                (_, Ok(u)) if !v.negative() => Json::from(u),
+                _ => Json::from(v.to_string()),
+            }
+        }
         Value::Bool(b) => Json::Bool(*b),
         Value::Nothing | Value::Undef(_) | Value::Pullback(_) => Json::Null,
         Value::Tuple(vs) => Json::Array(vs.iter().map(to_json).collect()),

@@ -27,6 +27,7 @@ mod show_views;
 pub mod substring;
 mod value;
 mod watch;
+pub mod wide;
 
 pub use error_kind::ErrorKind;
 pub use exception::Caught;

@@ -70,6 +70,7 @@ fn write_value<W: Write + ?Sized>(f: &mut W, v: &Value) -> fmt::Result {
         Value::F64(x) => write_julia_float(f, *x),
         Value::Int(i) => write!(f, "{i}"),
         Value::Sized(k, i) => f.write_str(&zy_ir::show_int(*k, *i)),
+        Value::Wide(k, bits) => f.write_str(&zy_ir::show_bits(*k, bits.get())),
         Value::F32(x) => f.write_str(&zy_ir::julia_float32(*x)),
         Value::Bool(b) => write!(f, "{b}"),
         Value::Nothing => f.write_str("nothing"),

@@ -23,6 +23,8 @@ pub enum Value {
     /// A fixed-width integer of another type (`UInt8`, `Int32`, ...), held as
     /// [`zy_ir::int_kind`] says: sign- or zero-extended, a `UInt64` as its bits.
     Sized(IntKind, i64),
+    /// An `Int128` or a `UInt128`: its bits.
+    Wide(IntKind, crate::wide::Bits128),
     /// `Bool`.
     Bool(bool),
     /// `nothing`.
@@ -397,6 +399,7 @@ pub fn convert_f64(v: &Value) -> Result<f64, String> {
         Value::Bool(b) => Ok(f64::from(u8::from(*b))),
         Value::F32(x) => Ok(f64::from(*x)),
         Value::Sized(k, held) => Ok(k.value(*held) as f64),
+        Value::Wide(k, bits) => Ok(crate::wide::Exact::of(*k, bits.get()).to_f64()),
         other => Err(convert_error("Float64", other)),
     }
 }
@@ -537,7 +540,7 @@ impl Value {
             Value::F64(_) => Type::Float64,
             Value::F32(_) => Type::Float32,
             Value::Int(_) => Type::Int64,
-            Value::Sized(k, _) => Type::Int(*k),
+            Value::Sized(k, _) | Value::Wide(k, _) => Type::Int(*k),
             Value::Bool(_) => Type::Bool,
             Value::Nothing => Type::Nothing,
             Value::Tuple(vs) => Type::Tuple(vs.iter().map(Value::julia_type).collect()),
@@ -576,7 +579,12 @@ impl Value {
     pub fn is_number(&self) -> bool {
         matches!(
             self,
-            Value::F64(_) | Value::F32(_) | Value::Int(_) | Value::Sized(..) | Value::Bool(_)
+            Value::F64(_)
+                | Value::F32(_)
+                | Value::Int(_)
+                | Value::Sized(..)
+                | Value::Wide(..)
+                | Value::Bool(_)
         )
     }
 
@@ -597,6 +605,7 @@ impl Value {
             (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Sized(k, a), Value::Sized(l, b)) => k == l && a == b,
+            (Value::Wide(k, a), Value::Wide(l, b)) => k == l && a == b,
             (Value::F32(a), Value::F32(b)) => a.to_bits() == b.to_bits(),
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Nothing, Value::Nothing) => true,

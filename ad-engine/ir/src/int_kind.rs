@@ -1,9 +1,9 @@
 //! Julia's fixed-width integer types other than `Int64` (and `Bool`): their names, widths and
 //! the wrap-around and promotion rules Julia gives them.
 //!
-//! A value of one is held in an `i64`: a signed type's value sign-extended, an unsigned
-//! type's zero-extended, so that a `UInt64` above `typemax(Int64)` is its bits. `Int128` and
-//! `UInt128` are not among them (their values do not fit) and stay refused by name.
+//! A value of one of at most 64 bits is held in an `i64`: a signed type's value
+//! sign-extended, an unsigned type's zero-extended, so that a `UInt64` above `typemax(Int64)`
+//! is its bits. A value of `Int128` or `UInt128` (the wide kinds) is held as its 128 bits.
 
 use std::fmt;
 
@@ -17,11 +17,13 @@ pub enum IntKind {
     UInt16,
     UInt32,
     UInt64,
+    Int128,
+    UInt128,
 }
 
 impl IntKind {
     /// Every kind, in declaration order.
-    pub const ALL: [IntKind; 7] = [
+    pub const ALL: [IntKind; 9] = [
         IntKind::Int8,
         IntKind::Int16,
         IntKind::Int32,
@@ -29,6 +31,8 @@ impl IntKind {
         IntKind::UInt16,
         IntKind::UInt32,
         IntKind::UInt64,
+        IntKind::Int128,
+        IntKind::UInt128,
     ];
 
     /// Julia's name of the type.
@@ -41,6 +45,8 @@ impl IntKind {
             IntKind::UInt16 => "UInt16",
             IntKind::UInt32 => "UInt32",
             IntKind::UInt64 => "UInt64",
+            IntKind::Int128 => "Int128",
+            IntKind::UInt128 => "UInt128",
         }
     }
 
@@ -60,45 +66,55 @@ impl IntKind {
             IntKind::Int16 | IntKind::UInt16 => 16,
             IntKind::Int32 | IntKind::UInt32 => 32,
             IntKind::UInt64 => 64,
+            IntKind::Int128 | IntKind::UInt128 => 128,
         }
     }
 
     /// Is this a `Signed` type?
     pub fn signed(self) -> bool {
-        matches!(self, IntKind::Int8 | IntKind::Int16 | IntKind::Int32)
+        matches!(
+            self,
+            IntKind::Int8 | IntKind::Int16 | IntKind::Int32 | IntKind::Int128
+        )
+    }
+
+    /// Is this `Int128` or `UInt128`, whose values an `i64` does not hold?
+    pub fn wide(self) -> bool {
+        self.bits() == 128
     }
 
     /// `typemin` of the type.
     pub fn min(self) -> i128 {
         if self.signed() {
-            -(1i128 << (self.bits() - 1))
+            i128::MIN >> (128 - self.bits())
         } else {
             0
         }
     }
 
     /// `typemax` of the type.
-    pub fn max(self) -> i128 {
+    pub fn max(self) -> u128 {
         if self.signed() {
-            (1i128 << (self.bits() - 1)) - 1
+            (1u128 << (self.bits() - 1)) - 1
         } else {
-            (1i128 << self.bits()) - 1
+            u128::MAX >> (128 - self.bits())
         }
     }
 
     /// The value of the type whose bits are the low bits of `v` (Julia's `v % T`: two's
-    /// complement truncation), held as this module says.
+    /// complement truncation), held as this module says; of a wide kind, the low 64 bits
+    /// (its values are held whole elsewhere).
     pub fn wrap(self, v: i128) -> i64 {
-        let bits = self.bits();
+        let bits = self.bits().min(64);
         let low = (v as u128) & (u128::MAX >> (128 - bits));
-        if self.signed() && low >> (bits - 1) == 1 {
+        if self.signed() && bits < 64 && low >> (bits - 1) == 1 {
             (low as i128 - (1i128 << bits)) as i64
         } else {
             low as u64 as i64
         }
     }
 
-    /// The number a held value stands for.
+    /// The number a held value of a kind of at most 64 bits stands for.
     pub fn value(self, held: i64) -> i128 {
         if self == IntKind::UInt64 {
             i128::from(held as u64)
@@ -124,11 +140,19 @@ pub fn promote_ints(a: Option<IntKind>, b: Option<IntKind>) -> Option<IntKind> {
 /// Julia's `show` of a value of the type: an unsigned one in hexadecimal with two digits a
 /// byte (`0x1f`, `0x00ff`), a signed one in decimal.
 pub fn show_int(k: IntKind, held: i64) -> String {
+    show_bits(k, k.value(held) as u128)
+}
+
+/// Julia's `show` of the value of type `k` whose two's complement bits are `bits`.
+pub fn show_bits(k: IntKind, bits: u128) -> String {
+    let mask = u128::MAX >> (128 - k.bits());
     if k.signed() {
-        held.to_string()
+        // Sign-extend the type's bits.
+        let shift = 128 - k.bits();
+        (((bits << shift) as i128) >> shift).to_string()
     } else {
         let digits = (k.bits() / 4) as usize;
-        format!("0x{:0digits$x}", k.value(held))
+        format!("0x{:0digits$x}", bits & mask)
     }
 }
 
@@ -162,6 +186,9 @@ mod tests {
         assert_eq!(promote_ints(Some(Int8), Some(UInt16)), Some(UInt16));
         assert_eq!(promote_ints(Some(Int32), Some(UInt32)), Some(UInt32));
         assert_eq!(promote_ints(Some(Int32), Some(UInt8)), Some(Int32));
+        assert_eq!(promote_ints(None, Some(Int128)), Some(Int128));
+        assert_eq!(promote_ints(Some(UInt64), Some(Int128)), Some(Int128));
+        assert_eq!(promote_ints(Some(Int128), Some(UInt128)), Some(UInt128));
     }
 
     #[test]
@@ -170,5 +197,10 @@ mod tests {
         assert_eq!(show_int(IntKind::UInt16, 255), "0x00ff");
         assert_eq!(show_int(IntKind::Int32, -3), "-3");
         assert_eq!(show_int(IntKind::UInt64, -1), "0xffffffffffffffff");
+        assert_eq!(show_bits(IntKind::Int128, u128::MAX), "-1");
+        assert_eq!(
+            show_bits(IntKind::UInt128, 255),
+            "0x000000000000000000000000000000ff"
+        );
     }
 }

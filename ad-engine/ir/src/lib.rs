@@ -36,7 +36,7 @@ pub use func::{
     Block, BlockCall, BlockData, Const, Function, Operand, Span, Stmt, Terminator, Value,
     ValueData, ValueKind,
 };
-pub use int_kind::{promote_ints, show_int, IntKind};
+pub use int_kind::{promote_ints, show_bits, show_int, IntKind};
 pub use ops::{Instance, Op, Prim, StructRef, GLOBAL_METHOD, ISDEFINED_GLOBAL, SYNTH_METHOD};
 pub use parse::{parse_function, parse_module, Module, ParseError};
 pub use prim::{Arity, Diff, Domain, Effects, Jit, Kind, Math, PrimInfo, Throws};

@@ -3931,6 +3931,61 @@ Logical shift right of an Int's 64 bits (zeros come in from the left).
 """
 (>>>)(x::Int, n::Int) = n < 0 ? x << -n : (n >= 64 ? 0 : lshr_int(x, n))
 
+# ---- Int128 and UInt128 (held as their 128 bits; arithmetic and conversions are the
+# fixed-width integers' builtins)
+
+typemax(::Type{Int128}) = 170141183460469231731687303715884105727
+typemin(::Type{Int128}) = -170141183460469231731687303715884105728
+typemax(::Type{UInt128}) = 0xffffffffffffffffffffffffffffffff
+typemin(::Type{UInt128}) = 0x00000000000000000000000000000000
+oftype(x::Int128, y::Real) = Int128(y)
+oftype(x::UInt128, y::Real) = UInt128(y)
+
+# The syntax's calls for a literal of 128 bits, on its decimal digits: a decimal literal past
+# `typemax(Int64)` is an Int128, a hexadecimal one of 17 to 32 digits a UInt128.
+_int128_literal(s::String) = _parse_int128(s, 10)
+_uint128_literal(s::String) = _parse_uint128(s, 10)
+parse(::Type{Int128}, s::AbstractString; base = nothing) = _parse_int128(s, base)
+parse(::Type{UInt128}, s::AbstractString; base = nothing) = _parse_uint128(s, base)
+
+(~)(x::Union{Int128, UInt128}) = xor_int(x, -one(x))
+(<<)(x::Union{Int128, UInt128}, n::Int) =
+    n < 0 ? x >> -n : (n >= 128 ? zero(x) : shl_int(x, n % typeof(x)))
+(>>)(x::Int128, n::Int) = n < 0 ? x << -n : ashr_int(x, min(n, 127) % Int128)
+(>>)(x::UInt128, n::Int) = n < 0 ? x << -n : (n >= 128 ? zero(x) : lshr_int(x, n % UInt128))
+(>>>)(x::Int128, n::Int) = n < 0 ? x << -n : (n >= 128 ? zero(x) : lshr_int(x, n % Int128))
+_nbits(::Union{Int128, UInt128}) = 128
+
+"""
+    widen(x), widemul(x, y)
+
+`x` in the integer type of twice its width (`Int64` to `Int128`), a `Float32` as a
+`Float64`; the product of `x` and `y` computed in the widened type of their promotion, which
+does not overflow.
+"""
+widen(x::Int8) = Int16(x)
+widen(x::Int16) = Int32(x)
+widen(x::Int32) = Int64(x)
+widen(x::Int64) = Int128(x)
+widen(x::UInt8) = UInt16(x)
+widen(x::UInt16) = UInt32(x)
+widen(x::UInt32) = UInt64(x)
+widen(x::UInt64) = UInt128(x)
+widen(x::Float32) = Float64(x)
+widemul(x::Integer, y::Integer) = _widemul_same(promote(x, y)...)
+_widemul_same(x::T, y::T) where {T<:Integer} = widen(x) * widen(y)
+
+# `n!` of an Int128 up to 33 and a UInt128 up to 34 (Julia's table of them).
+function factorial(n::Union{Int128, UInt128})
+    n < 0 && throw(DomainError(n, "`n` must not be negative."))
+    n > (n isa Int128 ? 33 : 34) && throw(OverflowError("$n is too large to look up in the table; consider using `factorial(big($n))` instead"))
+    f = one(n)
+    for k in 2:Int(n)
+        f *= k
+    end
+    return f
+end
+
 """
     \\(x, y)
 
@@ -5251,6 +5306,23 @@ end
 The number of digits of `n` (`1` for `0`).
 """
 ndigits(n::Int; base::Int = 10) = length(digits(n; base = base))
+# Of an integer of another type (`Int128`, `UInt8`): its digits in its own type.
+function digits(n::Integer; base::Int = 10)
+    base < 2 && throw(DomainError(base, "base must be ≥ 2 or ≤ -2"))
+    count = 1
+    m = div(n, base)
+    while m != 0
+        count += 1
+        m = div(m, base)
+    end
+    d = fill(zero(n), count)
+    for k in 1:count
+        d[k] = rem(n, base)
+        n = div(n, base)
+    end
+    return d
+end
+ndigits(n::Integer; base::Int = 10) = length(digits(n; base = base))
 
 """
     Fix1(f, x)
@@ -8028,6 +8100,8 @@ _typed_cat(T::Type{UInt8}, A::Array) = _gen_convert(T, zero(UInt8), A)
 _typed_cat(T::Type{UInt16}, A::Array) = _gen_convert(T, zero(UInt16), A)
 _typed_cat(T::Type{UInt32}, A::Array) = _gen_convert(T, zero(UInt32), A)
 _typed_cat(T::Type{UInt64}, A::Array) = _gen_convert(T, zero(UInt64), A)
+_typed_cat(T::Type{Int128}, A::Array) = _gen_convert(T, zero(Int128), A)
+_typed_cat(T::Type{UInt128}, A::Array) = _gen_convert(T, zero(UInt128), A)
 _typed_cat(T::Type{Bool}, A::Array) = _gen_convert(T, false, A)
 # `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
 _typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be a number type")
@@ -12403,6 +12477,10 @@ Julia 1.11's `hash(x, h)` of the keys zy hashes as Julia does (`Int`, `Bool`, `F
 _jl_hash(x::Int, h::Int) = hash_int(x, h)
 _jl_hash(x::Bool, h::Int) = hash_int(Int(x), h)
 _jl_hash(x::Float64, h::Int) = hash_float(x, h)
+# An Int128 or UInt128 hashes as the Int64 of its value where it has one (an `Int128(3)` key
+# finds a `3`); others alike, compared in turn.
+_jl_hash(x::Union{Int128, UInt128}, h::Int) =
+    typemin(Int) <= x <= typemax(Int) ? hash_int(Int(x), h) : 0
 _jl_hash(s::String, h::Int) = _string_hash(s, h)
 _jl_hash(s::SubString, h::Int) = _string_hash(String(s), h)
 # A symbol's `hash(s, h)` is Julia's fallback over its `objectid` (src/symbol.c's hash).

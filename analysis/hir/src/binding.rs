@@ -73,6 +73,8 @@ pub(crate) fn immutable_struct(def: &zy_syntax::ast::StructDef) -> bool {
         "UInt32",
         "UInt16",
         "UInt8",
+        "Int128",
+        "UInt128",
         "Bool",
         "Char",
         "String",

@@ -93,7 +93,7 @@ fn cat_along(cx: &mut Cx, d: usize, parts: &[SyntaxNode], range: TextRange) -> E
 /// The number types a typed row `T[a b]` may name (Julia's, held as arrays of their own).
 const ROW_TYPES: &[&str] = &[
     "Float64", "Int", "Int64", "Float32", "Bool", "Int8", "Int16", "Int32", "UInt8", "UInt16",
-    "UInt32", "UInt64",
+    "UInt32", "UInt64", "Int128", "UInt128",
 ];
 
 /// `Float64[1 2; 3 4]`, `Int[x y]`, `Float64[x; y]`, `Rational{Int}[0.5 2]` (Julia's

@@ -1,7 +1,8 @@
 //! Numeric and string literals, with Julia's rules: `1_000` is an `Int64`, `-2` a signed
-//! literal, a decimal integer that does not fit is Julia's `Int128` or `BigInt` (refused by
-//! name), `1f0` is a `Float32` (the call `Float32(x)` of the Float64 equal to it), `0x10` an
-//! unsigned integer (`UInt8`); `'a'` a character.
+//! literal, a decimal integer that does not fit is Julia's `Int128` (the prelude's
+//! `_int128_literal` of its digits) or past that a `BigInt` (refused by name), `1f0` is a
+//! `Float32` (the call `Float32(x)` of the Float64 equal to it), `0x10` an unsigned integer
+//! (`UInt8`); `'a'` a character.
 
 use crate::ast::{Expr, ExprKind};
 use crate::cx::Cx;
@@ -16,27 +17,36 @@ pub(crate) fn integer(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         .filter(|c| *c != '_')
         .map(|c| if c == '−' { '-' } else { c })
         .collect();
-    match digits.parse::<i64>() {
-        Ok(value) => Expr::new(ExprKind::Int(value), node.range),
-        Err(_) => {
-            // Julia reads a decimal literal past Int64 as an Int128, past that as a BigInt.
-            let wide = if digits.parse::<i128>().is_ok() {
-                "an Int128"
-            } else {
-                "a BigInt"
-            };
-            cx.unsupported(
-                node,
-                &format!("integer literal `{text}` ({wide}); zy's widest integer is Int64"),
-            )
-        }
+    match (digits.parse::<i64>(), digits.parse::<i128>()) {
+        (Ok(value), _) => Expr::new(ExprKind::Int(value), node.range),
+        // Julia reads a decimal literal past Int64 as an Int128, past that as a BigInt.
+        (_, Ok(value)) => wide(WIDE_SIGNED, value.to_string(), node),
+        _ => cx.unsupported(
+            node,
+            &format!("integer literal `{text}` (a BigInt); zy's widest integer is Int128"),
+        ),
     }
+}
+
+/// The prelude's function of the digits of a decimal literal that is an `Int128`.
+const WIDE_SIGNED: &str = "Base._int128_literal";
+
+/// The prelude's function of the decimal digits of an unsigned literal that is a `UInt128`.
+const WIDE_UNSIGNED: &str = "Base._uint128_literal";
+
+/// A literal of 128 bits: the call of the prelude's `function` on its decimal digits, which
+/// gives the `Int128` or `UInt128` they spell.
+fn wide(function: &str, digits: String, node: &SyntaxNode) -> Expr {
+    let range = node.range;
+    let digits = Expr::new(ExprKind::Str(digits), range);
+    Expr::call(function, vec![digits], range)
 }
 
 /// A `BinInt`, `OctInt` or `HexInt` token: an unsigned integer in Julia, of the smallest of
 /// `UInt8` to `UInt64` that holds as many digits (`0x1f` is a `UInt8`, `0x00ff` a `UInt16`;
 /// a binary or octal literal with leading zeros is as wide as the same digits after a 1). It
-/// is the call `v % UInt8`, the same value; wider literals (`UInt128`) are refused by name.
+/// is the call `v % UInt8`, the same value; a `UInt128` is the prelude's `_uint128_literal`
+/// of its decimal digits, and wider literals (`BigInt`) are refused by name.
 pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
     let text = cx.text(node);
     let (radix, digits) = match text.get(..2) {
@@ -67,11 +77,19 @@ pub(crate) fn unsigned(cx: &mut Cx, node: &SyntaxNode) -> Expr {
         9..=16 => "UInt16",
         17..=32 => "UInt32",
         33..=64 => "UInt64",
+        65..=128 => match value {
+            Some(v) => return wide(WIDE_UNSIGNED, v.to_string(), node),
+            None => {
+                return cx.syntax(
+                    node,
+                    &format!("syntax error: invalid integer literal `{text}`"),
+                )
+            }
+        },
         _ => {
-            let wide = if bits <= 128 { "UInt128" } else { "BigInt" };
             return cx.unsupported(
                 node,
-                &format!("unsigned integer literal `{text}` (a {wide}); zy's widest unsigned integer is UInt64"),
+                &format!("unsigned integer literal `{text}` (a BigInt); zy's widest unsigned integer is UInt128"),
             );
         }
     };

@@ -45,7 +45,7 @@ fn bad_call_strings_are_errors() {
         "error 2..13 unsupported: unsupported: quoted expression; write the code itself instead"
     );
     assert_eq!(
-        show("f(99999999999999999999)"),
-        "error 2..22 unsupported: unsupported: integer literal `99999999999999999999` (an Int128); zy's widest integer is Int64"
+        show("f(999999999999999999999999999999999999999)"),
+        "error 2..41 unsupported: unsupported: integer literal `999999999999999999999999999999999999999` (a BigInt); zy's widest integer is Int128"
     );
 }

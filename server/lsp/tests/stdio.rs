@@ -151,7 +151,7 @@ fn a_testsets_lens_runs_its_tests_when_resolved() {
         vec![
             json!({ "title": "✓ 2 passed", "command": "" }),
             json!({ "title": "✗ 1 failed, 2 passed", "command": "" }),
-            json!({ "title": "tests not run: zy cannot run this test: unsupported: big: zy computes with Float64, Float32, Int64, Bool and the integers Int8 to Int32 and UInt8 to UInt64 only; write `Float64(x)` or `Int(x)` instead", "command": "" }),
+            json!({ "title": "tests not run: zy cannot run this test: unsupported: big: zy computes with Float64, Float32, Int64, Bool and the integers Int8 to Int128 and UInt8 to UInt128 only; write `Float64(x)`, `Int(x)` or `Int128(x)` instead", "command": "" }),
         ]
     );
     // A lens with no testset (another server's, or an old one) comes back as it was.

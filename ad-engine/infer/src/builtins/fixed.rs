@@ -193,6 +193,15 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
                 None => fail(),
             }
         }
+        // The prelude's shifts of `Int128` and `UInt128`, by an amount of the same type.
+        ("shl_int" | "ashr_int" | "lshr_int", [x, y])
+            if x.ty == y.ty && matches!(x.ty, Type::Int(k) if k.wide()) =>
+        {
+            match Prim::from_julia_name(name) {
+                Some(p) => Ok(apply(b, p, &[x, y], x.ty.clone())),
+                None => fail(),
+            }
+        }
         (op, [x, y]) if BINARY.contains(&op) && is_numeric(x) && is_numeric(y) => {
             binary(b, name, x, y)
         }

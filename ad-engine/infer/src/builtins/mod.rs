@@ -120,6 +120,8 @@ pub const BUILTINS: &[&str] = &[
     "UInt32",
     "UInt64",
     "UInt",
+    "Int128",
+    "UInt128",
     "Bool",
     "zero",
     "one",
@@ -1223,8 +1225,8 @@ fn type_supertype(cx: &mut Cx, t: &Val) -> Result<Val, Fail> {
     }
     let julias = match crate::type_values::canonical(n, cx.program)?.as_ref() {
         "Float64" | "Float32" => Some("AbstractFloat"),
-        "Int64" | "Int32" | "Int16" | "Int8" => Some("Signed"),
-        "UInt64" | "UInt32" | "UInt16" | "UInt8" => Some("Unsigned"),
+        "Int64" | "Int32" | "Int16" | "Int8" | "Int128" => Some("Signed"),
+        "UInt64" | "UInt32" | "UInt16" | "UInt8" | "UInt128" => Some("Unsigned"),
         "Bool" | "Signed" | "Unsigned" => Some("Integer"),
         "AbstractFloat" | "Integer" => Some("Real"),
         "Real" => Some("Number"),

@@ -45,6 +45,8 @@ pub(crate) const NAMES: &[&str] = &[
     "_bits_bytes",
     "_bytes_bits",
     "_parse_int",
+    "_parse_int128",
+    "_parse_uint128",
     "_parse_float",
     "_tryparse_int",
     "_tryparse_float",
@@ -78,7 +80,7 @@ fn int_base(base: &[Val]) -> bool {
 
 /// Is `ty` a number type whose bytes `write` puts in a stream (`Float64`, `Int32`, `Bool`, ...)?
 fn is_bits(ty: &Type) -> bool {
-    ty.is_number() || matches!(ty, Type::Float32 | Type::Int(_))
+    ty.is_number() || matches!(ty, Type::Float32) || matches!(ty, Type::Int(k) if !k.wide())
 }
 
 /// `!v` of a `Bool`.
@@ -330,6 +332,13 @@ pub(crate) fn call(b: &mut PlanBuilder, name: &str, args: &[Val]) -> Option<Resu
         // `parse(Int, s)`, `parse(Int, s; base)`.
         ("_parse_int", [s, base @ ..]) if is_str(s) && int_base(base) => {
             string_fn(b, "parse_int", args, Type::Int64)
+        }
+        // `parse(Int128, s)`, `parse(UInt128, s)` (with `base`), and the wide literals.
+        ("_parse_int128", [s, base @ ..]) if is_str(s) && int_base(base) => {
+            string_fn(b, "parse_int128", args, Type::Int(IntKind::Int128))
+        }
+        ("_parse_uint128", [s, base @ ..]) if is_str(s) && int_base(base) => {
+            string_fn(b, "parse_uint128", args, Type::Int(IntKind::UInt128))
         }
         ("_parse_float", [_]) if all_str => string_fn(b, "parse_float", args, Type::Float64),
         // `(parsed, value)`.

@@ -168,7 +168,7 @@ fn sized_unit(t: &Type, one: bool) -> Option<Value> {
     let unit = u8::from(one);
     match t {
         Type::Float32 => Some(Value::F32(f32::from(unit))),
-        Type::Int(k) => Some(Value::Sized(*k, i64::from(unit))),
+        Type::Int(k) => Some(super::sized::make(Some(*k), u128::from(unit))),
         _ => None,
     }
 }
@@ -179,7 +179,7 @@ pub fn fill(args: &[Value]) -> Result<Value, String> {
         return Err(method_error("fill", args));
     };
     let shape = dims(rest, "fill", args)?;
-    if matches!(v, Value::F32(_) | Value::Sized(..)) {
+    if matches!(v, Value::F32(_) | Value::Sized(..) | Value::Wide(..)) {
         let elem = v.julia_type();
         return alloc(shape, |n| {
             ArrayData::Obj(crate::value::Objects {

@@ -22,6 +22,7 @@ mod tangent;
 pub use tangent::is_tangent_of;
 mod tangent_of;
 mod twice;
+mod wide;
 
 use zy_ir::{Prim, Type};
 
@@ -122,6 +123,9 @@ pub fn eval_prim(p: Prim, args: &[Value], ret: &Type) -> Result<Value, String> {
                 if k == l && matches!(p, AndInt | OrInt | XorInt) =>
             {
                 Ok(Value::Sized(*k, scalar::int_bits(p, *a, *b)))
+            }
+            [Value::Wide(k, a), Value::Wide(l, b)] if k == l => {
+                Ok(wide::int_bits(p, *k, a.get(), b.get()))
             }
             _ => Err(method_error(p.julia_name(), args)),
         },

@@ -1,8 +1,11 @@
 //! `parse(Int, s)`, `parse(Float64, s)` and `tryparse(Int, s)`: Julia's text-to-number
 //! conversions (`base/parse.jl`), with its error messages.
 
+use zy_ir::IntKind;
+
 use crate::show::show;
 use crate::value::Value;
+use crate::wide::Exact;
 
 /// Julia's `isspace`: ASCII spaces and controls `\t` to `\r`, `U+85`, and the Unicode space
 /// separators (category Zs) from `U+A0` on.
@@ -11,11 +14,17 @@ pub fn is_space(c: char) -> bool {
         || (c >= '\u{a0}' && c.is_whitespace() && !matches!(c, '\u{2028}' | '\u{2029}'))
 }
 
-/// `parse(Int, s)` (`Ok(Ok(n))`), or why `s` is not an Int64 (`Ok(Err(message))`, Julia's
-/// `ArgumentError` or `OverflowError`): leading and trailing whitespace, a sign, a base prefix
-/// `0x`, `0o` or `0b` where no `base` is given (`parse(Int, s; base)`, 2 to 62), then digits
-/// up to whitespace.
+/// `parse(Int, s)`: [`parse_integer`] of an `Int64`.
 pub fn parse_int(s: &str, base: Option<u32>) -> Result<i64, String> {
+    let n = parse_integer(s, base, None)?;
+    Ok(n.bits() as u64 as i64)
+}
+
+/// `parse(T, s)` of the integer type `k` (`None`: `Int64`), or why `s` is not one (Julia's
+/// `ArgumentError` or `OverflowError`): leading and trailing whitespace, a sign, a base
+/// prefix `0x`, `0o` or `0b` where no `base` is given (`parse(Int, s; base)`, 2 to 62), then
+/// digits up to whitespace.
+pub fn parse_integer(s: &str, base: Option<u32>, k: Option<IntKind>) -> Result<Exact, String> {
     let quoted = || show(&Value::Str(s.into()));
     let mut chars = s.chars().peekable();
     let skip_space = |chars: &mut std::iter::Peekable<std::str::Chars>| {
@@ -51,7 +60,13 @@ pub fn parse_int(s: &str, base: Option<u32>) -> Result<i64, String> {
             quoted()
         ));
     }
-    let mut n: i64 = 0;
+    // The magnitude, at most that of the type's bound on the side of the sign.
+    let limit = if negative {
+        Exact::min_of(k).bits().wrapping_neg()
+    } else {
+        Exact::max_of(k).bits()
+    };
+    let mut n: u128 = 0;
     while let Some(c) = chars.next_if(|&c| !is_space(c)) {
         let d = digit(c, base).filter(|&d| d < base).ok_or_else(|| {
             format!(
@@ -60,14 +75,10 @@ pub fn parse_int(s: &str, base: Option<u32>) -> Result<i64, String> {
                 quoted()
             )
         })?;
-        let d = if negative {
-            -i64::from(d)
-        } else {
-            i64::from(d)
-        };
         n = n
-            .checked_mul(i64::from(base))
-            .and_then(|n| n.checked_add(d))
+            .checked_mul(u128::from(base))
+            .and_then(|n| n.checked_add(u128::from(d)))
+            .filter(|n| *n <= limit)
             .ok_or_else(|| format!("OverflowError: overflow parsing {}", quoted()))?;
     }
     if chars.any(|c| !is_space(c)) {
@@ -76,7 +87,11 @@ pub fn parse_int(s: &str, base: Option<u32>) -> Result<i64, String> {
             quoted()
         ));
     }
-    Ok(n)
+    Ok(if negative {
+        Exact::signed((n as i128).wrapping_neg())
+    } else {
+        Exact::unsigned(n)
+    })
 }
 
 /// The `base` keyword of `parse` and `tryparse`, or Julia's `ArgumentError` of one outside 2

@@ -31,7 +31,9 @@ fn as_int(v: &Value) -> Option<i64> {
         Value::Int(i) => Some(*i),
         Value::Bool(b) => Some(i64::from(*b)),
         // An exponent (`x ^ 0x03`), the one place operands of two integer types meet.
-        Value::Sized(..) => i64::try_from(super::sized::integer(v)?).ok(),
+        Value::Sized(..) | Value::Wide(..) => super::sized::exact(v)?
+            .to_i128()
+            .and_then(|i| i64::try_from(i).ok()),
         _ => None,
     }
 }
@@ -59,9 +61,12 @@ pub fn arith(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
     }
     match (p, a, b) {
         (_, Value::F32(_), _) => return super::single::arith(p, a, b),
-        (Prim::Pow, Value::Sized(k, _), _) => return super::sized::arith(p, *k, a, b),
+        (Prim::Pow, Value::Sized(k, _) | Value::Wide(k, _), _) => {
+            return super::sized::arith(p, *k, a, b)
+        }
         (Prim::Pow, ..) => return pow(a, b).unwrap_or_else(|| Err(fail())),
-        (_, Value::Sized(k, _), _) | (_, _, Value::Sized(k, _)) => {
+        (_, Value::Sized(k, _) | Value::Wide(k, _), _)
+        | (_, _, Value::Sized(k, _) | Value::Wide(k, _)) => {
             return super::sized::arith(p, *k, a, b)
         }
         _ => {}
@@ -346,7 +351,8 @@ pub fn num_cmp(a: &Value, b: &Value) -> Option<Option<Ordering>> {
     if let Value::F32(y) = b {
         return num_cmp(a, &Value::F64(f64::from(*y)));
     }
-    if matches!(a, Value::Sized(..)) || matches!(b, Value::Sized(..)) {
+    let fixed = |v: &Value| matches!(v, Value::Sized(..) | Value::Wide(..));
+    if fixed(a) || fixed(b) {
         return super::sized::cmp(a, b);
     }
     Some(match (a, b) {
@@ -399,9 +405,9 @@ pub fn max_min(p: Prim, a: &Value, b: &Value) -> Result<Value, String> {
         };
         return Ok(Value::F32(r as f32));
     }
-    if let (Value::Sized(k, x), Value::Sized(l, y)) = (a, b) {
-        if k == l {
-            let (x, y) = (k.value(*x), k.value(*y));
+    if let (Value::Sized(k, _) | Value::Wide(k, _), Value::Sized(l, _) | Value::Wide(l, _)) = (a, b)
+    {
+        if let (true, Some(x), Some(y)) = (k == l, super::sized::exact(a), super::sized::exact(b)) {
             return Ok(if (x < y) == is_max {
                 b.clone()
             } else {
@@ -445,6 +451,9 @@ pub fn unary(p: Prim, a: &Value) -> Result<Value, String> {
     }
     if let Value::Sized(k, held) = a {
         return super::sized::unary(p, *k, *held, a);
+    }
+    if let Value::Wide(k, bits) = a {
+        return super::wide::unary(p, *k, bits.get(), a);
     }
     if let Value::F32(x) = a {
         return super::single::unary(p, *x, a);

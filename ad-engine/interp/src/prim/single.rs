@@ -15,8 +15,12 @@ pub(super) fn to_float32(a: &Value) -> Result<Value, String> {
         Value::F64(x) => *x as f32,
         Value::Int(i) => *i as f32,
         Value::Bool(b) => f32::from(u8::from(*b)),
-        Value::Sized(..) => match sized::integer(a) {
-            Some(v) => v as f32,
+        Value::Sized(..) | Value::Wide(..) => match sized::exact(a) {
+            // Rounded once to the nearest Float32.
+            Some(v) => match v.to_i128() {
+                Some(i) => i as f32,
+                None => v.bits() as f32,
+            },
             None => return Err(method_error("Float32", std::slice::from_ref(a))),
         },
         _ => return Err(method_error("Float32", std::slice::from_ref(a))),

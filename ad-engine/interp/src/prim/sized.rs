@@ -8,8 +8,10 @@ use zy_ir::{IntKind, Prim, Type};
 
 use super::method_error;
 use crate::value::Value;
+use crate::wide::{Bits128, Exact};
 
-/// The integer a number stands for: `Int64`, `Bool` or a fixed-width integer.
+/// The integer a number of at most 64 bits stands for: `Int64`, `Bool` or a fixed-width
+/// integer.
 pub(super) fn integer(v: &Value) -> Option<i128> {
     match v {
         Value::Int(i) => Some(i128::from(*i)),
@@ -19,12 +21,23 @@ pub(super) fn integer(v: &Value) -> Option<i128> {
     }
 }
 
-fn divide_error() -> String {
+/// The integer any integer value stands for, `Int128` and `UInt128` included.
+pub(super) fn exact(v: &Value) -> Option<Exact> {
+    match v {
+        Value::Wide(k, bits) => Some(Exact::of(*k, bits.get())),
+        _ => integer(v).map(Exact::signed),
+    }
+}
+
+pub(super) fn divide_error() -> String {
     "DivideError: integer division error".into()
 }
 
 /// `a op b` of two integers of the type `k` (`+ - * ÷ % ^`, and `/` as Float64).
 pub(super) fn arith(p: Prim, k: IntKind, a: &Value, b: &Value) -> Result<Value, String> {
+    if k.wide() {
+        return super::wide::arith(p, k, a, b);
+    }
     let fail = || method_error(p.julia_name(), &[a.clone(), b.clone()]);
     let x = integer(a).ok_or_else(fail)?;
     if p == Prim::Pow {
@@ -99,16 +112,18 @@ fn name(k: Option<IntKind>) -> &'static str {
     k.map_or("Int64", IntKind::name)
 }
 
-fn make(k: Option<IntKind>, v: i128) -> Value {
+/// The value of the integer type `k` (`None`: `Int64`) whose bits are the low bits of `bits`.
+pub(super) fn make(k: Option<IntKind>, bits: u128) -> Value {
     match k {
-        Some(k) => Value::Sized(k, k.wrap(v)),
-        None => Value::Int(v as i64),
+        Some(k) if k.wide() => Value::Wide(k, Bits128::new(bits)),
+        Some(k) => Value::Sized(k, k.wrap(bits as i128)),
+        None => Value::Int(bits as u64 as i64),
     }
 }
 
 fn width(v: &Value) -> u32 {
     match v {
-        Value::Sized(k, _) => k.bits(),
+        Value::Sized(k, _) | Value::Wide(k, _) => k.bits(),
         Value::Bool(_) => 1,
         _ => 64,
     }
@@ -118,18 +133,23 @@ fn width(v: &Value) -> u32 {
 /// `InexactError` (a narrower type truncates, `trunc`; one as wide or wider checks the sign
 /// bit, `check_top_bit`; a Float64 names the type).
 pub(super) fn convert(to: Option<IntKind>, a: &Value) -> Result<Value, String> {
-    let (lo, hi) = to.map_or((i128::from(i64::MIN), i128::from(i64::MAX)), |k| {
-        (k.min(), k.max())
-    });
+    let (lo, hi) = (Exact::min_of(to), Exact::max_of(to));
     let float = match a {
         Value::F64(x) => Some(*x),
         Value::F32(x) => Some(f64::from(*x)),
         _ => None,
     };
-    if let Some(x) = &float {
-        let fits = x.fract() == 0.0 && *x >= lo as f64 && *x <= hi as f64 && (*x as i128) <= hi;
-        return if fits {
-            Ok(make(to, *x as i128))
+    if let Some(x) = float {
+        let within = lo.cmp_f64(x).is_some_and(Ordering::is_le)
+            && hi.cmp_f64(x).is_some_and(Ordering::is_ge);
+        return if x.fract() == 0.0 && within {
+            // An integral Float64 within a type's range is that integer exactly.
+            let bits = if x < 0.0 {
+                x as i128 as u128
+            } else {
+                x as u128
+            };
+            Ok(make(to, bits))
         } else {
             Err(format!(
                 "InexactError: {}({})",
@@ -138,9 +158,9 @@ pub(super) fn convert(to: Option<IntKind>, a: &Value) -> Result<Value, String> {
             ))
         };
     }
-    let v = integer(a).ok_or_else(|| method_error(name(to), std::slice::from_ref(a)))?;
-    if (lo..=hi).contains(&v) {
-        return Ok(make(to, v));
+    let v = exact(a).ok_or_else(|| method_error(name(to), std::slice::from_ref(a)))?;
+    if lo <= v && v <= hi {
+        return Ok(make(to, v.bits()));
     }
     let how = if to.map_or(64, IntKind::bits) < width(a) {
         "trunc"
@@ -156,8 +176,8 @@ pub(super) fn convert(to: Option<IntKind>, a: &Value) -> Result<Value, String> {
 
 /// `x % T`: the integer `x` truncated to the type `to` (`None`: `Int64`), two's complement.
 pub(super) fn truncate(to: Option<IntKind>, a: &Value) -> Result<Value, String> {
-    match integer(a) {
-        Some(v) => Ok(make(to, v)),
+    match exact(a) {
+        Some(v) => Ok(make(to, v.bits())),
         None => Err(method_error("rem", std::slice::from_ref(a))),
     }
 }
@@ -166,29 +186,10 @@ pub(super) fn truncate(to: Option<IntKind>, a: &Value) -> Result<Value, String> 
 /// Julia compares integers of different signedness by value.
 pub(super) fn cmp(a: &Value, b: &Value) -> Option<Option<Ordering>> {
     Some(match (a, b) {
-        (Value::F64(x), _) => cmp_f64(integer(b)?, *x).map(Ordering::reverse),
-        (_, Value::F64(y)) => cmp_f64(integer(a)?, *y),
-        _ => Some(integer(a)?.cmp(&integer(b)?)),
+        (Value::F64(x), _) => exact(b)?.cmp_f64(*x).map(Ordering::reverse),
+        (_, Value::F64(y)) => exact(a)?.cmp_f64(*y),
+        _ => Some(exact(a)?.cmp(&exact(b)?)),
     })
-}
-
-/// Exact comparison of an integer of at most 64 bits with a Float64.
-fn cmp_f64(i: i128, f: f64) -> Option<Ordering> {
-    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
-    if f.is_nan() {
-        return None;
-    }
-    if f >= TWO_64 {
-        return Some(Ordering::Less);
-    }
-    if f <= -TWO_64 {
-        return Some(Ordering::Greater);
-    }
-    let t = f.trunc();
-    match i.cmp(&(t as i128)) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(f - t)),
-        o => Some(o),
-    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use crate::show::show;
 use crate::value::{Array, ArrayData, Objects, Shape, Value};
 
 use super::method_error;
-use super::parse::{is_space, parse_float, parse_int, valid_base};
+use super::parse::{is_space, parse_float, parse_int, parse_integer, valid_base};
 use super::printf::{sprintf, sprintf_text, Num};
 use super::regex;
 
@@ -16,6 +16,7 @@ pub fn print_string(x: &Value) -> String {
         Value::Str(s) | Value::SubStr(s) | Value::Symbol(s) => s.to_string(),
         Value::F32(x) => zy_ir::print_float32(*x),
         Value::Sized(k, held) => k.value(*held).to_string(),
+        Value::Wide(k, bits) => crate::wide::Exact::of(*k, bits.get()).to_string(),
         v => match crate::show::char_of(v) {
             Some(c) => c.to_string(),
             None => show(v),
@@ -168,6 +169,18 @@ pub fn string_fn(args: &[Value]) -> Result<Value, String> {
         // `parse(Int, s; base)` and `tryparse(Int, s; base)` (`(parsed, value)`).
         ("parse_int", [Value::Str(s), base @ (Value::Int(_) | Value::Nothing)]) => {
             return Ok(Value::Int(parse_int(s, base_of(base)?)?));
+        }
+        // `parse(Int128, s; base)`, `parse(UInt128, s; base)` and the wide literals.
+        (
+            "parse_int128" | "parse_uint128",
+            [Value::Str(s), base @ (Value::Int(_) | Value::Nothing)],
+        ) => {
+            let k = match &**f {
+                "parse_int128" => zy_ir::IntKind::Int128,
+                _ => zy_ir::IntKind::UInt128,
+            };
+            let n = parse_integer(s, base_of(base)?, Some(k))?;
+            return Ok(super::sized::make(Some(k), n.bits()));
         }
         ("tryparse_int", [Value::Str(s), base @ (Value::Int(_) | Value::Nothing)]) => {
             let n = parse_int(s, base_of(base)?).ok();
