@@ -3955,6 +3955,47 @@ parse(::Type{UInt128}, s::AbstractString; base = nothing) = _parse_uint128(s, ba
 (>>)(x::UInt128, n::Int) = n < 0 ? x << -n : (n >= 128 ? zero(x) : lshr_int(x, n % UInt128))
 (>>>)(x::Int128, n::Int) = n < 0 ? x << -n : (n >= 128 ? zero(x) : lshr_int(x, n % Int128))
 _nbits(::Union{Int128, UInt128}) = 128
+count_ones(x::Union{Int128, UInt128}) = count_ones(x % UInt64) + count_ones((x >>> 64) % UInt64)
+count_zeros(x::Union{Int128, UInt128}) = 128 - count_ones(x)
+function leading_zeros(x::Union{Int128, UInt128})
+    high = (x >>> 64) % UInt64
+    return high != 0 ? leading_zeros(high) : 64 + leading_zeros(x % UInt64)
+end
+function trailing_zeros(x::Union{Int128, UInt128})
+    low = x % UInt64
+    return low != 0 ? trailing_zeros(low) : 64 + trailing_zeros((x >>> 64) % UInt64)
+end
+bitstring(x::Union{Int128, UInt128}) = string(x % UInt128; base = 2, pad = 128)
+
+# `string(n; base, pad)` of one: the digits of its magnitude, a sign in front.
+function string(n::Union{Int128, UInt128}; base::Int = 10, pad::Int = 1)
+    (base < 2 || base > 36) && throw(ArgumentError("base must satisfy 2 ≤ abs(base) ≤ 62, got $base"))
+    d = digits(n; base = base)
+    s = ""
+    for k in (length(d) + 1):pad
+        s = s * "0"
+    end
+    for k in length(d):-1:1
+        s = s * _DIGIT_CHARS[Int(abs(d[k])) + 1]
+    end
+    return n < 0 ? "-" * s : s
+end
+
+# `round(Int128, x)` and the like: the rounded value converted, else Julia's
+# `InexactError: trunc(Int128, x)`.
+floor(T::Type{Int128}, x::Real) = _trunc_wide(T, floor(x))
+ceil(T::Type{Int128}, x::Real) = _trunc_wide(T, ceil(x))
+round(T::Type{Int128}, x::Real) = _trunc_wide(T, round(x))
+trunc(T::Type{Int128}, x::Real) = _trunc_wide(T, trunc(x))
+floor(T::Type{UInt128}, x::Real) = _trunc_wide(T, floor(x))
+ceil(T::Type{UInt128}, x::Real) = _trunc_wide(T, ceil(x))
+round(T::Type{UInt128}, x::Real) = _trunc_wide(T, round(x))
+trunc(T::Type{UInt128}, x::Real) = _trunc_wide(T, trunc(x))
+_trunc_wide(T::Type, x::Integer) = T(x)
+_trunc_wide(::Type{Int128}, x::Real) =
+    typemin(Int128) <= x <= typemax(Int128) ? Int128(x) : throw(InexactError(:trunc, Int128, x))
+_trunc_wide(::Type{UInt128}, x::Real) =
+    0 <= x <= typemax(UInt128) ? UInt128(x) : throw(InexactError(:trunc, UInt128, x))
 
 """
     widen(x), widemul(x, y)
