@@ -38,7 +38,7 @@ Base.:+(a::Int, b::Float64) = a
 # (`a ⊕ b = a` is accepted now: a method of an operator for the program's types)
 
 # Literals and types.
-l1(x) = 0x0001_0000_0000_0000_0000
+l1(x) = 0x0001_0000_0000_0000_0000_0000_0000_0000_0000
 # (l2: `0x1p3` is accepted now: a hexadecimal Float64 literal, 8.0)
 # (l3: `1.5f0` is accepted now: a Float32 literal)
 l4(x) = {x}

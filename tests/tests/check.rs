@@ -1462,7 +1462,7 @@ fn an_unsupported_construct_does_not_silence_the_other_functions_gradchecks() {
     // `wrong` (a wrong rrule) fails, naming its rule.
     let dir = dir_with(&[(
         "iso.jl",
-        "function bad(x)\n    y = 0x1ffffffffffffffff * x\n    if x > 0\n        return x\n    end\n    return 0.0\nend\n\n\
+        "function bad(x)\n    y = 0x1ffffffffffffffffffffffffffffffff * x\n    if x > 0\n        return x\n    end\n    return 0.0\nend\n\n\
          # zy: gradcheck good(2.0)\ngood(x) = x^2\n\n\
          # zy: gradcheck wrong(2.0)\nwrong(x) = cube(x)\ncube(x) = x^3\n\
          function rrule(::typeof(cube), x)\n    return cube(x), ȳ -> (NoTangent(), 2.0 * x^2 * ȳ)\nend\n",

@@ -115,13 +115,12 @@ fn integer_literals_that_overflow_int64() {
             (function f ()
               9223372036854775807)
             (function g ()
-              (error))
+              (call Base._int128_literal "9223372036854775808"))
             (function h ()
               -9223372036854775808)
             (function k ()
               (error))
-            error 32..51: unsupported: integer literal `9223372036854775808` (an Int128); zy's widest integer is Int64 [unsupported]
-            error 85..127: unsupported: integer literal `100000000000000000000000000000000000000000` (a BigInt); zy's widest integer is Int64 [unsupported]
+            error 85..127: unsupported: integer literal `100000000000000000000000000000000000000000` (a BigInt); zy's widest integer is Int128 [unsupported]
         "#]],
     );
 }
