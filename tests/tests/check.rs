@@ -349,6 +349,32 @@ fn tests_see_what_earlier_tests_and_testsets_changed() {
 }
 
 #[test]
+fn a_test_sees_the_globals_its_own_statement_changed() {
+    // `fixtures/check38.jl`: `global b1 = Bot()` in a testset pops from a `const` pool; the
+    // later tests of that top-level statement read the pool and `b1` as it left them.
+    let (status, out, err) = run(&root(), &["check", "fixtures/check38.jl"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    let table = out.find("Test Summary:").map_or("", |at| &out[at..]);
+    expect![[r#"
+        Test Summary:       | Pass  Total
+        fixtures/check38.jl |    9      9
+        checked 1 file: 0 errors, 0 warnings; 1 function checked, 3 not typed (no `# zy: at`, no caller, no concrete annotations); 9 tests: 9 passed
+    "#]]
+    .assert_eq(table);
+    // A binding an earlier top-level statement changes is unknown to a later one's tests,
+    // whose text runs only their own statement's code.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nconst xs = [1]\n@testset \"a\" begin\n    push!(xs, 2)\n    @test length(xs) == 2\nend\n@testset \"b\" begin\n    @test length(xs) == 2\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
 fn a_test_throws_leaves_the_state_of_later_tests_as_it_was() {
     // TheAlgorithms' heap tests: `@test_throws ArgumentError pop!(s)` of an empty stack throws
     // before it changes anything, so the test after it reads the stack as Julia's does (zy

@@ -31,6 +31,7 @@ use zy_syntax::ast::TextRange;
 use zy_syntax::kind::Kind;
 use zy_syntax::tree::SyntaxNode;
 
+use super::declared::{declared, Declared};
 use super::test_text::{Edit, Texter};
 use super::test_throws;
 use crate::error::CALL_FILE;
@@ -81,6 +82,8 @@ struct Case {
     /// Is it inside a `module ... end` (whose names zy does not give it: it runs among the
     /// file's top-level names)?
     in_module: bool,
+    /// The top-level statement it is part of (its text runs that statement's code before it).
+    at: Option<zy_hir::ItemId>,
 }
 
 /// A test in a loop: its text ends in `(` and takes the iteration's number and `)`.
@@ -208,7 +211,19 @@ pub(crate) fn run_tests(
         return ran; // reported by `diagnostics`
     }
     let inside = |r: TextRange| within.is_none_or(|w| w.start <= r.start && r.end <= w.end);
-    let found = find(file.text(db), &unchanging(db, file));
+    let mut found = find(file.text(db), &unchanging(db, file));
+    let statements = statements(db, file);
+    let names = zy_hir::scope::scope_names(db, file);
+    let declared = declared(file.text(db), &|n| names.defines_qualified(n));
+    for case in &mut found.cases {
+        case.at = statements
+            .iter()
+            .find(|(range, _)| contains(*range, case.range))
+            .map(|&(_, item)| item);
+        if let Some(d) = declared.iter().find(|d| contains(d.stmt, case.range)) {
+            case.wrap.declare(d);
+        }
+    }
     for (range, reason) in found.skipped.into_iter().filter(|(r, _)| inside(*r)) {
         let note = finding(db, file, range, TEST_NOT_RUN, reason, Vec::new());
         ran.findings.push(note);
@@ -326,7 +341,7 @@ fn sweep(
 ) -> Option<u32> {
     let mut t = case.wrap.text(file.text(db), &case.value, dropped, true);
     t.literal(&format!("{})", MAX_ITERATIONS + 1), case.wrap.cut);
-    let value = evaluate(db, file, &t.text, limits).ok()?;
+    let value = evaluate(db, file, case, &t.text, limits).ok()?;
     match value.ty.as_str() {
         "Int64" => value.display.parse().ok(),
         _ => None,
@@ -416,7 +431,7 @@ fn name(
 ) -> Option<String> {
     let desc = case.looped.as_ref()?.desc.as_ref()?;
     let text = case.text(file.text(db), desc, Some(k), dropped).text;
-    let value = evaluate(db, file, &text, limits).ok()?;
+    let value = evaluate(db, file, case, &text, limits).ok()?;
     value.json.as_str().map(str::to_string)
 }
 
@@ -430,18 +445,19 @@ fn reached(
     dropped: &[TextRange],
 ) -> bool {
     let text = case.text(file.text(db), "true", Some(k), dropped).text;
-    evaluate(db, file, &text, limits).is_ok_and(|v| v.display == "true")
+    evaluate(db, file, case, &text, limits).is_ok_and(|v| v.display == "true")
 }
 
 /// Evaluate one of a case's texts (positions in it are the call's: [`Case::place`] maps
-/// them to the file's).
+/// them to the file's), as part of the case's top-level statement.
 fn evaluate(
     db: &RootDatabase,
     file: SourceFile,
+    case: &Case,
     text: &str,
     limits: &EvalLimits,
 ) -> Result<EvalResult, Failure> {
-    eval_at(db, file, text, CallSite::Text(text), limits)
+    eval_at(db, file, text, CallSite::Text(text), case.at, limits)
 }
 
 fn finding(
@@ -475,7 +491,7 @@ fn run(
     let shown = &case.shown;
     let text = case.text(file.text(db), &case.value, k, dropped);
     let at = |e: &UserError, label: &str| related(db, file, &text, e, label);
-    let (thrown, kind) = match evaluate(db, file, &text.text, limits) {
+    let (thrown, kind) = match evaluate(db, file, case, &text.text, limits) {
         Err(Failure { error, .. }) if k.is_some() && error.message == DONE => return Outcome::Done,
         Ok(_) if case.ask == Ask::Skip => return Outcome::Broken,
         Ok(_) if case.ask == Ask::NoWarn => {
@@ -619,7 +635,7 @@ fn evaluated(
     let o = case.operands.as_ref()?;
     let operand = |e: &str| {
         let text = case.text(file.text(db), e, k, dropped).text;
-        evaluate(db, file, &text, limits).ok()
+        evaluate(db, file, case, &text, limits).ok()
     };
     let (a, b) = (operand(&o.a)?, operand(&o.b)?);
     Some(format!(
@@ -628,21 +644,31 @@ fn evaluated(
     ))
 }
 
+/// The top-level statements of `file` (skipped code, which a test's text runs part of), by
+/// their ranges.
+fn statements(db: &RootDatabase, file: SourceFile) -> Vec<(TextRange, zy_hir::ItemId)> {
+    zy_hir::item_tree(db, file)
+        .iter()
+        .filter(|&&item| item.kind(db) == zy_hir::ItemKind::Script)
+        .filter_map(|&item| match zy_hir::item_ast(db, item).as_deref() {
+            Some(zy_syntax::ast::Item::Script(s)) => {
+                let (start, end) = zy_hir::item_range(db, item, s.range.start, s.range.end)?;
+                Some((TextRange::new(start, end), item))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// The starts of the top-level statements of `file` that change no top-level binding, by
 /// zy's analysis of the statements it skips (what they change in place through the
 /// program's functions included).
 fn unchanging(db: &RootDatabase, file: SourceFile) -> Vec<u32> {
     let names = zy_hir::scope::scope_names(db, file);
-    zy_hir::item_tree(db, file)
-        .iter()
-        .filter(|&&item| item.kind(db) == zy_hir::ItemKind::Script)
-        .filter(|&&item| names.changed_by_statement(item).is_empty())
-        .filter_map(|&item| match zy_hir::item_ast(db, item).as_deref() {
-            Some(zy_syntax::ast::Item::Script(s)) => {
-                zy_hir::item_range(db, item, s.range.start, s.range.end).map(|(start, _)| start)
-            }
-            _ => None,
-        })
+    statements(db, file)
+        .into_iter()
+        .filter(|&(_, item)| names.changed_by_statement(item).is_empty())
+        .map(|(range, _)| range.start)
         .collect()
 }
 
@@ -1078,6 +1104,7 @@ impl<'a> Scope<'a> {
             operands,
             looped: self.looped(),
             in_module: self.in_module,
+            at: None,
         });
     }
 
@@ -1098,6 +1125,7 @@ impl<'a> Scope<'a> {
             operands: None,
             looped: self.looped(),
             in_module: self.in_module,
+            at: None,
         });
     }
 
@@ -1142,6 +1170,7 @@ impl<'a> Scope<'a> {
             stmt: stmt.range,
             expr,
             run,
+            locals: String::new(),
         }
     }
 
@@ -1290,6 +1319,9 @@ struct Wrap {
     expr: TextRange,
     /// The expression run where the test's value is not returned, in a loop.
     run: Option<String>,
+    /// `local x, y; `: the top-level bindings the test's statement makes ([`Declared`]),
+    /// locals of the whole text.
+    locals: String,
 }
 
 impl Wrap {
@@ -1340,17 +1372,30 @@ impl Wrap {
             .chain(&left_out)
             .collect();
         let mut t = Texter::default();
+        let block = !self.looped && !self.locals.is_empty();
         if self.looped {
             t.literal("((var\"#k\") -> begin var\"#n\" = 0; ", self.base);
+        } else if block {
+            t.literal("begin ", self.base);
         }
+        t.literal(&self.locals, self.base);
         t.file(file, self.base, self.cut, &edits);
         t.literal(&self.closing, self.cut);
         match (self.looped, sweep) {
             (true, false) => t.literal("\nerror(\"#done\")\nend)(", self.cut),
             (true, true) => t.literal("\nvar\"#n\"\nend)(", self.cut),
+            (false, _) if block => t.literal("\nend", self.cut),
             (false, _) => {}
         }
         t
+    }
+
+    /// Run the top-level bindings that the test's statement makes as locals of the text.
+    fn declare(&mut self, d: &Declared) {
+        self.locals = format!("local {}; ", d.names.join(", "));
+        for &k in &d.keywords {
+            self.edits.push(Edit::new(d.stmt, k, ""));
+        }
     }
 
     /// The testsets and tests other than the reported one (and those around it) that its
