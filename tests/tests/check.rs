@@ -375,6 +375,27 @@ fn a_test_sees_the_globals_its_own_statement_changed() {
 }
 
 #[test]
+fn an_error_outside_a_test_is_its_testsets_one_error() {
+    // Julia's testset records one `Error` for an exception its code throws outside a `@test`
+    // and goes on to the next testset: its later tests never run, whatever they ask.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\n@testset \"outer\" begin\n    v = [1]\n    @testset \"inner\" begin\n        push!(v, 2)\n        @test length(v) == 2\n        error(\"boom\")\n        @test false\n        @test_throws ErrorException error(\"x\")\n    end\n    @test v == [1, 2]\nend\n@testset \"top\" begin\n    x = sqrt(-1.0)\n    @test true\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+    assert_eq!(
+        json(&out)["summary"]["tests"],
+        serde_json::json!({
+            "passed": 2, "failed": 0, "errored": 2, "broken": 0, "total": 4, "not_run": 0
+        })
+    );
+}
+
+#[test]
 fn a_test_throws_leaves_the_state_of_later_tests_as_it_was() {
     // TheAlgorithms' heap tests: `@test_throws ArgumentError pop!(s)` of an empty stack throws
     // before it changes anything, so the test after it reads the stack as Julia's does (zy

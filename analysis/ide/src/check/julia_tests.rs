@@ -139,6 +139,9 @@ enum Outcome {
     Done,
     /// It failed or could not run: the finding's code, message and related places.
     Finding(&'static str, String, Vec<Related>),
+    /// Code of its testsets before it threw (the error's message and place): Julia never
+    /// reaches the test, and the testset whose code threw records one error.
+    Outside(String, Vec<Related>),
 }
 
 /// How many of a file's tests gave each of the verdicts Julia's `Test Summary` counts (a test
@@ -233,6 +236,9 @@ pub(crate) fn run_tests(
     ran.counts.broken += found.skips.iter().filter(|r| inside(**r)).count();
     // The testsets and tests where zy stops, left out of later tests' code.
     let mut dropped = Vec::new();
+    let sets = testsets(file.text(db));
+    // The testsets that recorded an error outside their tests.
+    let mut ended = Vec::new();
     for case in found.cases.into_iter().filter(|c| inside(c.range)) {
         match case.looped {
             None => match settle(db, file, &case, None, limits, &mut dropped) {
@@ -240,6 +246,19 @@ pub(crate) fn run_tests(
                     ran.counts.count(code, &message);
                     let f = finding(db, file, case.range, code, message, related);
                     ran.findings.push(f);
+                }
+                Outcome::Outside(message, related) => {
+                    let thrown = related.first().map(|r| r.start);
+                    let set = ending(&sets, case.range, thrown).unwrap_or(case.range);
+                    if !ended.contains(&set) {
+                        ended.push(set);
+                        let message = format!(
+                            "Error During Test: Got exception outside of a @test: {message}"
+                        );
+                        ran.counts.count(TEST_FAILED, &message);
+                        let f = finding(db, file, set, TEST_FAILED, message, related);
+                        ran.findings.push(f);
+                    }
                 }
                 Outcome::Passed => ran.counts.passed += 1,
                 Outcome::Broken => ran.counts.broken += 1,
@@ -268,6 +287,19 @@ pub(crate) fn testsets(text: &str) -> Vec<TextRange> {
     out
 }
 
+/// The testset among `sets` that records the error its code threw before the test at `test`
+/// (at the file's offset `thrown`, if known): the innermost around the test whose code holds
+/// that place, else the innermost around the test.
+fn ending(sets: &[TextRange], test: TextRange, thrown: Option<u32>) -> Option<TextRange> {
+    let around = sets.iter().filter(|s| contains(**s, test) && **s != test);
+    let innermost = |sets: Vec<&TextRange>| sets.into_iter().min_by_key(|s| s.end - s.start).copied();
+    let holding = around
+        .clone()
+        .filter(|s| thrown.is_some_and(|at| s.start <= at && at < s.end))
+        .collect();
+    innermost(holding).or_else(|| innermost(around.collect()))
+}
+
 /// Run a test in a loop once per time control reaches it, up to [`MAX_ITERATIONS`]: a
 /// finding for each failing iteration, named after its testset where the loop is a
 /// `@testset for`'s.
@@ -294,7 +326,8 @@ fn run_iterations(
         match settle(db, file, case, Some(k), limits, dropped) {
             Outcome::Passed => ran.counts.passed += 1,
             Outcome::Broken => ran.counts.broken += 1,
-            Outcome::Done => return,
+            // (Only a test outside loops is found outside its testset's code.)
+            Outcome::Done | Outcome::Outside(..) => return,
             Outcome::Finding(TEST_FAILED, message, related) => {
                 ran.counts.count(TEST_FAILED, &message);
                 let message = match name(db, file, case, k, limits, dropped) {
@@ -537,6 +570,13 @@ fn run(
             return Outcome::Finding(TEST_NOT_RUN, message, at(&error, "zy stops here"));
         }
         Err(Failure {
+            kind: FailureKind::Julia(_),
+            error,
+        }) if k.is_none() && throws_before(db, file, case, limits, dropped) => {
+            let message = error.message.clone();
+            return Outcome::Outside(message, at(&error, "thrown here"));
+        }
+        Err(Failure {
             kind: FailureKind::Julia(kind),
             error,
         }) => (error, kind),
@@ -568,6 +608,24 @@ fn run(
         ),
     };
     Outcome::Finding(TEST_FAILED, message, at(&thrown, "thrown here"))
+}
+
+/// Does the code before a test (outside loops) throw, before its expression runs?
+fn throws_before(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &Case,
+    limits: &EvalLimits,
+    dropped: &[TextRange],
+) -> bool {
+    let text = case.text(file.text(db), "true", None, dropped).text;
+    matches!(
+        evaluate(db, file, case, &text, limits),
+        Err(Failure {
+            kind: FailureKind::Julia(_),
+            ..
+        })
+    )
 }
 
 /// The error a loop's text throws when control does not reach its test the asked number of
