@@ -370,6 +370,7 @@ fn a_test_sees_the_globals_its_own_statement_changed() {
     let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
     assert_eq!((status, err.as_str()), (0, ""));
     expect![[r#"
+        t.jl:8:5 note test-not-run zy cannot run this test: ErrorException: `xs` is changed by top-level code that zy does not run (t.jl:3:1): its value here is unknown
     "#]]
     .assert_eq(&messages(&json(&out)));
 }
@@ -385,6 +386,8 @@ fn an_error_outside_a_test_is_its_testsets_one_error() {
     let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
     assert_eq!((status, err.as_str()), (1, ""));
     expect![[r#"
+        t.jl:4:5 error test-failed Error During Test: Got exception outside of a @test: ErrorException: boom
+        t.jl:13:1 error test-failed Error During Test: Got exception outside of a @test: DomainError with -1.0: sqrt was called with a negative real argument but will only return a complex result if called with a complex argument. Try sqrt(Complex(x)).
     "#]]
     .assert_eq(&messages(&json(&out)));
     assert_eq!(

@@ -239,7 +239,13 @@ pub(crate) fn run_tests(
     let sets = testsets(file.text(db));
     // The testsets that recorded an error outside their tests.
     let mut ended = Vec::new();
-    for case in found.cases.into_iter().filter(|c| inside(c.range)) {
+    let cases: Vec<Case> = found.cases.into_iter().filter(|c| inside(c.range)).collect();
+    let held = held_in_one_run(db, file, &cases, limits);
+    for case in cases {
+        if held.contains(&case.range) {
+            ran.counts.passed += 1;
+            continue;
+        }
         match case.looped {
             None => match settle(db, file, &case, None, limits, &mut dropped) {
                 Outcome::Finding(code, message, related) => {
@@ -285,6 +291,42 @@ pub(crate) fn testsets(text: &str) -> Vec<TextRange> {
     let mut out = Vec::new();
     walk(text, &parse.root, &mut out);
     out
+}
+
+/// The straight-line `@test`s (outside loops and modules) of each top-level statement with
+/// more than one that hold, found by one run of the statement's code for all of them (by
+/// their ranges): each is counted as it runs, and the run ends at the first that gives
+/// anything but `true`. One run where each test's own would repeat the code before it; the
+/// tests from the first that did not hold on are left to their own runs.
+fn held_in_one_run(
+    db: &RootDatabase,
+    file: SourceFile,
+    cases: &[Case],
+    limits: &EvalLimits,
+) -> Vec<TextRange> {
+    let straight = |c: &&Case| c.ask == Ask::True && c.looped.is_none() && !c.in_module;
+    let mut held = Vec::new();
+    let mut rest: Vec<&Case> = cases.iter().filter(straight).collect();
+    while let Some(first) = rest.first() {
+        let base = first.wrap.base;
+        let n = rest.iter().take_while(|c| c.wrap.base == base).count();
+        let group: Vec<&Case> = rest.drain(..n).collect();
+        let Some(last) = group.last().filter(|_| group.len() > 1) else {
+            continue;
+        };
+        let text = last.wrap.text_of_all(file.text(db), &group);
+        let count = match evaluate(db, file, last, &text.text, limits) {
+            Ok(v) if v.ty == "Int64" => v.display.parse::<i64>().unwrap_or(0),
+            _ => 0,
+        };
+        // `-m`: the `m`-th gave something else; `n`: all held.
+        let passed = match count {
+            c if c < 0 => c.unsigned_abs() as usize - 1,
+            c => c as usize,
+        };
+        held.extend(group.iter().take(passed.min(group.len())).map(|c| c.range));
+    }
+    held
 }
 
 /// The testset among `sets` that records the error its code threw before the test at `test`
@@ -1445,6 +1487,47 @@ impl Wrap {
             (false, _) if block => t.literal("\nend", self.cut),
             (false, _) => {}
         }
+        t
+    }
+
+    /// The text running the test's statement up to it with each of `cases` (its own
+    /// statement's straight-line `@test`s up to it, in order, this one last) counted as it
+    /// runs: the number of them, if each was reached in order and gave `true`, else `-m`
+    /// where the `m`-th did not (`#t` holds the one running, whose throw the `try` of an
+    /// earlier testset may catch).
+    fn text_of_all(&self, file: &str, cases: &[&Case]) -> Texter {
+        let counted: Vec<TextRange> = cases.iter().map(|c| c.wrap.stmt).collect();
+        let mut own = Vec::new();
+        for (i, c) in (1..).zip(cases) {
+            let (stmt, expr) = (c.wrap.stmt, c.wrap.expr);
+            // Reached in order (an error outside the tests may end a testset before one).
+            let before = format!(
+                "(if var\"#t\" != 0; return -var\"#t\"; end; if var\"#n\" != {}; return -(var\"#n\" + 1); end; var\"#n\" = {i}; var\"#t\" = {i}; if !((",
+                i - 1
+            );
+            own.push(Edit::new(stmt, TextRange::new(stmt.start, expr.start), &before));
+            if c.value != slice(file, expr) {
+                own.push(Edit::new(stmt, expr, &c.value));
+            }
+            let after = format!(") === true); return -{i}; end; var\"#t\" = 0)");
+            own.push(Edit::new(stmt, TextRange::new(expr.end, stmt.end), &after));
+        }
+        let edits: Vec<&Edit> = self
+            .edits
+            .iter()
+            .filter(|e| !counted.contains(&e.owner))
+            .chain(&own)
+            .collect();
+        let mut t = Texter::default();
+        t.literal("(() -> begin var\"#n\" = 0; var\"#t\" = 0; ", self.base);
+        t.literal(&self.locals, self.base);
+        t.file(file, self.base, self.cut, &edits);
+        t.literal(&self.closing, self.cut);
+        let n = cases.len();
+        let result = format!(
+            "\nvar\"#t\" != 0 ? -var\"#t\" : var\"#n\" == {n} ? {n} : -(var\"#n\" + 1)\nend)()"
+        );
+        t.literal(&result, self.cut);
         t
     }
 
