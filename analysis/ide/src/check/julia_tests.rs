@@ -239,7 +239,11 @@ pub(crate) fn run_tests(
     let sets = testsets(file.text(db));
     // The testsets that recorded an error outside their tests.
     let mut ended = Vec::new();
-    let cases: Vec<Case> = found.cases.into_iter().filter(|c| inside(c.range)).collect();
+    let cases: Vec<Case> = found
+        .cases
+        .into_iter()
+        .filter(|c| inside(c.range))
+        .collect();
     let held = held_in_one_run(db, file, &cases, limits);
     for case in cases {
         if held.contains(&case.range) {
@@ -334,7 +338,8 @@ fn held_in_one_run(
 /// that place, else the innermost around the test.
 fn ending(sets: &[TextRange], test: TextRange, thrown: Option<u32>) -> Option<TextRange> {
     let around = sets.iter().filter(|s| contains(**s, test) && **s != test);
-    let innermost = |sets: Vec<&TextRange>| sets.into_iter().min_by_key(|s| s.end - s.start).copied();
+    let innermost =
+        |sets: Vec<&TextRange>| sets.into_iter().min_by_key(|s| s.end - s.start).copied();
     let holding = around
         .clone()
         .filter(|s| thrown.is_some_and(|at| s.start <= at && at < s.end))
@@ -1505,7 +1510,11 @@ impl Wrap {
                 "(if var\"#t\" != 0; return -var\"#t\"; end; if var\"#n\" != {}; return -(var\"#n\" + 1); end; var\"#n\" = {i}; var\"#t\" = {i}; if !((",
                 i - 1
             );
-            own.push(Edit::new(stmt, TextRange::new(stmt.start, expr.start), &before));
+            own.push(Edit::new(
+                stmt,
+                TextRange::new(stmt.start, expr.start),
+                &before,
+            ));
             if c.value != slice(file, expr) {
                 own.push(Edit::new(stmt, expr, &c.value));
             }
