@@ -1263,7 +1263,7 @@ f(x) = abs$02(x)
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
             <zy>/prelude/Base.jl (prelude) 93723..93727: abs2
-            <zy>/prelude/Base.jl (prelude) 450294..450298: abs2
+            <zy>/prelude/Base.jl (prelude) 450236..450240: abs2
         "#]],
     );
 }
