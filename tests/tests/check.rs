@@ -349,6 +349,56 @@ fn tests_see_what_earlier_tests_and_testsets_changed() {
 }
 
 #[test]
+fn a_test_sees_the_globals_its_own_statement_changed() {
+    // `fixtures/check38.jl`: `global b1 = Bot()` in a testset pops from a `const` pool; the
+    // later tests of that top-level statement read the pool and `b1` as it left them.
+    let (status, out, err) = run(&root(), &["check", "fixtures/check38.jl"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    let table = out.find("Test Summary:").map_or("", |at| &out[at..]);
+    expect![[r#"
+        Test Summary:       | Pass  Total
+        fixtures/check38.jl |   12     12
+        checked 1 file: 0 errors, 0 warnings; 1 function checked, 5 not typed (no `# zy: at`, no caller, no concrete annotations); 12 tests: 12 passed
+    "#]]
+    .assert_eq(table);
+    // A binding an earlier top-level statement changes is unknown to a later one's tests,
+    // whose text runs only their own statement's code.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\nconst xs = [1]\n@testset \"a\" begin\n    push!(xs, 2)\n    @test length(xs) == 2\nend\n@testset \"b\" begin\n    @test length(xs) == 2\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (0, ""));
+    expect![[r#"
+        t.jl:8:5 note test-not-run zy cannot run this test: ErrorException: `xs` is changed by top-level code that zy does not run (t.jl:3:1): its value here is unknown
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+}
+
+#[test]
+fn an_error_outside_a_test_is_its_testsets_one_error() {
+    // Julia's testset records one `Error` for an exception its code throws outside a `@test`
+    // and goes on to the next testset: its later tests never run, whatever they ask.
+    let dir = dir_with(&[(
+        "t.jl",
+        "using Test\n@testset \"outer\" begin\n    v = [1]\n    @testset \"inner\" begin\n        push!(v, 2)\n        @test length(v) == 2\n        error(\"boom\")\n        @test false\n        @test_throws ErrorException error(\"x\")\n    end\n    @test v == [1, 2]\nend\n@testset \"top\" begin\n    x = sqrt(-1.0)\n    @test true\nend\n",
+    )]);
+    let (status, out, err) = run(dir.path(), &["check", "t.jl", "--format", "json"]);
+    assert_eq!((status, err.as_str()), (1, ""));
+    expect![[r#"
+        t.jl:4:5 error test-failed Error During Test: Got exception outside of a @test: ErrorException: boom
+        t.jl:13:1 error test-failed Error During Test: Got exception outside of a @test: DomainError with -1.0: sqrt was called with a negative real argument but will only return a complex result if called with a complex argument. Try sqrt(Complex(x)).
+    "#]]
+    .assert_eq(&messages(&json(&out)));
+    assert_eq!(
+        json(&out)["summary"]["tests"],
+        serde_json::json!({
+            "passed": 2, "failed": 0, "errored": 2, "broken": 0, "total": 4, "not_run": 0
+        })
+    );
+}
+
+#[test]
 fn a_test_throws_leaves_the_state_of_later_tests_as_it_was() {
     // TheAlgorithms' heap tests: `@test_throws ArgumentError pop!(s)` of an empty stack throws
     // before it changes anything, so the test after it reads the stack as Julia's does (zy

@@ -10103,11 +10103,13 @@ end
 _threads_failed(e) = throw(CompositeException(1, _failed_text(e)))
 
 """
-    Channel{T}(size = 0), Channel{T}(f, size = 0), Channel(f; ctype = T, csize = 0), put!(c, v),
+    Channel{T}(size = 0), Channel{T}(f, size = 0), Channel(f; ctype = T, csize = 0),
+    Channel(f), put!(c, v),
     take!(c), fetch(c), close(c), isopen(c), isready(c), isempty(c), for x in c, collect(c)
 
 Julia's channel as zy runs it, on one thread: a queue of values of type `T`, taken in the
-order they were put. `Channel{T}(f)` (also with a size, and the `do` form) calls `f(c)` at
+order they were put (`Channel(f)` without the type: Julia's `Channel{Any}`, its values kept
+as put). `Channel{T}(f)` (also with a size, and the `do` form) calls `f(c)` at
 once, to completion, then closes `c` (with the `TaskFailedException` of `f`'s error when it
 throws), as Julia's task bound to the channel does. A `put!` never waits: the buffer grows past
 `size` (Julia's producer waits there for its consumer, which here runs after it; the values
@@ -10150,14 +10152,13 @@ function _typed_channel(T, f::Function, sz::Integer = 0; spawn::Bool = false, th
     end
     return c
 end
-Channel(sz::Integer) = _untyped_channel()
-Channel(f::Function, sz::Integer) = _untyped_channel()
+# Without its element type a channel is Julia's `Channel{Any}`.
+Channel(sz::Integer = 0) = _typed_channel(Any, sz)
+Channel(f::Function, sz::Integer) = _typed_channel(Any, f, sz)
 # `Channel(f; ctype = T, csize = n)`: Julia's keywords for `Channel{T}(f, n)`.
 function Channel(f::Function; ctype = Any, csize = 0, spawn::Bool = false, threadpool = nothing)
-    ctype === Any && return _untyped_channel()
     return _typed_channel(ctype, f, csize; spawn = spawn, threadpool = threadpool)
 end
-_untyped_channel() = error(:unsupported, "`Channel(...)` without its element type is Julia's `Channel{Any}`, which zy does not hold; name the type of its values: `Channel{Float64}(...)`")
 
 """
     InvalidStateException(msg, state)

@@ -19,7 +19,8 @@ use zy_syntax::ast::{Expr, GlobalDef};
 use zy_lower::LoweredItem;
 
 use crate::input::SourceFile;
-use crate::program::{needed_names, ProgramKey};
+use crate::item::ItemId;
+use crate::program::{knowing_names, needed_names, KnownBindings, ProgramKey};
 use crate::reach::{item_names, makes_matrix, MATRIX, MATRIX_MAKERS};
 use crate::resolve::resolve_item;
 use crate::scope::{is_prelude, scope_names, scope_root, MAIN};
@@ -77,14 +78,22 @@ pub fn type_call(
 /// [`type_call_in`] for running the call: when the typed program raises every error where
 /// it was found ([`raised_when_reached`]), that program, so that one in code the run does not
 /// reach (a branch after a `throw`, the element call of a comprehension over no elements) is
-/// no error.
+/// no error. A call that runs as part of the skipped statement `at` of `file` (a test's text,
+/// which runs the code before the test in its statement) sees the bindings that only that
+/// statement and later ones change as they are defined
+/// ([`crate::scope::ScopeNames::known_at`]).
 pub fn type_call_to_run(
     db: &dyn salsa::Database,
     file: SourceFile,
     module: &str,
     expr: &Expr,
+    at: Option<ItemId>,
 ) -> Result<TypedCall, CallErrors> {
-    let (typed, errors) = type_call_with_errors(db, file, module, expr)?;
+    let known = at
+        .map(|item| scope_names(db, file).known_at(item))
+        .filter(|names| !names.is_empty())
+        .map(|names| KnownBindings::new(db, Arc::from(names)));
+    let (typed, errors) = type_call_with_errors(db, file, module, expr, known)?;
     let thrown = Thrown::of(&typed.program, Some(&typed.body));
     match errors.iter().all(|e| raised_when_reached(db, e, &thrown)) {
         true => Ok(typed),
@@ -186,19 +195,21 @@ pub fn type_call_in(
     module: &str,
     expr: &Expr,
 ) -> Result<TypedCall, CallErrors> {
-    match type_call_with_errors(db, file, module, expr)? {
+    match type_call_with_errors(db, file, module, expr, None)? {
         (typed, errors) if errors.is_empty() => Ok(typed),
         (_, errors) => Err(CallErrors(errors)),
     }
 }
 
 /// The call typed, with the type errors found in it and what it reaches (each raised where it
-/// was found); `Err` when it could not be lowered.
+/// was found), in a program that knows the bindings `known`; `Err` when it could not be
+/// lowered.
 fn type_call_with_errors(
     db: &dyn salsa::Database,
     file: SourceFile,
     module: &str,
     expr: &Expr,
+    known: Option<KnownBindings>,
 ) -> Result<(TypedCall, Vec<TypeError>), CallErrors> {
     let def = GlobalDef {
         name: CALL_NAME.into(),
@@ -220,19 +231,23 @@ fn type_call_with_errors(
             .collect();
         return Err(CallErrors(errors));
     }
-    let lowered = resolve_item(&lowered, module, scope_names(db, file));
+    let names = match known {
+        Some(known) => knowing_names(db, scope_root(db, file), known),
+        None => scope_names(db, file),
+    };
+    let lowered = resolve_item(&lowered, module, names);
     // Typed against the program as it is: copying it to add the call would cost time in the
     // size of the program for every call (quadratic over a file's annotations).
     let Some(call) = lowered.globals.first() else {
         return Err(CallErrors(Vec::new()));
     };
-    let key = call_program(db, file, &lowered, false);
+    let key = call_program(db, file, &lowered, false, known);
     let typed = type_in(db, key, call);
     // The library's methods on matrices wait until the program can make one
     // (`reach::MATRIX_MAKERS`); a library function that makes one where those lists do not
     // say so would fail here for a method it does not see: typed again with them.
     if typed.1.iter().any(|e| e.code == "method-error") && !key.index(db).reached.contains(MATRIX) {
-        let again = type_in(db, call_program(db, file, &lowered, true), call);
+        let again = type_in(db, call_program(db, file, &lowered, true, known), call);
         if again.1.is_empty() {
             return Ok(again);
         }
@@ -265,12 +280,14 @@ fn type_in(
 
 /// The program a call (lowered and resolved in `file`) is typed in: the file's, with the
 /// prelude definitions the call refers to and the file's code does not reach (and the methods
-/// on matrices when the call makes one, or `matrices` says so), and the call's own functions.
+/// on matrices when the call makes one, or `matrices` says so), and the call's own functions,
+/// knowing the bindings `known`.
 fn call_program(
     db: &dyn salsa::Database,
     file: SourceFile,
     call: &LoweredItem,
     matrices: bool,
+    known: Option<KnownBindings>,
 ) -> ProgramKey {
     let mut names = Vec::new();
     item_names(call, &mut |n, _| names.push(n.clone()));
@@ -288,7 +305,13 @@ fn call_program(
         }
         CallFunctions::new(db, Arc::new(own))
     });
-    ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from(reach), own)
+    ProgramKey::new(
+        db,
+        scope_root(db, file),
+        Arc::<[Name]>::from(reach),
+        own,
+        known,
+    )
 }
 
 /// The typed bodies of `roots` (instances of the program `key`) and of everything they

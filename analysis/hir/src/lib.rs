@@ -76,7 +76,9 @@ pub use item::{
 };
 pub use jit::{compiled, CompileKey, Target};
 pub use lower::ssa;
-pub use program::{needed_names, program_index, resolved_ssa, ProgramIndex, ProgramKey};
+pub use program::{
+    needed_names, program_index, resolved_ssa, KnownBindings, ProgramIndex, ProgramKey,
+};
 pub use resolve::UNKNOWN_BINDING;
 pub use rule::Rules;
 pub use scope::{

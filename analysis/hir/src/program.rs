@@ -238,7 +238,9 @@ pub(crate) fn indexed_names(indexed: &Indexed, f: &mut impl FnMut(&Name, Mention
 /// prelude definitions of the names `reach` too. Those are the names a call string refers to
 /// that the root's own code does not reach ([`needed_names`]); usually there are none. A call
 /// string with functions of its own (a closure, a comprehension, a `do` block) is typed in a
-/// program holding them too: `own` ([`crate::call::CallFunctions`]).
+/// program holding them too: `own` ([`crate::call::CallFunctions`]). A call that runs as
+/// part of a skipped statement (a test's text) sees the bindings only later statements change
+/// as defined: `known` ([`KnownBindings`]).
 #[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
 pub struct ProgramKey {
     #[returns(copy)]
@@ -247,12 +249,63 @@ pub struct ProgramKey {
     pub reach: Arc<[Name]>,
     #[returns(copy)]
     pub own: Option<CallFunctions>,
+    #[returns(copy)]
+    pub known: Option<KnownBindings>,
+}
+
+/// Bindings that skipped statements change, whose values a program nevertheless knows: it runs
+/// at a place no statement changing them has run before ([`ScopeNames::known_at`]), so their
+/// reads are not refused. Each distinct set is a program of its own.
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+pub struct KnownBindings {
+    #[returns(ref)]
+    pub names: Arc<[Name]>,
+}
+
+/// The names of `root`'s program with the bindings `known` not changed by skipped code.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn knowing_names(
+    db: &dyn salsa::Database,
+    root: SourceFile,
+    known: KnownBindings,
+) -> ScopeNames {
+    root_scope_names(db, root).knowing(known.names(db))
+}
+
+/// `item` resolved in the program `key`, one that knows some bindings ([`KnownBindings`]):
+/// as in its root's scope, except where it reads one of them, which it then reads.
+#[salsa::tracked(returns(ref))]
+fn resolved_in_program(
+    db: &dyn salsa::Database,
+    key: ProgramKey,
+    item: ItemId,
+) -> Arc<zy_lower::LoweredItem> {
+    let root = key.root(db);
+    let as_root = resolved_in_root(db, root, item);
+    let Some(known) = key.known(db) else {
+        return as_root.clone();
+    };
+    if !crate::resolve::refuses_any(as_root, known.names(db)) {
+        return as_root.clone();
+    }
+    let module = item_module(db, root, item);
+    Arc::new(resolve_item(
+        ssa(db, item),
+        &module,
+        knowing_names(db, root, known),
+    ))
 }
 
 impl ProgramKey {
     /// The program that the code of `file` sees.
     pub fn of(db: &dyn salsa::Database, file: SourceFile) -> ProgramKey {
-        ProgramKey::new(db, scope_root(db, file), Arc::<[Name]>::from([]), None)
+        ProgramKey::new(
+            db,
+            scope_root(db, file),
+            Arc::<[Name]>::from([]),
+            None,
+            None,
+        )
     }
 
     /// The program's index.
@@ -270,7 +323,13 @@ impl ProgramKey {
             return self;
         };
         let own = own.program(db);
-        let without = ProgramKey::new(db, self.root(db), self.reach(db).clone(), None);
+        let without = ProgramKey::new(
+            db,
+            self.root(db),
+            self.reach(db).clone(),
+            None,
+            self.known(db),
+        );
         let base = &without.index(db).program;
         let new = |n: &Name| n.starts_with('#') && !base.functions.contains_key(n);
         let separate = own.functions.keys().all(new)
@@ -337,7 +396,7 @@ impl ProgramKey {
         let key = ProgramKey::of(db, file);
         if inst.args.iter().any(holds_matrix) && !key.index(db).reached.contains(MATRIX) {
             let reach = Arc::<[Name]>::from([Name::from(MATRIX)]);
-            ProgramKey::new(db, key.root(db), reach, None)
+            ProgramKey::new(db, key.root(db), reach, None, None)
         } else {
             key
         }
@@ -891,7 +950,7 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
         // What a program reaches follows from its root and names alone ([`reached_items`]):
         // a call's own functions are added to the program without them, whose index every
         // call with the same names shares (a test's text, one per test, has closures).
-        let without = ProgramKey::new(db, root, key.reach(db).clone(), None);
+        let without = ProgramKey::new(db, root, key.reach(db).clone(), None, key.known(db));
         let mut index = (**root_program(db, without)).clone();
         add_own(&mut index.program, own.program(db));
         return Arc::new(index);
@@ -907,7 +966,10 @@ fn root_program(db: &dyn salsa::Database, key: ProgramKey) -> Arc<ProgramIndex> 
                 continue;
             }
             let method = built.and_then(|b| b.get(at)?.method.as_ref());
-            let lowered = indexed_in_root(db, root, item, method).item;
+            let lowered = match (method, key.known(db)) {
+                (None, Some(_)) => resolved_in_program(db, key, item).clone(),
+                _ => indexed_in_root(db, root, item, method).item,
+            };
             for (i, (name, _)) in lowered.methods.iter().enumerate() {
                 index
                     .method_origin
@@ -979,20 +1041,21 @@ fn add_own(program: &mut Program, own: &Program) {
 }
 
 impl ProgramIndex {
-    /// The body of method `method` of `name`, lowered from its item in the program of `root`
+    /// The body of method `method` of `name`, lowered from its item in the program `key`
     /// (a library method's too, which the index holds by its signature).
     pub fn method_body<'db>(
         &self,
         db: &'db dyn salsa::Database,
-        root: SourceFile,
+        key: ProgramKey,
         name: &Name,
         method: u32,
     ) -> Option<&'db Arc<Function>> {
         let &(item, i) = self.method_origin.get(name)?.get(method as usize)?;
-        resolved_in_root(db, root, item)
-            .methods
-            .get(i)
-            .map(|(_, m)| &m.body)
+        let lowered = match key.known(db) {
+            None => resolved_in_root(db, key.root(db), item),
+            Some(_) => resolved_in_program(db, key, item),
+        };
+        lowered.methods.get(i).map(|(_, m)| &m.body)
     }
 
     /// The item the body of method `method` of `name` (or of the binding `name`, for

@@ -178,6 +178,22 @@ fn resolve_body(f: &mut Function, module: &str, names: &ModuleNames, type_vars: 
     }
 }
 
+/// Does `item` read one of the bindings `names` where resolution refused it, as changed by
+/// top-level code that zy does not run?
+pub(crate) fn refuses_any(item: &LoweredItem, names: &[Name]) -> bool {
+    let bodies = item.methods.iter().map(|(_, m)| &m.body);
+    let bodies = bodies.chain(item.globals.iter().map(|g| &g.body));
+    bodies.flat_map(|b| &b.values).any(|v| match &v.kind {
+        ValueKind::Stmt(s) => match (&s.op, s.args.as_slice()) {
+            (Op::Call(f), [Operand::Const(Const::Str(m))]) if &**f == "error" => names
+                .iter()
+                .any(|n| m.starts_with(&format!("`{n}` {UNKNOWN_BINDING}"))),
+            _ => false,
+        },
+        ValueKind::Param { .. } => false,
+    })
+}
+
 /// `getfield` or `setfield!` for the callee of `x.f` or `x.f = v` (`Base.getproperty`,
 /// `Base.setproperty!`) where no module defines a method of it: Julia's defaults, decided here
 /// once rather than by dispatch at every field. `None` for any other callee.

@@ -348,6 +348,11 @@ pub struct ScopeNames {
     names: ModuleNames,
     /// The skipped statements that change bindings, each with those it changes itself.
     statements: Vec<(ItemId, Vec<Name>)>,
+    /// Every skipped statement, in load order (the order Julia runs them in).
+    scripts: Vec<ItemId>,
+    /// For each binding of [`ModuleNames::changed`], the skipped statements that change it
+    /// (by place in `scripts`), itself or through a binding that may share its object.
+    changers: BTreeMap<Name, BTreeSet<usize>>,
     /// `using`/`import` items that name no module or name, with why.
     errors: Vec<(ItemId, ImportError)>,
     /// Qualified names whose only definition zy refused, with what a use of one says.
@@ -479,6 +484,31 @@ impl ScopeNames {
             .iter()
             .find(|(i, _)| *i == item)
             .map_or(&[], |(_, names)| names.as_slice())
+    }
+
+    /// The bindings that skipped statements change but none before `item` (a skipped
+    /// statement) does: code that runs as `item` runs (a test's text, which runs the code
+    /// before the test in its statement) sees them as the statements before it left them, as
+    /// they were defined. Empty for an item that is no skipped statement.
+    pub fn known_at(&self, item: ItemId) -> Vec<Name> {
+        let Some(at) = self.scripts.iter().position(|&s| s == item) else {
+            return Vec::new();
+        };
+        self.changers
+            .iter()
+            .filter(|(_, by)| by.iter().all(|&s| s >= at))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// These names with the bindings `known` no longer changed by skipped code (see
+    /// [`ScopeNames::known_at`]).
+    pub(crate) fn knowing(&self, known: &[Name]) -> ScopeNames {
+        let mut out = self.clone();
+        for name in known {
+            out.changed.remove(name);
+        }
+        out
     }
 
     /// The qualified names whose only definition zy refused, with what a use of one says
@@ -766,7 +796,8 @@ fn scope_of(
     add_refused(db, &mut names, &items.refused);
     refused_through_usings(&mut names);
     let (effects, bindings) = program_effects(db, &names, &items.own);
-    for (item, module) in &items.scripts {
+    for (at, (item, module)) in items.scripts.iter().enumerate() {
+        names.scripts.push(*item);
         let Some(Item::Script(s)) = item_ast(db, *item).as_deref() else {
             continue;
         };
@@ -822,12 +853,13 @@ fn scope_of(
         }
         let file = item.file(db);
         let (start, _) = item_range(db, *item, s.range.start, s.range.end).unwrap_or((0, 0));
-        let at = format!("{}:{}", file.path(db).display(), line_col(db, file, start));
+        let place = format!("{}:{}", file.path(db).display(), line_col(db, file, start));
         for name in &changed {
+            names.changers.entry(name.clone()).or_default().insert(at);
             names
                 .changed
                 .entry(name.clone())
-                .or_insert_with(|| at.clone());
+                .or_insert_with(|| place.clone());
         }
         names
             .statements
@@ -919,6 +951,25 @@ fn share_changes(names: &mut ScopeNames, effects: &Effects, bindings: &[Name]) {
             };
             names.changed.insert(to.clone(), at);
             grew = true;
+        }
+        // The statements that change either change both.
+        for (a, b) in &links {
+            let by: BTreeSet<usize> = [a, b]
+                .iter()
+                .filter_map(|n| names.changers.get(*n))
+                .flatten()
+                .copied()
+                .collect();
+            if by.is_empty() {
+                continue;
+            }
+            for n in [a, b] {
+                let mine = names.changers.entry(n.clone()).or_default();
+                if mine.len() < by.len() {
+                    *mine = by.clone();
+                    grew = true;
+                }
+            }
         }
         if !grew {
             break;

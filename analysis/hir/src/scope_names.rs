@@ -340,7 +340,7 @@ impl ModuleNames {
     }
 
     /// Does some module (the library's or the program's) define the qualified `q`?
-    pub(crate) fn defines_qualified(&self, q: &str) -> bool {
+    pub fn defines_qualified(&self, q: &str) -> bool {
         let (m, n) = self.split(q);
         self.modules
             .get(m)

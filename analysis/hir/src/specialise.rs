@@ -64,7 +64,7 @@ pub fn typed(db: &dyn salsa::Database, id: InstanceId) -> Arc<InferredFunction> 
     let index = id.index(db);
     // The index's equality ignores bodies (and holds a library method's as a stub): read this
     // instance's own body from its item, which also depends on it.
-    let body = index.method_body(db, root, &inst.name, inst.method);
+    let body = index.method_body(db, id.program(db), &inst.name, inst.method);
     if let Some(item) = index.origin(&inst.name, inst.method) {
         resolved_ssa(db, root, item);
     }

@@ -99,7 +99,7 @@ pub(crate) fn eval(
     call: &str,
     limits: &EvalLimits,
 ) -> Result<EvalResult, UserError> {
-    eval_at(db, file, call, CallSite::Text(call), limits).map_err(Failure::into_error)
+    eval_at(db, file, call, CallSite::Text(call), None, limits).map_err(Failure::into_error)
 }
 
 /// Why an evaluation gave no value.
@@ -155,12 +155,14 @@ impl Failure {
     }
 }
 
-/// [`eval`] of `call` written at `site`, saying at which stage it failed.
+/// [`eval`] of `call` written at `site`, saying at which stage it failed; run as part of the
+/// top-level statement `at` of `file`, if given (a test's text: [`zy_hir::type_call_to_run`]).
 pub(crate) fn eval_at(
     db: &RootDatabase,
     file: SourceFile,
     call: &str,
     site: CallSite<'_>,
+    at: Option<zy_hir::ItemId>,
     limits: &EvalLimits,
 ) -> Result<EvalResult, Failure> {
     if let Some(e) = load_error(db, file) {
@@ -169,20 +171,19 @@ pub(crate) fn eval_at(
     let expr = zy_syntax::parse_expr(call).map_err(|e| {
         Failure::typing("syntax-error", in_site(db, site, e.range.start, e.message))
     })?;
-    let typed =
-        zy_hir::type_call_to_run(db, file, zy_hir::MAIN, &expr).map_err(|errs| {
-            match errs.0.into_iter().next() {
-                Some(e) => Failure::typing(e.code, error_at(db, e.span, site, e.message)),
-                None => Failure::typing(
-                    "internal-error",
-                    in_call(
-                        call,
-                        0,
-                        "internal error: typing failed without a message".into(),
-                    ),
+    let typed = zy_hir::type_call_to_run(db, file, zy_hir::MAIN, &expr, at).map_err(|errs| {
+        match errs.0.into_iter().next() {
+            Some(e) => Failure::typing(e.code, error_at(db, e.span, site, e.message)),
+            None => Failure::typing(
+                "internal-error",
+                in_call(
+                    call,
+                    0,
+                    "internal error: typing failed without a message".into(),
                 ),
-            }
-        })?;
+            ),
+        }
+    })?;
     let interp_limits = limits.start();
     // Julia's display of a value whose type has a `show` method of the program calls it: the
     // call runs once, giving the value and its text (`repr`); piped, the call keeps its
@@ -193,7 +194,7 @@ pub(crate) fn eval_at(
             let text = format!("{call} |> Base._with_repr");
             let wrapped = zy_syntax::parse_expr(&text).ok();
             let typed_text =
-                wrapped.and_then(|e| zy_hir::type_call_to_run(db, file, zy_hir::MAIN, &e).ok());
+                wrapped.and_then(|e| zy_hir::type_call_to_run(db, file, zy_hir::MAIN, &e, at).ok());
             typed_text.ok_or(typed)
         }
         false => Err(typed),

@@ -335,7 +335,8 @@ impl<'a> Prepared<'a> {
             ),
         };
         let module = site_module(db, file, site);
-        let typed = zy_hir::type_call_to_run(db, file, &module, &expr).map_err(type_errors)?;
+        let typed =
+            zy_hir::type_call_to_run(db, file, &module, &expr, None).map_err(type_errors)?;
         // The specialisation the call invokes: the statement whose value the call returns; a
         // call of a builtin or library function (`det(A)`, `sum(x)`) through its typed
         // wrapper `#apply(f, args...)`.

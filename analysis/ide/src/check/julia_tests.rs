@@ -31,6 +31,7 @@ use zy_syntax::ast::TextRange;
 use zy_syntax::kind::Kind;
 use zy_syntax::tree::SyntaxNode;
 
+use super::declared::{declared, Declared};
 use super::test_text::{Edit, Texter};
 use super::test_throws;
 use crate::error::CALL_FILE;
@@ -81,6 +82,8 @@ struct Case {
     /// Is it inside a `module ... end` (whose names zy does not give it: it runs among the
     /// file's top-level names)?
     in_module: bool,
+    /// The top-level statement it is part of (its text runs that statement's code before it).
+    at: Option<zy_hir::ItemId>,
 }
 
 /// A test in a loop: its text ends in `(` and takes the iteration's number and `)`.
@@ -136,6 +139,9 @@ enum Outcome {
     Done,
     /// It failed or could not run: the finding's code, message and related places.
     Finding(&'static str, String, Vec<Related>),
+    /// Code of its testsets before it threw (the error's message and place): Julia never
+    /// reaches the test, and the testset whose code threw records one error.
+    Outside(String, Vec<Related>),
 }
 
 /// How many of a file's tests gave each of the verdicts Julia's `Test Summary` counts (a test
@@ -208,7 +214,19 @@ pub(crate) fn run_tests(
         return ran; // reported by `diagnostics`
     }
     let inside = |r: TextRange| within.is_none_or(|w| w.start <= r.start && r.end <= w.end);
-    let found = find(file.text(db), &unchanging(db, file));
+    let mut found = find(file.text(db), &unchanging(db, file));
+    let statements = statements(db, file);
+    let names = zy_hir::scope::scope_names(db, file);
+    let declared = declared(file.text(db), &|n| names.defines_qualified(n));
+    for case in &mut found.cases {
+        case.at = statements
+            .iter()
+            .find(|(range, _)| contains(*range, case.range))
+            .map(|&(_, item)| item);
+        if let Some(d) = declared.iter().find(|d| contains(d.stmt, case.range)) {
+            case.wrap.declare(d);
+        }
+    }
     for (range, reason) in found.skipped.into_iter().filter(|(r, _)| inside(*r)) {
         let note = finding(db, file, range, TEST_NOT_RUN, reason, Vec::new());
         ran.findings.push(note);
@@ -218,13 +236,39 @@ pub(crate) fn run_tests(
     ran.counts.broken += found.skips.iter().filter(|r| inside(**r)).count();
     // The testsets and tests where zy stops, left out of later tests' code.
     let mut dropped = Vec::new();
-    for case in found.cases.into_iter().filter(|c| inside(c.range)) {
+    let sets = testsets(file.text(db));
+    // The testsets that recorded an error outside their tests.
+    let mut ended = Vec::new();
+    let cases: Vec<Case> = found
+        .cases
+        .into_iter()
+        .filter(|c| inside(c.range))
+        .collect();
+    let held = held_in_one_run(db, file, &cases, limits);
+    for case in cases {
+        if held.contains(&case.range) {
+            ran.counts.passed += 1;
+            continue;
+        }
         match case.looped {
             None => match settle(db, file, &case, None, limits, &mut dropped) {
                 Outcome::Finding(code, message, related) => {
                     ran.counts.count(code, &message);
                     let f = finding(db, file, case.range, code, message, related);
                     ran.findings.push(f);
+                }
+                Outcome::Outside(message, related) => {
+                    let thrown = related.first().map(|r| r.start);
+                    let set = ending(&sets, case.range, thrown).unwrap_or(case.range);
+                    if !ended.contains(&set) {
+                        ended.push(set);
+                        let message = format!(
+                            "Error During Test: Got exception outside of a @test: {message}"
+                        );
+                        ran.counts.count(TEST_FAILED, &message);
+                        let f = finding(db, file, set, TEST_FAILED, message, related);
+                        ran.findings.push(f);
+                    }
                 }
                 Outcome::Passed => ran.counts.passed += 1,
                 Outcome::Broken => ran.counts.broken += 1,
@@ -253,6 +297,56 @@ pub(crate) fn testsets(text: &str) -> Vec<TextRange> {
     out
 }
 
+/// The straight-line `@test`s (outside loops and modules) of each top-level statement with
+/// more than one that hold, found by one run of the statement's code for all of them (by
+/// their ranges): each is counted as it runs, and the run ends at the first that gives
+/// anything but `true`. One run where each test's own would repeat the code before it; the
+/// tests from the first that did not hold on are left to their own runs.
+fn held_in_one_run(
+    db: &RootDatabase,
+    file: SourceFile,
+    cases: &[Case],
+    limits: &EvalLimits,
+) -> Vec<TextRange> {
+    let straight = |c: &&Case| c.ask == Ask::True && c.looped.is_none() && !c.in_module;
+    let mut held = Vec::new();
+    let mut rest: Vec<&Case> = cases.iter().filter(straight).collect();
+    while let Some(first) = rest.first() {
+        let base = first.wrap.base;
+        let n = rest.iter().take_while(|c| c.wrap.base == base).count();
+        let group: Vec<&Case> = rest.drain(..n).collect();
+        let Some(last) = group.last().filter(|_| group.len() > 1) else {
+            continue;
+        };
+        let text = last.wrap.text_of_all(file.text(db), &group);
+        let count = match evaluate(db, file, last, &text.text, limits) {
+            Ok(v) if v.ty == "Int64" => v.display.parse::<i64>().unwrap_or(0),
+            _ => 0,
+        };
+        // `-m`: the `m`-th gave something else; `n`: all held.
+        let passed = match count {
+            c if c < 0 => c.unsigned_abs() as usize - 1,
+            c => c as usize,
+        };
+        held.extend(group.iter().take(passed.min(group.len())).map(|c| c.range));
+    }
+    held
+}
+
+/// The testset among `sets` that records the error its code threw before the test at `test`
+/// (at the file's offset `thrown`, if known): the innermost around the test whose code holds
+/// that place, else the innermost around the test.
+fn ending(sets: &[TextRange], test: TextRange, thrown: Option<u32>) -> Option<TextRange> {
+    let around = sets.iter().filter(|s| contains(**s, test) && **s != test);
+    let innermost =
+        |sets: Vec<&TextRange>| sets.into_iter().min_by_key(|s| s.end - s.start).copied();
+    let holding = around
+        .clone()
+        .filter(|s| thrown.is_some_and(|at| s.start <= at && at < s.end))
+        .collect();
+    innermost(holding).or_else(|| innermost(around.collect()))
+}
+
 /// Run a test in a loop once per time control reaches it, up to [`MAX_ITERATIONS`]: a
 /// finding for each failing iteration, named after its testset where the loop is a
 /// `@testset for`'s.
@@ -279,7 +373,8 @@ fn run_iterations(
         match settle(db, file, case, Some(k), limits, dropped) {
             Outcome::Passed => ran.counts.passed += 1,
             Outcome::Broken => ran.counts.broken += 1,
-            Outcome::Done => return,
+            // (Only a test outside loops is found outside its testset's code.)
+            Outcome::Done | Outcome::Outside(..) => return,
             Outcome::Finding(TEST_FAILED, message, related) => {
                 ran.counts.count(TEST_FAILED, &message);
                 let message = match name(db, file, case, k, limits, dropped) {
@@ -326,7 +421,7 @@ fn sweep(
 ) -> Option<u32> {
     let mut t = case.wrap.text(file.text(db), &case.value, dropped, true);
     t.literal(&format!("{})", MAX_ITERATIONS + 1), case.wrap.cut);
-    let value = evaluate(db, file, &t.text, limits).ok()?;
+    let value = evaluate(db, file, case, &t.text, limits).ok()?;
     match value.ty.as_str() {
         "Int64" => value.display.parse().ok(),
         _ => None,
@@ -416,7 +511,7 @@ fn name(
 ) -> Option<String> {
     let desc = case.looped.as_ref()?.desc.as_ref()?;
     let text = case.text(file.text(db), desc, Some(k), dropped).text;
-    let value = evaluate(db, file, &text, limits).ok()?;
+    let value = evaluate(db, file, case, &text, limits).ok()?;
     value.json.as_str().map(str::to_string)
 }
 
@@ -430,18 +525,19 @@ fn reached(
     dropped: &[TextRange],
 ) -> bool {
     let text = case.text(file.text(db), "true", Some(k), dropped).text;
-    evaluate(db, file, &text, limits).is_ok_and(|v| v.display == "true")
+    evaluate(db, file, case, &text, limits).is_ok_and(|v| v.display == "true")
 }
 
 /// Evaluate one of a case's texts (positions in it are the call's: [`Case::place`] maps
-/// them to the file's).
+/// them to the file's), as part of the case's top-level statement.
 fn evaluate(
     db: &RootDatabase,
     file: SourceFile,
+    case: &Case,
     text: &str,
     limits: &EvalLimits,
 ) -> Result<EvalResult, Failure> {
-    eval_at(db, file, text, CallSite::Text(text), limits)
+    eval_at(db, file, text, CallSite::Text(text), case.at, limits)
 }
 
 fn finding(
@@ -475,7 +571,7 @@ fn run(
     let shown = &case.shown;
     let text = case.text(file.text(db), &case.value, k, dropped);
     let at = |e: &UserError, label: &str| related(db, file, &text, e, label);
-    let (thrown, kind) = match evaluate(db, file, &text.text, limits) {
+    let (thrown, kind) = match evaluate(db, file, case, &text.text, limits) {
         Err(Failure { error, .. }) if k.is_some() && error.message == DONE => return Outcome::Done,
         Ok(_) if case.ask == Ask::Skip => return Outcome::Broken,
         Ok(_) if case.ask == Ask::NoWarn => {
@@ -521,6 +617,13 @@ fn run(
             return Outcome::Finding(TEST_NOT_RUN, message, at(&error, "zy stops here"));
         }
         Err(Failure {
+            kind: FailureKind::Julia(_),
+            error,
+        }) if k.is_none() && throws_before(db, file, case, limits, dropped) => {
+            let message = error.message.clone();
+            return Outcome::Outside(message, at(&error, "thrown here"));
+        }
+        Err(Failure {
             kind: FailureKind::Julia(kind),
             error,
         }) => (error, kind),
@@ -552,6 +655,24 @@ fn run(
         ),
     };
     Outcome::Finding(TEST_FAILED, message, at(&thrown, "thrown here"))
+}
+
+/// Does the code before a test (outside loops) throw, before its expression runs?
+fn throws_before(
+    db: &RootDatabase,
+    file: SourceFile,
+    case: &Case,
+    limits: &EvalLimits,
+    dropped: &[TextRange],
+) -> bool {
+    let text = case.text(file.text(db), "true", None, dropped).text;
+    matches!(
+        evaluate(db, file, case, &text, limits),
+        Err(Failure {
+            kind: FailureKind::Julia(_),
+            ..
+        })
+    )
 }
 
 /// The error a loop's text throws when control does not reach its test the asked number of
@@ -619,7 +740,7 @@ fn evaluated(
     let o = case.operands.as_ref()?;
     let operand = |e: &str| {
         let text = case.text(file.text(db), e, k, dropped).text;
-        evaluate(db, file, &text, limits).ok()
+        evaluate(db, file, case, &text, limits).ok()
     };
     let (a, b) = (operand(&o.a)?, operand(&o.b)?);
     Some(format!(
@@ -628,21 +749,31 @@ fn evaluated(
     ))
 }
 
+/// The top-level statements of `file` (skipped code, which a test's text runs part of), by
+/// their ranges.
+fn statements(db: &RootDatabase, file: SourceFile) -> Vec<(TextRange, zy_hir::ItemId)> {
+    zy_hir::item_tree(db, file)
+        .iter()
+        .filter(|&&item| item.kind(db) == zy_hir::ItemKind::Script)
+        .filter_map(|&item| match zy_hir::item_ast(db, item).as_deref() {
+            Some(zy_syntax::ast::Item::Script(s)) => {
+                let (start, end) = zy_hir::item_range(db, item, s.range.start, s.range.end)?;
+                Some((TextRange::new(start, end), item))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// The starts of the top-level statements of `file` that change no top-level binding, by
 /// zy's analysis of the statements it skips (what they change in place through the
 /// program's functions included).
 fn unchanging(db: &RootDatabase, file: SourceFile) -> Vec<u32> {
     let names = zy_hir::scope::scope_names(db, file);
-    zy_hir::item_tree(db, file)
-        .iter()
-        .filter(|&&item| item.kind(db) == zy_hir::ItemKind::Script)
-        .filter(|&&item| names.changed_by_statement(item).is_empty())
-        .filter_map(|&item| match zy_hir::item_ast(db, item).as_deref() {
-            Some(zy_syntax::ast::Item::Script(s)) => {
-                zy_hir::item_range(db, item, s.range.start, s.range.end).map(|(start, _)| start)
-            }
-            _ => None,
-        })
+    statements(db, file)
+        .into_iter()
+        .filter(|&(_, item)| names.changed_by_statement(item).is_empty())
+        .map(|(range, _)| range.start)
         .collect()
 }
 
@@ -1078,6 +1209,7 @@ impl<'a> Scope<'a> {
             operands,
             looped: self.looped(),
             in_module: self.in_module,
+            at: None,
         });
     }
 
@@ -1098,6 +1230,7 @@ impl<'a> Scope<'a> {
             operands: None,
             looped: self.looped(),
             in_module: self.in_module,
+            at: None,
         });
     }
 
@@ -1142,6 +1275,7 @@ impl<'a> Scope<'a> {
             stmt: stmt.range,
             expr,
             run,
+            locals: String::new(),
         }
     }
 
@@ -1290,6 +1424,9 @@ struct Wrap {
     expr: TextRange,
     /// The expression run where the test's value is not returned, in a loop.
     run: Option<String>,
+    /// `local x, y; `: the top-level bindings the test's statement makes ([`Declared`]),
+    /// locals of the whole text.
+    locals: String,
 }
 
 impl Wrap {
@@ -1340,17 +1477,75 @@ impl Wrap {
             .chain(&left_out)
             .collect();
         let mut t = Texter::default();
+        let block = !self.looped && !self.locals.is_empty();
         if self.looped {
             t.literal("((var\"#k\") -> begin var\"#n\" = 0; ", self.base);
+        } else if block {
+            t.literal("begin ", self.base);
         }
+        t.literal(&self.locals, self.base);
         t.file(file, self.base, self.cut, &edits);
         t.literal(&self.closing, self.cut);
         match (self.looped, sweep) {
             (true, false) => t.literal("\nerror(\"#done\")\nend)(", self.cut),
             (true, true) => t.literal("\nvar\"#n\"\nend)(", self.cut),
+            (false, _) if block => t.literal("\nend", self.cut),
             (false, _) => {}
         }
         t
+    }
+
+    /// The text running the test's statement up to it with each of `cases` (its own
+    /// statement's straight-line `@test`s up to it, in order, this one last) counted as it
+    /// runs: the number of them, if each was reached in order and gave `true`, else `-m`
+    /// where the `m`-th did not (`#t` holds the one running, whose throw the `try` of an
+    /// earlier testset may catch).
+    fn text_of_all(&self, file: &str, cases: &[&Case]) -> Texter {
+        let counted: Vec<TextRange> = cases.iter().map(|c| c.wrap.stmt).collect();
+        let mut own = Vec::new();
+        for (i, c) in (1..).zip(cases) {
+            let (stmt, expr) = (c.wrap.stmt, c.wrap.expr);
+            // Reached in order (an error outside the tests may end a testset before one).
+            let before = format!(
+                "(if var\"#t\" != 0; return -var\"#t\"; end; if var\"#n\" != {}; return -(var\"#n\" + 1); end; var\"#n\" = {i}; var\"#t\" = {i}; if !((",
+                i - 1
+            );
+            own.push(Edit::new(
+                stmt,
+                TextRange::new(stmt.start, expr.start),
+                &before,
+            ));
+            if c.value != slice(file, expr) {
+                own.push(Edit::new(stmt, expr, &c.value));
+            }
+            let after = format!(") === true); return -{i}; end; var\"#t\" = 0)");
+            own.push(Edit::new(stmt, TextRange::new(expr.end, stmt.end), &after));
+        }
+        let edits: Vec<&Edit> = self
+            .edits
+            .iter()
+            .filter(|e| !counted.contains(&e.owner))
+            .chain(&own)
+            .collect();
+        let mut t = Texter::default();
+        t.literal("(() -> begin var\"#n\" = 0; var\"#t\" = 0; ", self.base);
+        t.literal(&self.locals, self.base);
+        t.file(file, self.base, self.cut, &edits);
+        t.literal(&self.closing, self.cut);
+        let n = cases.len();
+        let result = format!(
+            "\nvar\"#t\" != 0 ? -var\"#t\" : var\"#n\" == {n} ? {n} : -(var\"#n\" + 1)\nend)()"
+        );
+        t.literal(&result, self.cut);
+        t
+    }
+
+    /// Run the top-level bindings that the test's statement makes as locals of the text.
+    fn declare(&mut self, d: &Declared) {
+        self.locals = format!("local {}; ", d.names.join(", "));
+        for &k in &d.keywords {
+            self.edits.push(Edit::new(d.stmt, k, ""));
+        }
     }
 
     /// The testsets and tests other than the reported one (and those around it) that its

@@ -13,6 +13,7 @@ mod capture;
 mod config;
 mod coverage;
 mod cut;
+mod declared;
 pub(crate) mod julia_tests;
 mod nonfinite;
 mod rrule;
