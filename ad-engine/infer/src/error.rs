@@ -93,7 +93,14 @@ impl Fail {
             "ComplexF32" | "ComplexF16" => Fail::unsupported(format!(
                 "{name}: zy's complex numbers have Float64, Int64 or Bool parts; write `ComplexF64` instead"
             )),
-            _ => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
+            bare => match crate::julia_names::julia_home(bare) {
+                Some(home) => Fail::unsupported(format!(
+                    "`{bare}` (Julia's `{}.{}`) is not in zy's library; write what it computes as a function of your own",
+                    home.join("."),
+                    bare.rsplit('.').next().unwrap_or(bare)
+                )),
+                None => Fail::undefined(format!("UndefVarError: `{name}` not defined")),
+            },
         }
     }
 

@@ -36,6 +36,7 @@ mod found;
 mod index_style;
 mod iterate;
 mod join;
+mod julia_names;
 mod keywords;
 mod known;
 mod links;

@@ -3060,6 +3060,54 @@ function invperm(p::AbstractVector{Int})
     return q
 end
 
+"""
+    isperm(p)
+
+Whether the integers of `p` (a vector or tuple) are a permutation of `1:length(p)`.
+"""
+function isperm(p)
+    n = length(p)
+    seen = fill(false, n)
+    for j in p
+        (1 <= j <= n && !seen[j]) || return false
+        seen[j] = true
+    end
+    return true
+end
+
+"""
+    permute!(v, p), invpermute!(v, p)
+
+`v` rearranged in place to `v[p]` (`permute!`), or so that the old `v` is the new `v[p]`
+(`invpermute!`); `v` itself is returned.
+"""
+function permute!(v::AbstractVector, p::AbstractVector)
+    v[:] = v[p]
+    return v
+end
+function invpermute!(v::AbstractVector, p::AbstractVector)
+    v[p] = copy(v)
+    return v
+end
+
+"""
+    indexin(a, b)
+
+For each element of `a`, the first index of `b` holding an equal (`isequal`) element, or
+`nothing`: a `Vector{Union{Nothing, Int64}}`.
+"""
+function indexin(a, b::AbstractArray)
+    first_at = Dict{eltype(b), Int}()
+    for (k, x) in enumerate(b)
+        haskey(first_at, x) || (first_at[x] = k)
+    end
+    found = Union{Nothing, Int}[]
+    for x in a
+        push!(found, get(first_at, x, nothing))
+    end
+    return found
+end
+
 reverse(x::AbstractVector; dims = Colon()) = _reverse_vector(x, dims)
 _reverse_vector(x, ::Colon) = [x[length(x) + 1 - k] for k in 1:length(x)]
 _reverse_vector(x, dims) = _reverse_dims(x, dims)
@@ -4130,9 +4178,25 @@ function powermod(x::Int, p::Int, m::Int)
     return mod(r, m)
 end
 
-# `mod(a * b, m)` for `0 <= a, b < m`, by doubling, so that no step overflows Int64.
-function _mulmod(a::Int, b::Int, m::Int)
-    r = 0
+# Of an unsigned modulus (`powermod(2, n - 1, UInt64(n))`): Julia's result is of `m`'s type.
+function powermod(x::Integer, p::Integer, m::T) where {T<:Unsigned}
+    p < 0 && error(:unsupported, "`powermod` with a negative power and an unsigned modulus (Julia's `invmod` of unsigned integers is not in zy's library); convert the modulus to `Int`")
+    m == 1 && return zero(T)
+    b = x >= 0 ? T(x) % m : (m - T(-x) % m) % m
+    r = one(T)
+    while p > 0
+        if p & 1 == 1
+            r = _mulmod(r, b, m)
+        end
+        b = _mulmod(b, b, m)
+        p >>= 1
+    end
+    return r
+end
+
+# `mod(a * b, m)` for `0 <= a, b < m`, by doubling, so that no step overflows (Int64, UInt64).
+function _mulmod(a::T, b::T, m::T) where {T<:Integer}
+    r = zero(T)
     while b > 0
         if b & 1 == 1
             r = r >= m - a ? r - (m - a) : r + a
@@ -4198,6 +4262,111 @@ function _checked_sub(a::Int, b::Int)
     (a >= 0) != (b >= 0) && (y >= 0) != (a >= 0) && throw(OverflowError("$a - $b overflowed for type Int64"))
     return y
 end
+
+"""
+    Checked
+
+Julia's `Base.Checked`: integer arithmetic that throws `OverflowError` where the plain operator
+would wrap around (`Base.checked_mul(a, b)`, `using Base.Checked: checked_add`). Operands of two
+integer types are promoted first, as Julia does.
+"""
+module Checked
+
+export checked_neg, checked_abs, checked_add, checked_sub, checked_mul, checked_div,
+    checked_rem, checked_fld, checked_mod, checked_cld, checked_pow, add_with_overflow,
+    sub_with_overflow, mul_with_overflow
+
+_overflow(a, op, b, T) = throw(OverflowError("$a $op $b overflowed for type $T"))
+
+# `(wrapped result, whether it wrapped)`, as Julia's `add_with_overflow` & co. return.
+add_with_overflow(a::Int, b::Int) = (a + b, Base._add_overflows(a, b))
+function add_with_overflow(a::T, b::T) where {T<:Union{Int8, Int16, Int32, UInt8, UInt16, UInt32}}
+    r = Int(a) + Int(b)
+    return (a + b, r < typemin(T) || r > typemax(T))
+end
+add_with_overflow(a::UInt64, b::UInt64) = (a + b, a + b < a)
+
+function sub_with_overflow(a::Int, b::Int)
+    y = a - b
+    return (y, (a >= 0) != (b >= 0) && (y >= 0) != (a >= 0))
+end
+function sub_with_overflow(a::T, b::T) where {T<:Union{Int8, Int16, Int32, UInt8, UInt16, UInt32}}
+    r = Int(a) - Int(b)
+    return (a - b, r < typemin(T) || r > typemax(T))
+end
+sub_with_overflow(a::UInt64, b::UInt64) = (a - b, b > a)
+
+mul_with_overflow(a::Int, b::Int) = (a * b, Base._mul_overflows(a, b))
+function mul_with_overflow(a::T, b::T) where {T<:Union{Int8, Int16, Int32, UInt8, UInt16, UInt32}}
+    r = Int(a) * Int(b)
+    return (a * b, r < typemin(T) || r > typemax(T))
+end
+mul_with_overflow(a::UInt64, b::UInt64) = (a * b, a != 0 && (a * b) ÷ a != b)
+
+function checked_add(a::T, b::T) where {T<:Integer}
+    r, wrapped = add_with_overflow(a, b)
+    wrapped && _overflow(a, "+", b, T)
+    return r
+end
+function checked_sub(a::T, b::T) where {T<:Integer}
+    r, wrapped = sub_with_overflow(a, b)
+    wrapped && _overflow(a, "-", b, T)
+    return r
+end
+function checked_mul(a::T, b::T) where {T<:Integer}
+    r, wrapped = mul_with_overflow(a, b)
+    wrapped && _overflow(a, "*", b, T)
+    return r
+end
+checked_add(a::Integer, b::Integer) = checked_add(promote(a, b)...)
+checked_sub(a::Integer, b::Integer) = checked_sub(promote(a, b)...)
+checked_mul(a::Integer, b::Integer) = checked_mul(promote(a, b)...)
+checked_add(a::Integer) = a
+checked_mul(a::Integer) = a
+checked_add(a::Integer, b::Integer, c::Integer, xs::Integer...) = checked_add(checked_add(a, b), c, xs...)
+checked_mul(a::Integer, b::Integer, c::Integer, xs::Integer...) = checked_mul(checked_mul(a, b), c, xs...)
+
+# Of a signed type only `typemin` has no negation; of an unsigned one only zero has one.
+function checked_neg(a::T) where {T<:Integer}
+    if typemin(T) == 0 ? a != 0 : a == typemin(T)
+        throw(OverflowError("checked arithmetic: cannot compute -x for x = $a::$T"))
+    end
+    return -a
+end
+function checked_abs(a::T) where {T<:Integer}
+    typemin(T) != 0 && a == typemin(T) &&
+        throw(OverflowError("checked arithmetic: cannot compute |x| for x = $a::$T"))
+    return abs(a)
+end
+
+# Division by zero and `typemin ÷ -1` are already errors of the operators themselves.
+checked_div(a::Integer, b::Integer) = div(a, b)
+checked_rem(a::Integer, b::Integer) = rem(a, b)
+checked_fld(a::Integer, b::Integer) = fld(a, b)
+checked_mod(a::Integer, b::Integer) = mod(a, b)
+checked_cld(a::Integer, b::Integer) = cld(a, b)
+
+"""
+    checked_pow(x, p)
+
+`x^p` by squaring with [`checked_mul`](@ref), so an overflow anywhere is an `OverflowError`.
+"""
+function checked_pow(x::Integer, p::Integer)
+    p < 0 && return x^p  # Julia's `DomainError` of an integer to a negative power
+    r = one(x)
+    while p > 0
+        if p & 1 == 1
+            r = checked_mul(r, x)
+        end
+        p >>= 1
+        p > 0 && (x = checked_mul(x, x))
+    end
+    return r
+end
+
+end # module Checked
+
+using .Checked
 
 """
     Base.divgcd(x, y)
