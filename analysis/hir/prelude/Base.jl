@@ -1021,6 +1021,28 @@ collect(T::Type{Int}, x) = _typed_cat(T, collect(x))
 collect(T::Type{Float64}, fl::Flatten) = _gen_convert(T, zero(Float64), collect(fl))
 collect(T::Type{Int64}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
 collect(T::Type{Int}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
+# Of any other `T` (`Vector{Float64}[[1.0] for a in 1:n]`, `Any[...]`, a struct, a union), as
+# Julia's `collect(T, itr)`: the values in an array of element type `T`, each `convert`ed.
+collect(T::Type, g::Generator) = _convert_each(T, collect(g))
+collect(T::Type, fl::Flatten) = _convert_each(T, collect(fl))
+collect(T::Type, x) = _convert_each(T, collect(x))
+
+# An array of element type `T` and `x`'s shape: each element of `x` by `convert(T, _)` (Julia's
+# `MethodError` for `convert` where there is none).
+function _convert_each(T, x::Vector)
+    y = T[]
+    for k in 1:length(x)
+        push!(y, convert(T, x[k]))
+    end
+    return y
+end
+function _convert_each(T, x::Matrix)
+    y = _matrix(T[], size(x, 1), size(x, 2))
+    for k in 1:length(x)
+        y[k] = convert(T, x[k])
+    end
+    return y
+end
 
 # `x` with each element converted by `T` (an `InexactError` where it cannot be), into an
 # array of `z`'s type and `x`'s shape.
@@ -8029,6 +8051,8 @@ _typed_cat(T::Type{UInt16}, A::Array) = _gen_convert(T, zero(UInt16), A)
 _typed_cat(T::Type{UInt32}, A::Array) = _gen_convert(T, zero(UInt32), A)
 _typed_cat(T::Type{UInt64}, A::Array) = _gen_convert(T, zero(UInt64), A)
 _typed_cat(T::Type{Bool}, A::Array) = _gen_convert(T, false, A)
+# Of another type (`String[a; b]`, `T[x y]` of a method's `T`): each element converted.
+_typed_cat(T::Type, A::Array) = _convert_each(T, A)
 # `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
 _typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be a number type")
 
