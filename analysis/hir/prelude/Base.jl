@@ -1393,6 +1393,11 @@ end
 _vcat_vector(xs...) = _cat_vector!(fill(_cat_zero_of(xs...), _cat_total(1, xs...)), 0, xs...)
 _vcat_matrix(x, rest...) = _cat_rows!(fill(_cat_zero_of(x, rest...), _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
 _hcat(x, rest...) = _cat_columns!(fill(_cat_zero_of(x, rest...), _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)
+# `vcat` and `hcat` with an array of Julia's `Any` (or `Real`, ...) among the parts: unset slots
+# of the element type of `proto`, which holds every part's elements (inference joins them), filled.
+_vcat_open(proto, xs...) = _cat_vector!(undef_objects(proto, _cat_total(1, xs...)), 0, xs...)
+_vcat_open_matrix(proto, x, rest...) = _cat_rows!(undef_objects(proto, _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
+_hcat_open(proto, x, rest...) = _cat_columns!(undef_objects(proto, _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)
 # The block rows of `[A B; C D]` or `[A; B C]`, each already one matrix, stacked: Julia's
 # `hvcat` asks every block row to be as wide as the first.
 function _hvcat_stack(x, rest...)
