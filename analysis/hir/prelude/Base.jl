@@ -994,8 +994,9 @@ end
 
 # The values of `f` on no elements of `it`: an empty Vector of `f`'s result type, which `map`
 # infers (Julia's `collect` takes the element type from inference too; results of a call on a
-# container of `Any`, each kept as it is by `_map_each`, give theirs by `_narrow_eltype`).
-_gen_results(f, it) = _map_each(k -> f(_gen_elem(it, k)), fill(0, 0))
+# container of `Any`, each kept as it is by `_map_each`, give theirs by `_narrow_eltype`; a call
+# on `Any` no type zy holds has a method for is Julia's `Any`, by `_widen_results`).
+_gen_results(f, it) = _widen_results(_map_each(k -> f(_gen_elem(it, k)), fill(0, 0)), it)
 
 # The array `collect` fills: of `f`'s result type and of the iteration's shape.
 _gen_array(f, it) = _vector(_gen_results(f, it), length(it))

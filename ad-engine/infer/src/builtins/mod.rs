@@ -190,6 +190,7 @@ pub const BUILTINS: &[&str] = &[
     "_map_each",
     "_open_pair",
     "_narrow_eltype",
+    "_widen_results",
     "ntuple",
     "broadcast",
     "gradient",
