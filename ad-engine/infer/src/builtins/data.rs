@@ -968,8 +968,11 @@ pub(crate) fn typed_vect(
         _ => return None,
     };
     let mut held = types(elems);
-    if crate::open::is_open(t) || is_unbound_library(cx, t) {
+    if crate::open::is_open(t) || is_unbound_library(cx, t) || &**t == "Function" {
         held.extend(cx.any_held.iter().cloned());
+    }
+    if &**t == "Function" {
+        return Some(function_vect(b, elems, &held));
     }
     let elem = typed_elem(cx, t)
         .or_else(|| held_instance(cx, t, &held))
@@ -987,6 +990,33 @@ pub(crate) fn typed_vect(
         })
         .or_else(|| crate::open::open_union(t, &held))?;
     Some(converted_vect(b, elems, elem))
+}
+
+/// `Function[f, g]` (or `Function[]` that the body fills): Julia's `Vector{Function}`, held as
+/// the union of the functions and closures `held` (the literal's and those the body stores into
+/// it), so that a call of an element runs the one it holds.
+fn function_vect(b: &mut PlanBuilder, elems: &[Val], held: &[Type]) -> Result<Val, Fail> {
+    let mut members = Vec::new();
+    for t in held {
+        match t {
+            Type::Union(u) if &*u.name == "Function" => members.extend(u.members.iter().cloned()),
+            Type::Function(_) => members.push(t.clone()),
+            Type::Struct(s) if s.kind == StructKind::Closure => members.push(t.clone()),
+            _ => {
+                return Err(Fail::method(format!(
+                    "MethodError: Cannot `convert` an object of type {t} to an object of type \
+                     Function"
+                )))
+            }
+        }
+    }
+    if members.is_empty() {
+        return Err(Fail::unsupported(
+            "a `Function[]` into which the function making it stores no function (zy holds \
+             the functions a container may hold by their types); store them where it is made",
+        ));
+    }
+    converted_vect(b, elems, Type::union("Function".into(), members))
 }
 
 /// `Array{Any}(missing, n)` and `Vector{Any}(nothing, n)` (of `Any`, `Real` or `Number`):
