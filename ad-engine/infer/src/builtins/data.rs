@@ -751,6 +751,8 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
             promote(&t, &e.ty)
         } else if let Some(p) = promote_sized(&t, &e.ty) {
             p
+        } else if let Some(p) = promoted_arrays(&t, &e.ty) {
+            p
         } else if let (Type::Symbol(_), Type::Symbol(_)) = (&t, &e.ty) {
             t
         } else if t == e.ty {
@@ -809,12 +811,13 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
 }
 
 /// The element type of an array literal of different functions (`[sin, cos]`, the values of
-/// `Dict('A' => advance!, 'L' => turn_left!)`): Julia's `Function`, held as the union of the
-/// functions, so that a call of an element runs the one it holds. `None` unless `a` and `b` are
-/// functions or such unions.
+/// `Dict('A' => advance!, 'L' => turn_left!)`, closures `[x -> x + 1, x -> 2x]`): Julia's
+/// `Function`, held as the union of the functions, so that a call of an element runs the one it
+/// holds. `None` unless `a` and `b` are functions, closures or such unions.
 fn functions(a: &Type, b: &Type) -> Option<Type> {
     let members = |t: &Type| match t {
         Type::Function(_) => Some(vec![t.clone()]),
+        Type::Struct(s) if s.kind == StructKind::Closure => Some(vec![t.clone()]),
         Type::Union(u) if &*u.name == "Function" => Some(u.members.clone()),
         _ => None,
     };
@@ -1224,6 +1227,17 @@ fn promote_sized(a: &Type, b: &Type) -> Option<Type> {
     } else {
         super::fixed::promote(a, b)
     })
+}
+
+/// Julia's `promote_type` of two arrays of one number of dimensions whose elements are numbers
+/// of different types (`[[0, 0], [5.0, 5.0]]` is a `Vector{Vector{Float64}}`): the array of
+/// their promoted element type, to which each is converted (a copy). `None` for other types.
+fn promoted_arrays(a: &Type, b: &Type) -> Option<Type> {
+    let (Type::Array(x, n), Type::Array(y, m)) = (a, b) else {
+        return None;
+    };
+    let plain = |t: &Type| matches!(t, Type::Int64 | Type::Bool | Type::Float64);
+    (n == m && x != y && plain(x) && plain(y)).then(|| array(promote(x, y), *n))
 }
 
 /// `[a, b, c]`.
