@@ -7978,6 +7978,21 @@ function _copyto_elements!(dest::Array, src::AbstractArray)
 end
 
 """
+    copy!(dst, src)
+
+`dst` made a copy of `src`, returned: a Vector first resized to `src`'s length, a Matrix of
+another size Julia's `ArgumentError`.
+"""
+function copy!(dst::Vector, src::AbstractVector)
+    resize!(dst, length(src))
+    return _copyto_elements!(dst, src)
+end
+function copy!(dst::Matrix, src::AbstractMatrix)
+    size(dst) == size(src) || throw(ArgumentError("arrays must have the same axes for copy! (consider using `copyto!`)"))
+    return _copyto_elements!(dst, src)
+end
+
+"""
     copyto!(dest, doffs, src, soffs, n)
 
 Copy the `n` elements of `src` from linear index `soffs` into `dest` from `doffs`, each
@@ -10320,6 +10335,10 @@ end
 # An array of numbers into a vector of Float64 arrays: converted, as Julia's `convert`.
 _array_into(v::Vector{Vector{Float64}}, x::AbstractVector{<:Real}) = float.(x)
 _array_into(v::Vector{Matrix{Float64}}, x::AbstractMatrix{<:Real}) = float.(x)
+# Of another element type into an array of arrays of one (`push!(rows, [])` into a
+# `Vector{Vector{Int}}`): a copy, each element converted, as Julia's `convert`.
+_array_into(v::Array{Vector{T}}, x::AbstractVector) where {T} = _convert_each(T, collect(x))
+_array_into(v::Array{Matrix{T}}, x::AbstractMatrix) where {T} = _convert_each(T, collect(x))
 _array_into(v, x) = error(:MethodError, "Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")
 
 # ---- Splatting an array: `f(x...)` with `x` a vector (inference calls these by name) ----------
