@@ -108,7 +108,10 @@ impl Method {
     pub fn takes_count(&self, n: usize) -> bool {
         let vararg = self.vararg();
         let fixed = self.sig.len() - usize::from(vararg.is_some());
-        match (vararg, self.vararg_count().and_then(|c| c.parse::<usize>().ok())) {
+        match (
+            vararg,
+            self.vararg_count().and_then(|c| c.parse::<usize>().ok()),
+        ) {
             (Some(_), Some(count)) => n == fixed + count,
             (Some(_), None) => n >= fixed,
             (None, _) => n == fixed,
