@@ -1607,6 +1607,10 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
         (Pat::TypeValue(_), Pat::Function) => true,
         (Pat::TypeValue(x), Pat::TypeValue(y)) => param_within(x, y),
+        // A bare `T::Type` takes every type as a value: `Type{Rational{Int}}` is below it.
+        (Pat::Typeof(_), Pat::TypeValue(y)) if matches!(&**y, Pat::Var(v) if &**v == SUBTYPE_VAR) => {
+            true
+        }
         (Pat::Typeof(n), Pat::TypeValue(y)) => {
             named_leaf(n).is_some_and(|t| matches_exact(y, &t, &mut Bindings::new()))
         }
