@@ -10335,10 +10335,6 @@ end
 # An array of numbers into a vector of Float64 arrays: converted, as Julia's `convert`.
 _array_into(v::Vector{Vector{Float64}}, x::AbstractVector{<:Real}) = float.(x)
 _array_into(v::Vector{Matrix{Float64}}, x::AbstractMatrix{<:Real}) = float.(x)
-# Of another element type into an array of arrays of one (`push!(rows, [])` into a
-# `Vector{Vector{Int}}`): a copy, each element converted, as Julia's `convert`.
-_array_into(v::Array{Vector{T}}, x::AbstractVector) where {T} = _convert_each(T, collect(x))
-_array_into(v::Array{Matrix{T}}, x::AbstractMatrix) where {T} = _convert_each(T, collect(x))
 _array_into(v, x) = error(:MethodError, "Cannot `convert` an object of type $(typeof(x)) to an object of type $(eltype(v))")
 
 # ---- Splatting an array: `f(x...)` with `x` a vector (inference calls these by name) ----------
