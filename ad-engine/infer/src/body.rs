@@ -139,13 +139,18 @@ pub(crate) const UNSUPPORTED: &str = "unsupported";
 const MAX_STORE_DEPTH: usize = 4;
 
 /// Does the call `name(ins...)` make a container of `Any` (`[]`, `Any[...]`, `Vector{Any}()`,
-/// `Ref{Any}(x)`), which holds what the function stores into it?
+/// `Ref{Any}(x)`) or of `Function` (`Function[...]`), which holds what the function stores into
+/// it?
 fn makes_open_container(name: &str, ins: &[Val]) -> bool {
     let any = |v: &Val| matches!(&v.ty, Type::Function(t) if &**t == "Any");
     match (name, ins) {
         ("vect", []) => true,
         // A literal whose type its values decide may be a `Vector{Any}`.
         ("vect", args) => args.iter().any(|a| crate::open::runtime_element(&a.ty)),
+        // `Function[...]`: it holds the functions stored into it too.
+        ("Base.getindex", [t, ..]) if matches!(&t.ty, Type::Function(f) if &**f == "Function") => {
+            true
+        }
         ("Base.getindex", [t, ..]) => any(t),
         // `Array{Any}(missing, n)`: a vector of `Any` holding `missing`s to begin with.
         ("#typed", [r, params, x, _]) if matches!(&r.ty, Type::Function(t) if matches!(&**t, "Array" | "Vector")) => {

@@ -175,6 +175,10 @@ pub(crate) enum OpenTable {
     Set,
 }
 
+/// The most combinations of union members one call is split over before it is typed with the
+/// unions themselves ([`Cx::unsplit`]).
+const MAX_SPLIT: usize = 64;
+
 pub(crate) struct Cx<'a> {
     pub program: &'a Program,
     /// The memoised patterns of the program's method signatures.
@@ -528,13 +532,46 @@ impl<'a> Cx<'a> {
         let split = args.iter().enumerate().any(|(i, a)| {
             matches!(a.ty, Type::Union(_)) && (i == 0 || !stores || converts_each(&a.ty))
         });
-        if !split || matches!(bare, "tuple" | "vect") {
+        // A splatting call is split once its arguments are laid out (its flags are constants).
+        if !split || matches!(bare, "tuple" | "vect" | "splatcall") {
             return None;
+        }
+        if let Some(whole) = self.unsplit(b, name, args) {
+            return Some(whole);
         }
         let mut all = vec![Val::lit(Const::Func(name.clone()))];
         all.extend_from_slice(args);
         let at = all.iter().position(|a| matches!(a.ty, Type::Union(_)))?;
         Some(self.split_call(b, &all, at))
+    }
+
+    /// `name(args...)` typed once with its union arguments as they are, where splitting it
+    /// would type more than [`MAX_SPLIT`] combinations of their members (each member's call
+    /// splits over the next union: `sum` of a tuple of six elements of a `Vector{Any}`), and
+    /// the one method that takes that many arguments takes the unions whole, so every
+    /// combination would reach it: Julia's inference, too, stops splitting and types the call
+    /// with the abstract types. `None` otherwise.
+    fn unsplit(
+        &mut self,
+        b: &mut PlanBuilder,
+        name: &Name,
+        args: &[Val],
+    ) -> Option<Result<Val, Fail>> {
+        let combinations = args.iter().try_fold(1usize, |n, a| match &a.ty {
+            Type::Union(u) => n.checked_mul(u.members.len().max(1)),
+            _ => Some(n),
+        });
+        if combinations.is_some_and(|n| n <= MAX_SPLIT) {
+            return None;
+        }
+        let gf = self.program.functions.get(name)?;
+        let mut takers = gf.methods.iter().filter(|m| m.takes_count(args.len()));
+        let (Some(_), None) = (takers.next(), takers.next()) else {
+            return None;
+        };
+        let types = crate::value::types(args);
+        dispatch::select(self.signatures, self.program, gf, &types).ok()?;
+        Some(self.call_generic(b, name, args))
     }
 
     /// The call `all[0](all[1..]...)` split over the members of the union `all[at]` (the callee

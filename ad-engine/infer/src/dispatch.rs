@@ -128,17 +128,7 @@ fn choose(
     }
     for (i, m) in gf.methods.iter().enumerate() {
         // A varargs parameter stands for any number of arguments of its element annotation.
-        let vararg = m.vararg();
-        let fixed = m.sig.len() - usize::from(vararg.is_some());
-        let arity_ok = match (
-            vararg,
-            m.vararg_count().and_then(|n| n.parse::<usize>().ok()),
-        ) {
-            (Some(_), Some(count)) => args.len() == fixed + count,
-            (Some(_), None) => args.len() >= fixed,
-            (None, _) => args.len() == fixed,
-        };
-        if !arity_ok {
+        if !m.takes_count(args.len()) {
             continue;
         }
         let pats = match sigs.patterns(&gf.name, i as u32, args.len(), || {

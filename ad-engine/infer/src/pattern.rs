@@ -1188,6 +1188,15 @@ pub(crate) fn matches_as_julia(p: &Pat, t: &Type, b: &mut Bindings, program: &Pr
     }
 }
 
+/// Does the name `m` of a value of type `Function` name a type (as opposed to a function)?
+fn is_type_value(m: &str, program: &Program) -> bool {
+    crate::type_values::is_type_text(m)
+        || crate::open::is_open(m)
+        || m == "AbstractString"
+        || program.structs.contains_key(m)
+        || crate::type_values::concrete_of(m, program).is_some()
+}
+
 /// Does the value of a struct type with parameters (`Dual{Float64}`) match `Type{Dual{T}}`,
 /// binding `T` to each concrete parameter?
 pub(crate) fn struct_value_matches(p: &Pat, t: &Type, b: &mut Bindings, program: &Program) -> bool {
@@ -1205,6 +1214,11 @@ pub(crate) fn struct_value_matches(p: &Pat, t: &Type, b: &mut Bindings, program:
         Pat::Var(v) => &**v == SUBTYPE_VAR,
         _ => false,
     };
+    // The library's bare `T::Type` (`collect(T::Type, g)`) takes any type as a value: one with
+    // parameters, a union, `Any`, a number type.
+    if matches!(&**inner, Pat::Var(v) if &**v == SUBTYPE_VAR) && is_type_value(m, program) {
+        return true;
+    }
     if let Pat::Var(_) | Pat::Bounded(..) = &**inner {
         return below_abstract(inner)
             && struct_type_of(m, program).is_some_and(|s| matches_exact(inner, &s, b));
@@ -1593,6 +1607,10 @@ pub(crate) fn subtype(a: &Pat, b: &Pat) -> bool {
         (Pat::Typeof(x), Pat::Typeof(y)) => x == y,
         (Pat::TypeValue(_), Pat::Function) => true,
         (Pat::TypeValue(x), Pat::TypeValue(y)) => param_within(x, y),
+        // A bare `T::Type` takes every type as a value: `Type{Rational{Int}}` is below it.
+        (Pat::Typeof(_), Pat::TypeValue(y)) if matches!(&**y, Pat::Var(v) if &**v == SUBTYPE_VAR) => {
+            true
+        }
         (Pat::Typeof(n), Pat::TypeValue(y)) => {
             named_leaf(n).is_some_and(|t| matches_exact(y, &t, &mut Bindings::new()))
         }

@@ -102,6 +102,21 @@ impl Method {
             _ => None,
         }
     }
+
+    /// Can the method take `n` positional arguments (its fixed parameters, and as many more as
+    /// its varargs parameter stands for)?
+    pub fn takes_count(&self, n: usize) -> bool {
+        let vararg = self.vararg();
+        let fixed = self.sig.len() - usize::from(vararg.is_some());
+        match (
+            vararg,
+            self.vararg_count().and_then(|c| c.parse::<usize>().ok()),
+        ) {
+            (Some(_), Some(count)) => n == fixed + count,
+            (Some(_), None) => n >= fixed,
+            (None, _) => n == fixed,
+        }
+    }
 }
 
 /// How a method that takes keywords is called with them (Julia's keyword sorter): the call

@@ -994,8 +994,9 @@ end
 
 # The values of `f` on no elements of `it`: an empty Vector of `f`'s result type, which `map`
 # infers (Julia's `collect` takes the element type from inference too; results of a call on a
-# container of `Any`, each kept as it is by `_map_each`, give theirs by `_narrow_eltype`).
-_gen_results(f, it) = _map_each(k -> f(_gen_elem(it, k)), fill(0, 0))
+# container of `Any`, each kept as it is by `_map_each`, give theirs by `_narrow_eltype`; a call
+# on `Any` no type zy holds has a method for is Julia's `Any`, by `_widen_results`).
+_gen_results(f, it) = _widen_results(_map_each(k -> f(_gen_elem(it, k)), fill(0, 0)), it)
 
 # The array `collect` fills: of `f`'s result type and of the iteration's shape.
 _gen_array(f, it) = _vector(_gen_results(f, it), length(it))
@@ -1021,6 +1022,28 @@ collect(T::Type{Int}, x) = _typed_cat(T, collect(x))
 collect(T::Type{Float64}, fl::Flatten) = _gen_convert(T, zero(Float64), collect(fl))
 collect(T::Type{Int64}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
 collect(T::Type{Int}, fl::Flatten) = _gen_convert(T, zero(Int64), collect(fl))
+# Of any other `T` (`Vector{Float64}[[1.0] for a in 1:n]`, `Any[...]`, a struct, a union), as
+# Julia's `collect(T, itr)`: the values in an array of element type `T`, each `convert`ed.
+collect(T::Type, g::Generator) = _convert_each(T, collect(g))
+collect(T::Type, fl::Flatten) = _convert_each(T, collect(fl))
+collect(T::Type, x) = _convert_each(T, collect(x))
+
+# An array of element type `T` and `x`'s shape: each element of `x` by `convert(T, _)` (Julia's
+# `MethodError` for `convert` where there is none).
+function _convert_each(T, x::Vector)
+    y = T[]
+    for k in 1:length(x)
+        push!(y, convert(T, x[k]))
+    end
+    return y
+end
+function _convert_each(T, x::Matrix)
+    y = _matrix(T[], size(x, 1), size(x, 2))
+    for k in 1:length(x)
+        y[k] = convert(T, x[k])
+    end
+    return y
+end
 
 # `x` with each element converted by `T` (an `InexactError` where it cannot be), into an
 # array of `z`'s type and `x`'s shape.
@@ -1371,6 +1394,11 @@ end
 _vcat_vector(xs...) = _cat_vector!(fill(_cat_zero_of(xs...), _cat_total(1, xs...)), 0, xs...)
 _vcat_matrix(x, rest...) = _cat_rows!(fill(_cat_zero_of(x, rest...), _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
 _hcat(x, rest...) = _cat_columns!(fill(_cat_zero_of(x, rest...), _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)
+# `vcat` and `hcat` with an array of Julia's `Any` (or `Real`, ...) among the parts: unset slots
+# of the element type of `proto`, which holds every part's elements (inference joins them), filled.
+_vcat_open(proto, xs...) = _cat_vector!(undef_objects(proto, _cat_total(1, xs...)), 0, xs...)
+_vcat_open_matrix(proto, x, rest...) = _cat_rows!(undef_objects(proto, _cat_total(1, x, rest...), _cat_size(x, 2)), 0, x, rest...)
+_hcat_open(proto, x, rest...) = _cat_columns!(undef_objects(proto, _cat_size(x, 1), _cat_total(2, x, rest...)), 0, x, rest...)
 # The block rows of `[A B; C D]` or `[A; B C]`, each already one matrix, stacked: Julia's
 # `hvcat` asks every block row to be as wide as the first.
 function _hvcat_stack(x, rest...)
@@ -8232,6 +8260,21 @@ function _copyto_elements!(dest::Array, src::AbstractArray)
 end
 
 """
+    copy!(dst, src)
+
+`dst` made a copy of `src`, returned: a Vector first resized to `src`'s length, a Matrix of
+another size Julia's `ArgumentError`.
+"""
+function copy!(dst::Vector, src::AbstractVector)
+    resize!(dst, length(src))
+    return _copyto_elements!(dst, src)
+end
+function copy!(dst::Matrix, src::AbstractMatrix)
+    size(dst) == size(src) || throw(ArgumentError("arrays must have the same axes for copy! (consider using `copyto!`)"))
+    return _copyto_elements!(dst, src)
+end
+
+"""
     copyto!(dest, doffs, src, soffs, n)
 
 Copy the `n` elements of `src` from linear index `soffs` into `dest` from `doffs`, each
@@ -8313,6 +8356,8 @@ _typed_cat(T::Type{UInt64}, A::Array) = _gen_convert(T, zero(UInt64), A)
 _typed_cat(T::Type{Int128}, A::Array) = _gen_convert(T, zero(Int128), A)
 _typed_cat(T::Type{UInt128}, A::Array) = _gen_convert(T, zero(UInt128), A)
 _typed_cat(T::Type{Bool}, A::Array) = _gen_convert(T, false, A)
+# Of another type (`String[a; b]`, `T[x y]` of a method's `T`): each element converted.
+_typed_cat(T::Type, A::Array) = _convert_each(T, A)
 # `x[a; b]` of a value that is not a type: Julia's `typed_vcat(x, a, b)`, which has no method.
 _typed_cat(x, A::Array) = error(:MethodError, "no method matching typed_vcat(::$(typeof(x)), ...): `x[a; b]` concatenates into the element type `x`, which must be a number type")
 

@@ -575,6 +575,9 @@ pub const HOOKS: &[Hooks] = &[
             "Base._hcat",
             "Base._hvcat_rows",
             "Base._hvcat_stack",
+            "Base._vcat_open",
+            "Base._vcat_open_matrix",
+            "Base._hcat_open",
         ],
     },
     // `cat(xs...; dims)`, and `vcat`/`hcat` of 3-dimensional arrays.

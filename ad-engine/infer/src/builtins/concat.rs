@@ -215,6 +215,60 @@ fn open_vectors(xs: &[Val]) -> Option<Type> {
     })
 }
 
+/// `vcat` or `hcat` (`name`) of numbers, Vectors and Matrices with an array of Julia's open
+/// abstract types among them (`vcat(zeros(Int, n)', A)` of `A = reshape([], 0, n)`, a
+/// `Matrix{Any}`): Julia's element type is then their `promote_type`, that abstract type
+/// (`Any` where it cannot hold a part's elements), each element keeping its own type. The
+/// array of the open union of every part's element types, filled by the prelude's
+/// `_vcat_open`, `_vcat_open_matrix` or `_hcat_open` from a prototype of that type. `None`
+/// unless a part is such an array.
+fn open_parts(
+    cx: &mut Cx,
+    b: &mut PlanBuilder,
+    name: &str,
+    xs: &[Val],
+) -> Option<Result<Val, Fail>> {
+    let open = |t: &Type| match t {
+        Type::Union(u) if crate::open::is_open(&u.name) => Some(u.name.clone()),
+        _ => None,
+    };
+    let names: Vec<zy_ir::Name> = xs
+        .iter()
+        .filter_map(|x| match &x.ty {
+            Type::Array(e, 1 | 2) => open(e),
+            _ => None,
+        })
+        .collect();
+    let widest = ["Any", "Number", "Real", "Integer"]
+        .into_iter()
+        .find(|n| names.iter().any(|m| &**m == *n))?;
+    let mut held = Vec::with_capacity(xs.len());
+    for x in xs {
+        held.push(match &x.ty {
+            Type::Array(e, 1 | 2) => (**e).clone(),
+            t if t.is_number() => t.clone(),
+            t => {
+                return Some(Err(Fail::unsupported(format!(
+                    "concatenating a {t} with an array of `{widest}`; concatenate numbers,                      vectors and matrices"
+                ))))
+            }
+        });
+    }
+    let elem =
+        crate::open::open_union(widest, &held).or_else(|| crate::open::open_union("Any", &held))?;
+    let matrix = xs.iter().any(|x| matches!(x.ty, Type::Array(_, 2)));
+    let helper = match name {
+        "hcat" => "Base._hcat_open",
+        _ if matrix => "Base._vcat_open_matrix",
+        _ => "Base._vcat_open",
+    };
+    let empty: [Val; 0] = [];
+    let proto = crate::value::apply(b, zy_ir::Prim::Vect, &empty, crate::value::array(elem, 1));
+    let mut parts = vec![proto];
+    parts.extend(xs.iter().cloned());
+    Some(cx.call_named(b, &helper.into(), &parts))
+}
+
 /// `vcat(xs...)`: a Vector of numbers and Vectors, a Matrix when a part is one.
 fn vcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
     if vectors_of_values(xs) {
@@ -227,6 +281,9 @@ fn vcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
         let mut parts = vec![out];
         parts.extend(xs.iter().cloned());
         return cx.call_named(b, &"Base._vcat_vectors".into(), &parts);
+    }
+    if let Some(v) = open_parts(cx, b, "vcat", xs) {
+        return v;
     }
     check_parts(xs)?;
     if let Some(v) = along_nd(cx, b, 1, xs) {
@@ -243,6 +300,9 @@ fn vcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
 
 /// `hcat(xs...)`: a Matrix, numbers as 1×1 and Vectors as columns.
 fn hcat(cx: &mut Cx, b: &mut PlanBuilder, xs: &[Val]) -> Result<Val, Fail> {
+    if let Some(v) = open_parts(cx, b, "hcat", xs) {
+        return v;
+    }
     check_parts(xs)?;
     if let Some(v) = along_nd(cx, b, 2, xs) {
         return v;

@@ -751,6 +751,8 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
             promote(&t, &e.ty)
         } else if let Some(p) = promote_sized(&t, &e.ty) {
             p
+        } else if let Some(p) = promoted_arrays(&t, &e.ty) {
+            p
         } else if let (Type::Symbol(_), Type::Symbol(_)) = (&t, &e.ty) {
             t
         } else if t == e.ty {
@@ -809,12 +811,13 @@ fn literal_elem(elems: &[Val]) -> Result<Type, Fail> {
 }
 
 /// The element type of an array literal of different functions (`[sin, cos]`, the values of
-/// `Dict('A' => advance!, 'L' => turn_left!)`): Julia's `Function`, held as the union of the
-/// functions, so that a call of an element runs the one it holds. `None` unless `a` and `b` are
-/// functions or such unions.
+/// `Dict('A' => advance!, 'L' => turn_left!)`, closures `[x -> x + 1, x -> 2x]`): Julia's
+/// `Function`, held as the union of the functions, so that a call of an element runs the one it
+/// holds. `None` unless `a` and `b` are functions, closures or such unions.
 fn functions(a: &Type, b: &Type) -> Option<Type> {
     let members = |t: &Type| match t {
         Type::Function(_) => Some(vec![t.clone()]),
+        Type::Struct(s) if s.kind == StructKind::Closure => Some(vec![t.clone()]),
         Type::Union(u) if &*u.name == "Function" => Some(u.members.clone()),
         _ => None,
     };
@@ -968,8 +971,11 @@ pub(crate) fn typed_vect(
         _ => return None,
     };
     let mut held = types(elems);
-    if crate::open::is_open(t) || is_unbound_library(cx, t) {
+    if crate::open::is_open(t) || is_unbound_library(cx, t) || &**t == "Function" {
         held.extend(cx.any_held.iter().cloned());
+    }
+    if &**t == "Function" {
+        return Some(function_vect(b, elems, &held));
     }
     let elem = typed_elem(cx, t)
         .or_else(|| held_instance(cx, t, &held))
@@ -987,6 +993,33 @@ pub(crate) fn typed_vect(
         })
         .or_else(|| crate::open::open_union(t, &held))?;
     Some(converted_vect(b, elems, elem))
+}
+
+/// `Function[f, g]` (or `Function[]` that the body fills): Julia's `Vector{Function}`, held as
+/// the union of the functions and closures `held` (the literal's and those the body stores into
+/// it), so that a call of an element runs the one it holds.
+fn function_vect(b: &mut PlanBuilder, elems: &[Val], held: &[Type]) -> Result<Val, Fail> {
+    let mut members = Vec::new();
+    for t in held {
+        match t {
+            Type::Union(u) if &*u.name == "Function" => members.extend(u.members.iter().cloned()),
+            Type::Function(_) => members.push(t.clone()),
+            Type::Struct(s) if s.kind == StructKind::Closure => members.push(t.clone()),
+            _ => {
+                return Err(Fail::method(format!(
+                    "MethodError: Cannot `convert` an object of type {t} to an object of type \
+                     Function"
+                )))
+            }
+        }
+    }
+    if members.is_empty() {
+        return Err(Fail::unsupported(
+            "a `Function[]` into which the function making it stores no function (zy holds \
+             the functions a container may hold by their types); store them where it is made",
+        ));
+    }
+    converted_vect(b, elems, Type::union("Function".into(), members))
 }
 
 /// `Array{Any}(missing, n)` and `Vector{Any}(nothing, n)` (of `Any`, `Real` or `Number`):
@@ -1194,6 +1227,17 @@ fn promote_sized(a: &Type, b: &Type) -> Option<Type> {
     } else {
         super::fixed::promote(a, b)
     })
+}
+
+/// Julia's `promote_type` of two arrays of one number of dimensions whose elements are numbers
+/// of different types (`[[0, 0], [5.0, 5.0]]` is a `Vector{Vector{Float64}}`): the array of
+/// their promoted element type, to which each is converted (a copy). `None` for other types.
+fn promoted_arrays(a: &Type, b: &Type) -> Option<Type> {
+    let (Type::Array(x, n), Type::Array(y, m)) = (a, b) else {
+        return None;
+    };
+    let plain = |t: &Type| matches!(t, Type::Int64 | Type::Bool | Type::Float64);
+    (n == m && x != y && plain(x) && plain(y)).then(|| array(promote(x, y), *n))
 }
 
 /// `[a, b, c]`.

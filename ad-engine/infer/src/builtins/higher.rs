@@ -33,6 +33,8 @@ pub(crate) fn call(
         ("_map_each", _) => Err(no_method("_map_each", &types(args))),
         ("_narrow_eltype", [ys]) => Ok(narrow_eltype(cx, b, ys.clone())),
         ("_narrow_eltype", _) => Err(no_method("_narrow_eltype", &types(args))),
+        ("_widen_results", [ys, it]) => Ok(widen_results(cx, b, ys, it)),
+        ("_widen_results", _) => Err(no_method("_widen_results", &types(args))),
         // A dictionary's entry: Julia's `Pair{K, V}` of its key and value types.
         (crate::calls::OPEN_PAIR, [_, _]) => match cx.program.structs.get("Base.Pair") {
             Some(def) => dispatch::construct(cx.program, def, b, args),
@@ -182,6 +184,31 @@ fn narrow_eltype(cx: &mut Cx, b: &mut PlanBuilder, ys: Val) -> Val {
             invoke_synth(cx, b, crate::synth::NARROW, std::slice::from_ref(&ys))
         }
         _ => ys,
+    }
+}
+
+/// `_widen_results(ys, it)`: the empty array `ys` of the results of a comprehension's function
+/// on no elements of `it`, typed by what the function returns. Where it returns nothing on
+/// what `it` holds (`s.grade` of a value of `Any` of which no type zy holds it as has the field)
+/// and those are values of `Any`, Julia's inference says `Any`, so the array is a `Vector{Any}`
+/// (`[s.grade for s in Any[]]` is `Any[]`); `ys` itself otherwise.
+fn widen_results(cx: &mut Cx, b: &mut PlanBuilder, ys: &Val, it: &Val) -> Val {
+    if !matches!(&ys.ty, Type::Array(e, _) if **e == Type::Bottom) {
+        return ys.clone();
+    }
+    let elem_of = Val::lit(Const::Func("Base._gen_elem".into()));
+    let open = |t: &Type| matches!(t, Type::Union(u) if crate::open::is_open(&u.name));
+    let of_any = match cx.callee_result(&elem_of, &[it.ty.clone(), Type::Int64]) {
+        Ok(Type::Tuple(ts)) => ts.iter().any(open),
+        Ok(t) => open(&t),
+        Err(_) => false,
+    };
+    match crate::open::open_union("Any", &[]) {
+        Some(any) if of_any => {
+            let none: [Val; 0] = [];
+            crate::value::apply(b, Prim::Vect, &none, crate::value::array(any, 1))
+        }
+        _ => ys.clone(),
     }
 }
 

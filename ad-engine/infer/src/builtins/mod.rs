@@ -192,6 +192,7 @@ pub const BUILTINS: &[&str] = &[
     "_map_each",
     "_open_pair",
     "_narrow_eltype",
+    "_widen_results",
     "ntuple",
     "broadcast",
     "gradient",
