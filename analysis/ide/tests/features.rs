@@ -1262,8 +1262,8 @@ f(x) = abs$02(x)
 "#,
         expect![[r#"
             <zy>/prelude/Base.jl (prelude) 419..423: abs2
-            <zy>/prelude/Base.jl (prelude) 93723..93727: abs2
-            <zy>/prelude/Base.jl (prelude) 455275..455279: abs2
+            <zy>/prelude/Base.jl (prelude) 95190..95194: abs2
+            <zy>/prelude/Base.jl (prelude) 462927..462931: abs2
         "#]],
     );
 }
